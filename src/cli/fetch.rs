@@ -1,0 +1,64 @@
+use super::{Global, print_json};
+use crate::source::npm;
+use clap::Args;
+
+#[derive(Args)]
+pub struct FetchArgs {
+    /// A published version (2.1.220) or a dist-tag (latest, stable).
+    pub version: String,
+    /// One of darwin-arm64, darwin-x64, linux-x64, linux-arm64, linux-x64-musl, linux-arm64-musl, win32-x64, win32-arm64 (default: this host's).
+    #[arg(long, short)]
+    pub platform: Option<String>,
+}
+
+#[derive(serde::Serialize)]
+struct FetchView {
+    package: String,
+    version: String,
+    platform: String,
+    path: String,
+    integrity: String,
+    cache_hit: bool,
+}
+
+pub fn run(g: &Global, a: &FetchArgs) -> anyhow::Result<i32> {
+    let platform = a
+        .platform
+        .clone()
+        .unwrap_or_else(|| npm::host_platform().to_string());
+    let opts = g.source_options();
+    let b = npm::fetch(
+        &a.version,
+        &platform,
+        &npm::FetchOptions {
+            cache_dir: opts.cache_dir,
+            progress: opts.progress,
+        },
+    )?;
+    if g.json {
+        print_json(&FetchView {
+            package: b.package,
+            version: b.version,
+            platform: b.platform,
+            path: b.program.display().to_string(),
+            integrity: b.integrity,
+            cache_hit: b.cache_hit,
+        })?;
+    } else {
+        if !g.quiet {
+            eprintln!(
+                "{} {}@{} ({})",
+                if b.cache_hit {
+                    "cached"
+                } else {
+                    "fetched and verified"
+                },
+                b.package,
+                b.version,
+                b.platform
+            );
+        }
+        println!("{}", b.program.display());
+    }
+    Ok(0)
+}

@@ -1,0 +1,141 @@
+//! Layer 6: the command line. Each command resolves its TARGET, opens the
+//! build once, and hands the facts to `report` for rendering.
+
+mod extract;
+mod fetch;
+mod hash;
+mod info;
+mod ls;
+mod verify;
+
+use crate::container::ContainerOptions;
+use crate::source::build::Build;
+use crate::source::{Opened, SourceOptions, Target};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+const TARGET_HELP: &str = "What to read: a path to an executable, a .js bundle or an npm .tgz; \
+npm:VERSION[/PLATFORM] (fetched and cached; PLATFORM defaults to this host's); installed; installed:VERSION";
+
+#[derive(Parser)]
+#[command(
+    name = "cc-teardown",
+    version,
+    about = "Tear down Claude Code's native executables: find the Bun payload, list, extract, hash and verify its modules",
+    after_help = "Examples:\n  cc-teardown info npm:2.1.220/darwin-arm64\n  cc-teardown ls ./claude --json\n  cc-teardown extract npm:2.1.260/darwin-arm64 -o out/\n\nRun `cc-teardown COMMAND --help` for each command's options."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    #[command(flatten)]
+    pub global: Global,
+}
+
+#[derive(Args, Clone)]
+pub struct Global {
+    /// Print machine-readable JSON on stdout.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Slice of a fat Mach-O to read: arm64 or x86_64.
+    #[arg(long, global = true, value_name = "ARCH")]
+    pub arch: Option<String>,
+    /// Where fetched builds are kept (default: $CC_TEARDOWN_CACHE, else the XDG cache dir).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Refuse to decode a compressed module to more than this many bytes.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = 1 << 30)]
+    pub max_decoded: u64,
+    /// Never show progress bars.
+    #[arg(long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Container, Bun layout, entry module, version and bundle hash of a build.
+    #[command(
+        after_help = "Example:\n  cc-teardown info npm:2.1.220/darwin-arm64\n  cc-teardown info ./claude --json | jq .bundle.sha256"
+    )]
+    Info(info::InfoArgs),
+    /// One row per embedded module.
+    #[command(
+        after_help = "Example:\n  cc-teardown ls npm:2.1.260/darwin-arm64\n  cc-teardown ls ./claude.exe --json | jq '.modules[].name'"
+    )]
+    Ls(ls::LsArgs),
+    /// Write every module below a folder, with a manifest.
+    #[command(
+        after_help = "Example:\n  cc-teardown extract npm:2.1.220/darwin-arm64 -o cc-2.1.220\n  cc-teardown extract ./claude -o out --raw --bytecode"
+    )]
+    Extract(extract::ExtractArgs),
+    /// SHA-256 of the file, the payload, the bundle and every module.
+    #[command(after_help = "Example:\n  cc-teardown hash npm:2.1.260/darwin-arm64")]
+    Hash(hash::HashArgs),
+    /// Check a build (its bundle, a module or the whole file) against a SHA-256.
+    #[command(
+        after_help = "Example:\n  cc-teardown verify npm:2.1.220/darwin-arm64 --sha256 d60e0e81efcc86861d9a7094b027b2b7b7cbd99469eebbcd6a5b707030211120\n  cc-teardown verify ./claude --file --sha256 HEX\n\nExit status: 0 when it matches, 1 when it does not, 2 on error."
+    )]
+    Verify(verify::VerifyArgs),
+    /// Download a published build into the cache and print the executable's path.
+    #[command(
+        after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
+    )]
+    Fetch(fetch::FetchArgs),
+}
+
+/// A TARGET argument shared by the commands.
+#[derive(Args, Clone)]
+pub struct TargetArg {
+    #[arg(value_name = "TARGET", help = TARGET_HELP)]
+    pub target: String,
+}
+
+impl Global {
+    pub fn source_options(&self) -> SourceOptions {
+        SourceOptions {
+            cache_dir: self
+                .cache_dir
+                .clone()
+                .unwrap_or_else(crate::source::cache::default_cache_dir),
+            progress: !self.quiet && !self.json,
+        }
+    }
+
+    pub fn container_options(&self) -> ContainerOptions {
+        ContainerOptions {
+            arch: self.arch.clone(),
+            assume_js: false,
+        }
+    }
+
+    pub fn open(&self, target: &str) -> anyhow::Result<Opened> {
+        let t: Target = target.parse()?;
+        Ok(t.open(&self.source_options())?)
+    }
+
+    pub fn build<'a>(&self, opened: &'a Opened) -> anyhow::Result<Build<'a>> {
+        Build::open(opened, &self.container_options())
+            .map_err(|e| anyhow::anyhow!("{}: {e}", opened.label))
+    }
+}
+
+/// Print a value as pretty JSON on stdout.
+pub(crate) fn print_json(v: &impl serde::Serialize) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, v)?;
+    use std::io::Write;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Run the command line; returns the process exit code.
+pub fn run(cli: Cli) -> anyhow::Result<i32> {
+    let g = &cli.global;
+    match &cli.command {
+        Command::Info(a) => info::run(g, a),
+        Command::Ls(a) => ls::run(g, a),
+        Command::Extract(a) => extract::run(g, a),
+        Command::Hash(a) => hash::run(g, a),
+        Command::Verify(a) => verify::run(g, a),
+        Command::Fetch(a) => fetch::run(g, a),
+    }
+}

@@ -1,0 +1,82 @@
+use super::{Global, TargetArg, print_json};
+use crate::bun::digest::{bundle_digest, sha256_hex};
+use clap::Args;
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub target: TargetArg,
+    /// The expected SHA-256 (64 hex digits).
+    #[arg(long, value_name = "HEX")]
+    pub sha256: String,
+    /// Check this module (full name or path below the bunfs root) instead of the bundle.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["file", "payload", "digest"])]
+    pub module: Option<String>,
+    /// Check the whole file instead of the bundle.
+    #[arg(long, conflicts_with_all = ["payload", "digest"])]
+    pub file: bool,
+    /// Check the Bun payload instead of the bundle.
+    #[arg(long, conflicts_with = "digest")]
+    pub payload: bool,
+    /// Check the bundle digest over all JavaScript modules (docs/hashing.md).
+    #[arg(long)]
+    pub digest: bool,
+}
+
+#[derive(serde::Serialize)]
+struct VerifyView {
+    target: String,
+    what: String,
+    expected: String,
+    actual: String,
+    ok: bool,
+}
+
+pub fn run(g: &Global, a: &VerifyArgs) -> anyhow::Result<i32> {
+    let expected = a.sha256.trim().to_ascii_lowercase();
+    if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
+        anyhow::bail!("--sha256 needs 64 hex digits, got {:?}", a.sha256);
+    }
+    let opened = g.open(&a.target.target)?;
+    // --file needs no parsing at all: the file may not even be a build.
+    let (what, actual) = if a.file {
+        ("file".to_string(), sha256_hex(opened.bytes()))
+    } else {
+        let build = g.build(&opened)?;
+        let graph = &build.graph;
+        if a.payload {
+            ("payload".to_string(), sha256_hex(build.located.payload))
+        } else if a.digest {
+            (
+                "bundle digest".to_string(),
+                bundle_digest(graph, g.max_decoded)?.0,
+            )
+        } else if let Some(name) = &a.module {
+            let m = graph.find(name).ok_or_else(|| {
+                anyhow::anyhow!("no module named {name:?} (see `cc-teardown ls`)")
+            })?;
+            (format!("module {}", m.name), super::hash::module_sha(m))
+        } else {
+            let m = graph.entry_module();
+            (format!("bundle {}", m.name), super::hash::module_sha(m))
+        }
+    };
+    let ok = actual == expected;
+    if g.json {
+        print_json(&VerifyView {
+            target: opened.label.clone(),
+            what,
+            expected,
+            actual,
+            ok,
+        })?;
+    } else if ok {
+        println!("OK  {what} of {} matches {actual}", opened.label);
+    } else {
+        println!(
+            "MISMATCH  {what} of {}\n  expected {expected}\n  actual   {actual}",
+            opened.label
+        );
+    }
+    Ok(if ok { 0 } else { 1 })
+}

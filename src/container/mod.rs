@@ -1,0 +1,194 @@
+//! Layer 1: executable containers. Bytes in, Bun payload slice out.
+//!
+//! One reader per format (`macho`, `elf`, `pe`, `js`) behind the
+//! [`ContainerReader`] trait, in the manner of the `object` crate; the
+//! `appended` module handles payloads glued to the end of a file by older Bun
+//! releases, and is also the last resort for unknown layouts.
+
+mod appended;
+mod elf;
+mod js;
+mod macho;
+pub mod payload;
+mod pe;
+
+use serde::Serialize;
+use std::ops::Range;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ContainerError {
+    #[error("not an executable or JavaScript file (unrecognised header)")]
+    UnknownFormat,
+    #[error("{format} file has no Bun payload (no `{section}` section and no Bun trailer)")]
+    NoPayload {
+        format: &'static str,
+        section: &'static str,
+    },
+    #[error("malformed {format} headers: {detail}")]
+    Malformed {
+        format: &'static str,
+        detail: String,
+    },
+    #[error("file is truncated: {0}")]
+    Truncated(String),
+    #[error(
+        "Bun section length header ({header}) disagrees with the payload it precedes (section is {section_len} bytes)"
+    )]
+    HeaderMismatch { header: u64, section_len: u64 },
+    #[error("fat Mach-O has no {wanted} slice (slices: {available})")]
+    NoSuchArch { wanted: String, available: String },
+}
+
+/// The container formats we read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Macho,
+    Elf,
+    Pe,
+    Js,
+    /// A bare Bun payload with no container around it.
+    Raw,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Macho => "macho",
+            Format::Elf => "elf",
+            Format::Pe => "pe",
+            Format::Js => "js",
+            Format::Raw => "raw",
+        }
+    }
+}
+
+/// How the payload was found inside the container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// A named section (`__BUN,__bun` or `.bun`) with a length header.
+    Section,
+    /// `[exe][payload][u64 file size]` at the end of the file (older Bun).
+    Appended,
+    /// No section or footer: found by scanning backwards for the trailer.
+    TrailerScan,
+    /// The whole file is JavaScript.
+    WholeFile,
+}
+
+/// One architecture slice of a fat Mach-O.
+#[derive(Debug, Clone, Serialize)]
+pub struct Slice {
+    pub arch: String,
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// Where the payload is and how it was found.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContainerInfo {
+    pub format: Format,
+    pub arch: Option<String>,
+    /// Slices of a fat Mach-O (empty otherwise).
+    pub slices: Vec<Slice>,
+    pub placement: Placement,
+    /// e.g. `__BUN,__bun` or `.bun`.
+    pub section: Option<String>,
+    /// File offset of the section (or of the payload when there is none).
+    pub section_offset: u64,
+    pub section_size: u64,
+    /// Width in bytes of the section's length header (4 or 8), if any.
+    pub header_width: Option<u8>,
+    /// File offset of the first payload byte.
+    pub payload_offset: u64,
+    pub payload_size: u64,
+}
+
+/// The payload located inside the file: a borrowed slice plus how it was found.
+pub struct Located<'a> {
+    pub info: ContainerInfo,
+    pub payload: &'a [u8],
+}
+
+/// Options that steer container reading.
+#[derive(Debug, Clone, Default)]
+pub struct ContainerOptions {
+    /// For fat Mach-O files: `arm64` or `x86_64` (default arm64).
+    pub arch: Option<String>,
+    /// Treat the file as JavaScript even without a `.js` name.
+    pub assume_js: bool,
+}
+
+/// A container format reader.
+pub(crate) trait ContainerReader {
+    /// Cheap test on the first bytes.
+    fn matches(bytes: &[u8]) -> bool;
+    fn locate<'a>(bytes: &'a [u8], opts: &ContainerOptions) -> Result<Located<'a>, ContainerError>;
+}
+
+/// Find the Bun payload in `bytes`, whatever the container.
+pub fn locate<'a>(bytes: &'a [u8], opts: &ContainerOptions) -> Result<Located<'a>, ContainerError> {
+    if macho::MachO::matches(bytes) {
+        macho::MachO::locate(bytes, opts)
+    } else if elf::Elf::matches(bytes) {
+        elf::Elf::locate(bytes, opts)
+    } else if pe::Pe::matches(bytes) {
+        pe::Pe::locate(bytes, opts)
+    } else if opts.assume_js || js::Js::matches(bytes) {
+        js::Js::locate(bytes, opts)
+    } else if let Some(found) = appended::find(bytes, Format::Raw, None) {
+        // A raw payload (for example a fixture slice) with no container.
+        Ok(found)
+    } else {
+        Err(ContainerError::UnknownFormat)
+    }
+}
+
+/// Build the located payload for a section found at `range` of `bytes`.
+pub(crate) fn from_section<'a>(
+    bytes: &'a [u8],
+    format: Format,
+    arch: Option<String>,
+    name: &str,
+    range: Range<usize>,
+) -> Result<Located<'a>, ContainerError> {
+    let section = bytes.get(range.clone()).ok_or_else(|| {
+        ContainerError::Truncated(format!(
+            "section {name} claims bytes {}..{} but the file has {}",
+            range.start,
+            range.end,
+            bytes.len()
+        ))
+    })?;
+    let (width, start, len) = payload::payload_in_section(section)?;
+    let payload_offset = range.start + start;
+    Ok(Located {
+        info: ContainerInfo {
+            format,
+            arch,
+            slices: Vec::new(),
+            placement: Placement::Section,
+            section: Some(name.to_string()),
+            section_offset: range.start as u64,
+            section_size: section.len() as u64,
+            header_width: (width > 0).then_some(width),
+            payload_offset: payload_offset as u64,
+            payload_size: len as u64,
+        },
+        payload: &bytes[payload_offset..payload_offset + len],
+    })
+}
+
+/// When a container has no Bun section: try the appended layout, else fail.
+pub(crate) fn fallback<'a>(
+    bytes: &'a [u8],
+    format: Format,
+    arch: Option<String>,
+    section: &'static str,
+) -> Result<Located<'a>, ContainerError> {
+    appended::find(bytes, format, arch).ok_or(ContainerError::NoPayload {
+        format: format.as_str(),
+        section,
+    })
+}

@@ -1,0 +1,10 @@
+//! cc-teardown: tear down Claude Code's native executables.
+//!
+//! Data flows one way: [`source`] (a target) → [`container`] (the payload) →
+//! [`bun`] (the module graph) → analyses → [`report`].
+
+pub mod bun;
+pub mod cli;
+pub mod container;
+pub mod report;
+pub mod source;

@@ -1,0 +1,241 @@
+//! The `info` view.
+
+use super::table::{facts, thousands};
+use crate::bun::BytecodeRegion;
+use crate::bun::digest::sha256_hex;
+use crate::container::ContainerInfo;
+use crate::source::Origin;
+use crate::source::build::{Build, VersionFacts};
+use serde::Serialize;
+
+#[derive(Serialize)]
+pub struct TargetFacts {
+    pub label: String,
+    pub origin: Origin,
+    pub path: String,
+    pub file_bytes: u64,
+    pub package: Option<String>,
+    pub platform: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct LayoutFacts {
+    pub record_size: Option<usize>,
+    pub offsets_size: Option<usize>,
+    pub epoch: String,
+    pub loader_table: crate::bun::LoaderTable,
+}
+
+#[derive(Serialize)]
+pub struct BunFacts {
+    pub layout: LayoutFacts,
+    pub modules: usize,
+    pub js_modules: usize,
+    pub compressed_modules: usize,
+    pub entry: String,
+    pub entry_point_id: usize,
+    pub flags: Option<u32>,
+    pub flag_names: Vec<&'static str>,
+    pub exec_argv: String,
+    pub bytecode_bytes: u64,
+    pub bytecode_region: Option<BytecodeRegion>,
+    pub sourcemap_bytes: u64,
+}
+
+#[derive(Serialize)]
+pub struct BundleFacts {
+    pub name: String,
+    pub bytes: u64,
+    pub sha256: String,
+    pub code_split: bool,
+}
+
+#[derive(Serialize)]
+pub struct InfoView {
+    pub target: TargetFacts,
+    pub container: ContainerInfo,
+    pub bun: BunFacts,
+    pub bundle: BundleFacts,
+    /// The Claude Code version (null when it cannot be told).
+    pub version: Option<String>,
+    pub version_sources: VersionFacts,
+}
+
+pub fn target_facts(b: &Build) -> TargetFacts {
+    TargetFacts {
+        label: b.opened.label.clone(),
+        origin: b.opened.origin,
+        path: b.opened.path.display().to_string(),
+        file_bytes: b.opened.bytes().len() as u64,
+        package: b.opened.package_name.clone(),
+        platform: b.opened.platform.clone(),
+    }
+}
+
+impl InfoView {
+    pub fn from_build(b: &Build) -> InfoView {
+        let g = &b.graph;
+        let entry = g.entry_module();
+        let versions = b.version();
+        InfoView {
+            target: target_facts(b),
+            container: b.located.info.clone(),
+            bun: BunFacts {
+                layout: LayoutFacts {
+                    record_size: g.layout.map(|l| l.size),
+                    offsets_size: g.layout.map(|_| g.offsets.size),
+                    epoch: g
+                        .layout
+                        .map_or("none (plain JavaScript)".into(), |l| l.epoch.to_string()),
+                    loader_table: g.loader_table,
+                },
+                modules: g.modules.len(),
+                js_modules: g.modules.iter().filter(|m| m.is_javascript()).count(),
+                compressed_modules: g.modules.iter().filter(|m| m.is_compressed()).count(),
+                entry: entry.name.to_string(),
+                entry_point_id: g.entry,
+                flags: g.offsets.flags,
+                flag_names: g.offsets.flag_names(),
+                exec_argv: g.exec_argv.to_string(),
+                bytecode_bytes: g.bytecode_bytes(),
+                bytecode_region: g.bytecode_region(),
+                sourcemap_bytes: g.modules.iter().map(|m| m.sourcemap.len() as u64).sum(),
+            },
+            bundle: BundleFacts {
+                name: entry.name.to_string(),
+                bytes: entry.contents.len() as u64,
+                sha256: sha256_hex(entry.contents),
+                code_split: entry.format == crate::bun::ModuleFormat::Esm
+                    && g.modules.iter().filter(|m| m.is_javascript()).count() > 1,
+            },
+            version: versions.best().map(str::to_string),
+            version_sources: versions,
+        }
+    }
+
+    pub fn render(&self) -> String {
+        let c = &self.container;
+        let b = &self.bun;
+        let mut rows = vec![
+            ("target", self.target.label.clone()),
+            (
+                "file",
+                format!(
+                    "{} ({} bytes)",
+                    self.target.path,
+                    thousands(self.target.file_bytes)
+                ),
+            ),
+            (
+                "version",
+                self.version.clone().unwrap_or_else(|| "unknown".into()),
+            ),
+        ];
+        if let (Some(bv), Some(pv)) = (&self.version_sources.bundle, &self.version_sources.package)
+            && bv != pv
+        {
+            rows.push((
+                "warning",
+                format!("bundle says {bv}, package.json says {pv}"),
+            ));
+        }
+        rows.push((
+            "container",
+            format!(
+                "{}{}",
+                c.format.as_str(),
+                c.arch
+                    .as_deref()
+                    .map(|a| format!(" {a}"))
+                    .unwrap_or_default()
+            ),
+        ));
+        if !c.slices.is_empty() {
+            let s: Vec<String> = c
+                .slices
+                .iter()
+                .map(|s| format!("{}@{}", s.arch, s.offset))
+                .collect();
+            rows.push(("fat slices", s.join(", ")));
+        }
+        rows.push((
+            "payload",
+            format!(
+                "{} at file offset {} ({} bytes{}{})",
+                match c.placement {
+                    crate::container::Placement::Section => "section",
+                    crate::container::Placement::Appended => "appended",
+                    crate::container::Placement::TrailerScan => "found by trailer scan",
+                    crate::container::Placement::WholeFile => "whole file",
+                },
+                c.payload_offset,
+                thousands(c.payload_size),
+                c.section
+                    .as_deref()
+                    .map(|s| format!(", section {s}"))
+                    .unwrap_or_default(),
+                c.header_width
+                    .map(|w| format!(", u{} length header", w as u32 * 8))
+                    .unwrap_or_default(),
+            ),
+        ));
+        rows.push((
+            "bun layout",
+            match (b.layout.record_size, b.layout.offsets_size) {
+                (Some(r), Some(o)) => {
+                    format!("{r}-byte records, {o}-byte Offsets ({})", b.layout.epoch)
+                }
+                _ => b.layout.epoch.clone(),
+            },
+        ));
+        rows.push((
+            "modules",
+            format!(
+                "{} ({} JavaScript, {} zstd-compressed)",
+                b.modules, b.js_modules, b.compressed_modules
+            ),
+        ));
+        rows.push(("entry", format!("{} (id {})", b.entry, b.entry_point_id)));
+        if let Some(f) = b.flags {
+            let names = if b.flag_names.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", b.flag_names.join(", "))
+            };
+            rows.push(("flags", format!("{f:#x}{names}")));
+        }
+        if !b.exec_argv.is_empty() {
+            rows.push(("exec argv", b.exec_argv.clone()));
+        }
+        rows.push((
+            "bytecode",
+            match &b.bytecode_region {
+                Some(r) => format!(
+                    "{} bytes, one region shared by {} modules",
+                    thousands(r.bytes),
+                    r.modules
+                ),
+                None => format!("{} bytes", thousands(b.bytecode_bytes)),
+            },
+        ));
+        rows.push((
+            "sourcemaps",
+            format!("{} bytes", thousands(b.sourcemap_bytes)),
+        ));
+        rows.push((
+            "bundle",
+            format!(
+                "{} ({} bytes{})",
+                self.bundle.name,
+                thousands(self.bundle.bytes),
+                if self.bundle.code_split {
+                    ", code-split entry"
+                } else {
+                    ""
+                }
+            ),
+        ));
+        rows.push(("bundle sha256", self.bundle.sha256.clone()));
+        facts(&rows)
+    }
+}

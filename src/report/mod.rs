@@ -1,0 +1,6 @@
+//! Layer 6: rendering. Views are plain serialisable structs built from a
+//! [`Build`](crate::source::build::Build); each has a human rendering.
+
+pub mod info;
+pub mod modules;
+pub mod table;

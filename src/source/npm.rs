@@ -1,0 +1,288 @@
+//! Fetch published Claude Code builds from the npm registry, verify them
+//! against the registry's integrity, and keep them in the cache.
+
+use super::cache::EntryLock;
+use super::tarball::{self, Unpacked};
+use super::{SourceError, registry};
+use base64::Engine;
+use sha2::{Digest, Sha512};
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+pub const PLATFORMS: [&str; 8] = [
+    "darwin-arm64",
+    "darwin-x64",
+    "linux-x64",
+    "linux-arm64",
+    "linux-x64-musl",
+    "linux-arm64-musl",
+    "win32-x64",
+    "win32-arm64",
+];
+
+/// The main package, which before native builds shipped `cli.js`.
+pub const MAIN_PACKAGE: &str = "@anthropic-ai/claude-code";
+
+pub fn platform_package(platform: &str) -> String {
+    format!("{MAIN_PACKAGE}-{platform}")
+}
+
+/// The platform this program runs on, in Claude Code's package naming.
+pub fn host_platform() -> &'static str {
+    let musl = cfg!(target_env = "musl")
+        || std::fs::read_dir("/lib")
+            .map(|d| {
+                d.flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with("ld-musl"))
+            })
+            .unwrap_or(false);
+    match (std::env::consts::OS, std::env::consts::ARCH, musl) {
+        ("macos", "aarch64", _) => "darwin-arm64",
+        ("macos", _, _) => "darwin-x64",
+        ("windows", "aarch64", _) => "win32-arm64",
+        ("windows", _, _) => "win32-x64",
+        (_, "aarch64", true) => "linux-arm64-musl",
+        (_, "aarch64", false) => "linux-arm64",
+        (_, _, true) => "linux-x64-musl",
+        _ => "linux-x64",
+    }
+}
+
+/// A build in the cache.
+#[derive(Debug, Clone)]
+pub struct CachedBuild {
+    pub package: String,
+    pub version: String,
+    pub platform: String,
+    pub program: PathBuf,
+    pub package_json: Option<PathBuf>,
+    pub integrity: String,
+    /// True when nothing was downloaded.
+    pub cache_hit: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    pub cache_dir: PathBuf,
+    /// Show a progress bar (only when stderr is a terminal).
+    pub progress: bool,
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_connect(Some(std::time::Duration::from_secs(30)))
+        .timeout_per_read(Some(std::time::Duration::from_secs(120)))
+        .build()
+        .into()
+}
+
+fn get_json(agent: &ureq::Agent, url: &str) -> Result<Option<serde_json::Value>, SourceError> {
+    match agent.get(url).header("Accept", "application/json").call() {
+        Ok(mut r) => {
+            let text = r
+                .body_mut()
+                .with_config()
+                .limit(64 << 20)
+                .read_to_string()
+                .map_err(|e| SourceError::Network(e.to_string()))?;
+            serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|e| SourceError::Registry(format!("bad JSON from the registry: {e}")))
+        }
+        Err(ureq::Error::StatusCode(404)) => Ok(None),
+        Err(e) => Err(SourceError::Network(e.to_string())),
+    }
+}
+
+fn escape_name(name: &str) -> String {
+    name.replace('/', "%2f")
+}
+
+/// Resolve `latest` (or another dist-tag) to a version number.
+pub fn resolve_tag(tag: &str) -> Result<String, SourceError> {
+    let reg = registry::registry_url()?;
+    let agent = agent();
+    let url = format!("{reg}{}", escape_name(MAIN_PACKAGE));
+    let doc = get_json(&agent, &url)?
+        .ok_or_else(|| SourceError::Registry(format!("{MAIN_PACKAGE} not found")))?;
+    doc.pointer(&format!("/dist-tags/{tag}"))
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| SourceError::Registry(format!("no dist-tag {tag:?} on {MAIN_PACKAGE}")))
+}
+
+fn entry_dir(cache: &Path, package: &str, version: &str) -> PathBuf {
+    cache
+        .join("npm")
+        .join(package.trim_start_matches('@').replace('/', "+"))
+        .join(version)
+}
+
+fn read_cached(dir: &Path, package: &str, version: &str, platform: &str) -> Option<CachedBuild> {
+    let integrity = std::fs::read_to_string(dir.join(".integrity")).ok()?;
+    let program = tarball::PROGRAM_NAMES
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.is_file())?;
+    let pj = dir.join("package.json");
+    Some(CachedBuild {
+        package: package.to_string(),
+        version: version.to_string(),
+        platform: platform.to_string(),
+        program,
+        package_json: pj.is_file().then_some(pj),
+        integrity,
+        cache_hit: true,
+    })
+}
+
+/// Fetch `version` for `platform`: a cache hit needs no network at all.
+pub fn fetch(
+    version: &str,
+    platform: &str,
+    opts: &FetchOptions,
+) -> Result<CachedBuild, SourceError> {
+    if !PLATFORMS.contains(&platform) {
+        return Err(SourceError::BadPlatform(platform.to_string()));
+    }
+    let version = if version.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+        version.to_string()
+    } else {
+        resolve_tag(version)?
+    };
+    let package = platform_package(platform);
+    // Versions before native builds only exist as the main package's cli.js.
+    for pkg in [package.as_str(), MAIN_PACKAGE] {
+        let dir = entry_dir(&opts.cache_dir, pkg, &version);
+        if let Some(hit) = read_cached(&dir, pkg, &version, platform) {
+            return Ok(hit);
+        }
+    }
+    std::fs::create_dir_all(opts.cache_dir.join("npm"))
+        .map_err(|e| SourceError::io(&opts.cache_dir, e))?;
+    let reg = registry::registry_url()?;
+    let agent = agent();
+    let mut found = None;
+    for pkg in [package.as_str(), MAIN_PACKAGE] {
+        let url = format!("{reg}{}/{version}", escape_name(pkg));
+        if let Some(doc) = get_json(&agent, &url)? {
+            found = Some((pkg.to_string(), doc));
+            break;
+        }
+    }
+    let (pkg, doc) = found.ok_or_else(|| SourceError::NotPublished {
+        package: package.clone(),
+        version: version.clone(),
+    })?;
+    let tarball_url = doc
+        .pointer("/dist/tarball")
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| SourceError::Registry("no dist.tarball in the version document".into()))?
+        .to_string();
+    let integrity = doc
+        .pointer("/dist/integrity")
+        .and_then(|v| v.as_str())
+        .filter(|i| i.starts_with("sha512-"))
+        .ok_or_else(|| {
+            SourceError::Registry("no sha512 dist.integrity in the version document".into())
+        })?
+        .to_string();
+
+    let dir = entry_dir(&opts.cache_dir, &pkg, &version);
+    let parent = dir.parent().expect("entry dir has a parent");
+    std::fs::create_dir_all(parent).map_err(|e| SourceError::io(parent, e))?;
+    let _lock =
+        EntryLock::acquire(dir.with_extension("lock")).map_err(|e| SourceError::io(&dir, e))?;
+    // Someone else may have finished the download while we waited.
+    if let Some(hit) = read_cached(&dir, &pkg, &version, platform) {
+        return Ok(hit);
+    }
+    let tmp = parent.join(format!(".{version}.{}.part", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| SourceError::io(&tmp, e))?;
+    let tgz = tmp.join("package.tgz");
+    download(
+        &agent,
+        &tarball_url,
+        &tgz,
+        &integrity,
+        &format!("{pkg}@{version}"),
+        opts.progress,
+    )?;
+    let file = std::fs::File::open(&tgz).map_err(|e| SourceError::io(&tgz, e))?;
+    let Unpacked { .. } = tarball::unpack(std::io::BufReader::new(file), &tmp)?;
+    std::fs::remove_file(&tgz).map_err(|e| SourceError::io(&tgz, e))?;
+    std::fs::write(tmp.join(".integrity"), &integrity).map_err(|e| SourceError::io(&tmp, e))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::rename(&tmp, &dir).map_err(|e| SourceError::io(&dir, e))?;
+    let mut build = read_cached(&dir, &pkg, &version, platform)
+        .ok_or_else(|| SourceError::Tarball("unpacked package is incomplete".into()))?;
+    build.cache_hit = false;
+    Ok(build)
+}
+
+/// Stream `url` to `dest`, hashing as we go; fail unless the SHA-512 matches.
+fn download(
+    agent: &ureq::Agent,
+    url: &str,
+    dest: &Path,
+    integrity: &str,
+    what: &str,
+    progress: bool,
+) -> Result<(), SourceError> {
+    let mut resp = agent
+        .get(url)
+        .call()
+        .map_err(|e| SourceError::Network(format!("{url}: {e}")))?;
+    let total = resp
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    let bar = (progress && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(total.unwrap_or(0));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg} {bar:30} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            )
+            .unwrap(),
+        );
+        bar.set_message(format!("fetching {what}"));
+        bar
+    });
+    let mut reader = resp.body_mut().with_config().limit(4 << 30).reader();
+    let mut out =
+        std::io::BufWriter::new(std::fs::File::create(dest).map_err(|e| SourceError::io(dest, e))?);
+    let mut hasher = Sha512::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = reader
+            .read(&mut buf)
+            .map_err(|e| SourceError::Network(e.to_string()))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        out.write_all(&buf[..n])
+            .map_err(|e| SourceError::io(dest, e))?;
+        if let Some(b) = &bar {
+            b.inc(n as u64);
+        }
+    }
+    out.flush().map_err(|e| SourceError::io(dest, e))?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let actual = format!(
+        "sha512-{}",
+        base64::engine::general_purpose::STANDARD.encode(hasher.finalize())
+    );
+    if actual != integrity {
+        return Err(SourceError::Integrity {
+            what: what.to_string(),
+            expected: integrity.to_string(),
+            actual,
+        });
+    }
+    Ok(())
+}
