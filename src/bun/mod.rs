@@ -132,7 +132,7 @@ impl<'a> BunGraph<'a> {
         let mut rejects = Vec::new();
         let mut found = None;
         for layout in &RECORD_LAYOUTS {
-            if table.length as usize % layout.size != 0 || table.length == 0 {
+            if !(table.length as usize).is_multiple_of(layout.size) || table.length == 0 {
                 rejects.push(format!(
                     "{}-byte records: table length {} does not divide",
                     layout.size, table.length

@@ -181,7 +181,7 @@ pub(crate) fn classify_encoding(raw: Option<u8>, contents: &[u8]) -> Encoding {
 }
 
 fn looks_utf16le(b: &[u8]) -> bool {
-    if b.len() < 2 || b.len() % 2 != 0 {
+    if b.len() < 2 || !b.len().is_multiple_of(2) {
         return false;
     }
     if !b.contains(&0) && std::str::from_utf8(b).is_ok() {

@@ -68,3 +68,15 @@ fn located(
         payload: &bytes[start..end],
     }
 }
+
+/// The whole input taken as a bare payload.
+pub(crate) fn whole(bytes: &[u8]) -> Located<'_> {
+    located(
+        bytes,
+        Format::Raw,
+        None,
+        0,
+        bytes.len(),
+        Placement::WholeFile,
+    )
+}

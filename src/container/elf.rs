@@ -59,7 +59,7 @@ impl ContainerReader for Elf {
         if let Some(names) = names {
             for s in &sections {
                 let name = names
-                    .get(s.sh_name as usize..)
+                    .get(s.sh_name..)
                     .and_then(|n| n.split(|&b| b == 0).next());
                 if name != Some(SECTION.as_bytes()) {
                     continue;

@@ -34,12 +34,11 @@ fn locate_thin<'a>(
     let image = &bytes[base..end];
     let m = GMachO::parse(image, 0).map_err(malformed)?;
     let arch = Some(arch_name(m.header.cputype));
+    // Match on the section's own segment name: executables have a `__BUN`
+    // segment, while object files put every section in one unnamed segment.
     for seg in &m.segments {
-        if seg.name().ok() != Some("__BUN") {
-            continue;
-        }
         for (sect, _) in seg.sections().map_err(malformed)? {
-            if sect.name().ok() != Some("__bun") {
+            if sect.segname().ok() != Some("__BUN") || sect.name().ok() != Some("__bun") {
                 continue;
             }
             let start = base

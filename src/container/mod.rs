@@ -140,6 +140,10 @@ pub fn locate<'a>(bytes: &'a [u8], opts: &ContainerOptions) -> Result<Located<'a
     } else if let Some(found) = appended::find(bytes, Format::Raw, None) {
         // A raw payload (for example a fixture slice) with no container.
         Ok(found)
+    } else if bytes.ends_with(payload::TRAILER) {
+        // Ends like a payload but its Offsets do not hold: let the graph
+        // parser say precisely what is wrong.
+        Ok(appended::whole(bytes))
     } else {
         Err(ContainerError::UnknownFormat)
     }

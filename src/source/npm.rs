@@ -69,7 +69,13 @@ pub struct FetchOptions {
 }
 
 fn agent() -> ureq::Agent {
+    // The platform's trust store, as npm uses: registries are often reached
+    // through a corporate proxy whose CA only the system knows.
+    let tls = ureq::tls::TlsConfig::builder()
+        .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+        .build();
     ureq::Agent::config_builder()
+        .tls_config(tls)
         .timeout_connect(Some(std::time::Duration::from_secs(30)))
         .timeout_per_read(Some(std::time::Duration::from_secs(120)))
         .build()

@@ -1,0 +1,352 @@
+//! Hostile and broken input: one clear line on stderr, a non-zero exit, no
+//! panic, and nothing written outside the output folder.
+
+mod common;
+
+use cc_teardown::bun::BunGraph;
+use cc_teardown::container::{self, ContainerOptions};
+use common::*;
+use proptest::prelude::*;
+use std::path::Path;
+
+/// Run `args` and expect a one-line error mentioning `needle`.
+fn fails_with(args: &[&str], needle: &str) {
+    let out = bin().args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: stderr {err}");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(
+        err.to_lowercase().contains(&needle.to_lowercase()),
+        "{args:?}: expected {needle:?} in {err}"
+    );
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+fn good_payload() -> Vec<u8> {
+    build_payload(
+        &[
+            Spec::js("/$bunfs/root/cli", b"export const a = 1;\n"),
+            Spec::file("/$bunfs/root/note.txt", b"hello"),
+        ],
+        0,
+    )
+}
+
+#[test]
+fn synthetic_payload_round_trips() {
+    // The builder the other tests mutate must itself be right.
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "ok.elf",
+        &elf_with_section(&with_header(&good_payload(), 8)),
+    );
+    let v = json(&["info", &f]);
+    assert_eq!(v["container"]["format"], "elf");
+    assert_eq!(v["bun"]["modules"], 2);
+    assert_eq!(v["bun"]["entry"], "/$bunfs/root/cli");
+}
+
+#[test]
+fn not_an_executable() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "x.bin", &[0x00, 0x01, 0x02, 0xff].repeat(100));
+    fails_with(&["info", &f], "not an executable");
+    let f = write(dir.path(), "empty", b"");
+    fails_with(&["info", &f], "not an executable");
+    fails_with(&["info", "/definitely/not/here"], "no such file");
+    fails_with(&["info", dir.path().to_str().unwrap()], "directory");
+}
+
+#[test]
+fn executable_without_payload() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "plain", &plain_elf());
+    fails_with(&["info", &f], "no Bun payload");
+    let f = write(
+        dir.path(),
+        "plain.exe",
+        &pe_with_section(b"not a bun section", false),
+    );
+    fails_with(&["info", &f], "disagrees");
+}
+
+#[test]
+fn truncated_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = elf_with_section(&with_header(&good_payload(), 8));
+    for cut in [16, 64, full.len() / 2, full.len() - 40] {
+        let f = write(dir.path(), &format!("cut{cut}"), &full[..cut]);
+        let out = bin().args(["info", &f]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "cut at {cut}: {err}");
+        assert!(
+            !err.contains("panicked") && err.lines().count() == 1,
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn length_header_that_disagrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = good_payload();
+    let mut section = with_header(&p, 8);
+    section[..8].copy_from_slice(&((p.len() as u64) + 4096).to_le_bytes());
+    // The trailer is still inside the section, so the scan may find it; a
+    // header of garbage must never be believed, though.
+    let file = elf_with_section(&section);
+    let loc = container::locate(&file, &ContainerOptions::default()).unwrap();
+    assert_eq!(
+        loc.info.header_width, None,
+        "a disagreeing header is not accepted"
+    );
+    assert_eq!(loc.payload, &p[..]);
+    // Without a trailer anywhere, it is an error.
+    let mut junk = (1u64 << 40).to_le_bytes().to_vec();
+    junk.extend_from_slice(&[0xAB; 200]);
+    let f = write(dir.path(), "junk.elf", &elf_with_section(&junk));
+    fails_with(&["info", &f], "disagrees");
+}
+
+/// Patch a u32 in the first module record of a synthetic payload.
+fn patched(field_offset: usize, value: u32) -> Vec<u8> {
+    let mut p = good_payload();
+    let n = p.len();
+    let table =
+        u32::from_le_bytes(p[n - 16 - 32 + 8..n - 16 - 32 + 12].try_into().unwrap()) as usize;
+    p[table + field_offset..table + field_offset + 4].copy_from_slice(&value.to_le_bytes());
+    p
+}
+
+#[test]
+fn pointers_out_of_bounds_or_into_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    // contents length huge
+    let f = write(dir.path(), "oob", &patched(12, u32::MAX));
+    fails_with(&["info", &f], "no known module record layout");
+    // name pointing into the module table
+    let p = good_payload();
+    let n = p.len();
+    let table = u32::from_le_bytes(p[n - 40..n - 36].try_into().unwrap());
+    let f = write(dir.path(), "into-table", &patched(8, table));
+    fails_with(&["info", &f], "module table");
+    // module table itself out of bounds
+    let mut q = good_payload();
+    q[n - 48 + 12..n - 48 + 16].copy_from_slice(&u32::MAX.to_le_bytes());
+    let f = write(dir.path(), "table-oob", &q);
+    fails_with(&["info", &f], "outside the payload");
+    // entry point out of range
+    let mut q = good_payload();
+    q[n - 48 + 16..n - 48 + 20].copy_from_slice(&7u32.to_le_bytes());
+    let f = write(dir.path(), "entry", &q);
+    fails_with(&["info", &f], "entry point id 7");
+}
+
+#[test]
+fn absurd_module_counts_are_refused_before_allocating() {
+    // A table that claims ~4 billion bytes of records in a 200-byte payload.
+    let mut p = vec![0u8; 100];
+    let byte_count = p.len() as u64;
+    p.extend_from_slice(&byte_count.to_le_bytes());
+    p.extend_from_slice(&0u32.to_le_bytes());
+    p.extend_from_slice(&(u32::MAX - 3).to_le_bytes());
+    p.extend_from_slice(&[0u8; 16]);
+    p.extend_from_slice(TRAILER);
+    assert!(BunGraph::parse(&p).is_err());
+    // And one that fits in the payload but exceeds the module cap.
+    let records = 300_000usize * 28;
+    let mut p = vec![0u8; records];
+    let byte_count = p.len() as u64;
+    p.extend_from_slice(&byte_count.to_le_bytes());
+    p.extend_from_slice(&0u32.to_le_bytes());
+    p.extend_from_slice(&(records as u32).to_le_bytes());
+    p.extend_from_slice(&[0u8; 16]);
+    p.extend_from_slice(TRAILER);
+    let err = BunGraph::parse(&p).err().unwrap().to_string();
+    assert!(err.contains("more than"), "{err}");
+}
+
+#[test]
+fn zstd_bomb_is_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = zstd::encode_all(&vec![0u8; 50 << 20][..], 19).unwrap();
+    assert!(bomb.len() < 10_000);
+    let p = build_payload(
+        &[
+            Spec::js("/$bunfs/root/cli", b"1"),
+            Spec::file("/$bunfs/root/bomb.txt.zst", &bomb),
+        ],
+        0,
+    );
+    let f = write(dir.path(), "bomb", &p);
+    let out = dir.path().join("out");
+    fails_with(
+        &[
+            "extract",
+            &f,
+            "-o",
+            out.to_str().unwrap(),
+            "--max-decoded",
+            "1000000",
+        ],
+        "limit",
+    );
+    // Within a generous cap it decodes fine.
+    bin()
+        .args([
+            "extract",
+            &f,
+            "-o",
+            out.to_str().unwrap(),
+            "--max-decoded",
+            "100000000",
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::metadata(out.join("bomb.txt.zst")).unwrap().len(),
+        50 << 20
+    );
+}
+
+#[test]
+fn names_that_escape_the_output_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, evil) in [
+        "/$bunfs/root/../../escape.js",
+        "/$bunfs/root/a/../../escape.js",
+        "/$bunfs/root//etc/passwd",
+        "/$bunfs/root/C:/windows/escape.js",
+        "B:/~BUN/root/..\\..\\escape.js",
+        "/$bunfs/root/./x.js",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let p = build_payload(
+            &[Spec::js("/$bunfs/root/cli", b"1"), Spec::js(evil, b"evil")],
+            0,
+        );
+        let f = write(dir.path(), &format!("evil{i}"), &p);
+        let out = dir.path().join(format!("out{i}/deep"));
+        fails_with(&["extract", &f, "-o", out.to_str().unwrap()], "escape");
+        assert!(!dir.path().join("escape.js").exists());
+        assert!(!out.exists(), "nothing is written when a name is refused");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_already_in_the_output_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::os::unix::fs::symlink(&outside, out.join("sub")).unwrap();
+    std::os::unix::fs::symlink(outside.join("file.js"), out.join("cli")).unwrap();
+    let p = build_payload(
+        &[
+            Spec::js("/$bunfs/root/cli", b"1"),
+            Spec::js("/$bunfs/root/sub/x.js", b"2"),
+        ],
+        0,
+    );
+    let f = write(dir.path(), "p", &p);
+    fails_with(&["extract", &f, "-o", out.to_str().unwrap()], "symlink");
+    assert_eq!(
+        std::fs::read_dir(&outside).unwrap().count(),
+        0,
+        "nothing written outside"
+    );
+}
+
+fn mutate(base: &[u8], edits: &[(usize, u8)], cut: Option<usize>) -> Vec<u8> {
+    let mut v = base.to_vec();
+    for &(at, b) in edits {
+        let i = at % v.len();
+        v[i] = b;
+    }
+    if let Some(c) = cut {
+        v.truncate(c % (v.len() + 1));
+    }
+    v
+}
+
+/// Whatever the parser accepts must only ever point inside the input.
+fn check_invariants(input: &[u8]) {
+    let range = input.as_ptr_range();
+    let inside = |s: &[u8]| {
+        s.is_empty() || (range.contains(&s.as_ptr()) && s.as_ptr_range().end <= range.end)
+    };
+    if let Ok(loc) = container::locate(input, &ContainerOptions::default()) {
+        assert!(inside(loc.payload));
+        if let Ok(g) = BunGraph::parse(loc.payload) {
+            assert!(g.entry < g.modules.len());
+            for m in &g.modules {
+                assert!(inside(m.contents) && inside(m.sourcemap) && inside(m.name.as_bytes()));
+                assert!(inside(g.bytecode_of(m)));
+                let _ = m.decoded(1 << 16);
+                if let Ok(rel) = m.relative_path() {
+                    assert!(
+                        rel.components()
+                            .all(|c| matches!(c, std::path::Component::Normal(_)))
+                    );
+                }
+            }
+            let _ = cc_teardown::bun::digest::bundle_digest(&g, 1 << 16);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_real_payloads_never_panic(
+        which in 0usize..64,
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..12),
+        cut in proptest::option::of(any::<usize>()),
+        wrap in 0u8..3,
+    ) {
+        let fixtures = real_bun_fixtures();
+        let (_, payload, exp) = &fixtures[which % fixtures.len()];
+        let base = match wrap {
+            0 => payload.clone(),
+            1 => rewrap(payload, exp),
+            _ => elf_with_section(&with_header(payload, 8)),
+        };
+        let input = mutate(&base, &edits, cut);
+        check_invariants(&input);
+    }
+
+    #[test]
+    fn mutated_tails_never_panic(
+        which in 0usize..64,
+        edits in proptest::collection::vec((0usize..120, any::<u8>()), 1..8),
+    ) {
+        // Concentrate on Offsets and the module table at the end.
+        let fixtures = real_bun_fixtures();
+        let (_, payload, _) = &fixtures[which % fixtures.len()];
+        let mut v = payload.clone();
+        let n = v.len();
+        for (back, b) in edits {
+            if back < n {
+                v[n - 1 - back] = b;
+            }
+        }
+        check_invariants(&v);
+    }
+}
