@@ -107,8 +107,21 @@ fi
 cat "$F_MONO" "$F_SPLIT" >/dev/null
 
 # --- timings (hyperfine, no shell, warmup runs) -------------------------------------
-XDIR="$WORK/extract-out"
+XDIR="$WORK/extract-out"   # a symlink to the current run's folder
+XRUNS="$WORK/extract-runs"
 HF=(hyperfine -N --style basic)
+# extract goes first. On this VM, memory freed just before (the baseline's
+# 256 MB buffer, a deleted output folder's page cache) makes the next page
+# allocations cost a lot of kernel time for a while: timed after the baseline,
+# extract's system time grows ~10x. Each run writes into a new, empty folder
+# (as a user would): the prepare step points $XDIR at a fresh one. Deleting
+# the previous output right before each run is timed last, for reference only.
+log "hyperfine: extract ($V_SPLIT, $split_modules modules), each run into a new folder"
+rm -rf "$XRUNS" "$XDIR" && mkdir -p "$XRUNS"
+"${HF[@]}" --warmup 5 --min-runs 10 --export-json "$RES/extract.json" \
+    --prepare "bash -c 'ln -sfn \"\$(mktemp -d -p $XRUNS)\" $XDIR'" \
+    -n "cc-teardown extract" "$BIN extract $F_SPLIT -o $XDIR --quiet"
+
 log "hyperfine: info vs read-whole-file baseline ($V_MONO)"
 "${HF[@]}" --warmup 5 --min-runs 30 --export-json "$RES/info_vs_baseline.json" \
     -n "cc-teardown info" "$BIN info $F_MONO" \
@@ -120,11 +133,6 @@ log "hyperfine: ls, verify, hash ($V_MONO)"
     -n "cc-teardown verify" "$BIN verify $F_MONO --sha256 $BUNDLE_SHA_MONO"
 "${HF[@]}" --warmup 5 --min-runs 10 --export-json "$RES/hash.json" \
     -n "cc-teardown hash" "$BIN hash $F_MONO"
-log "hyperfine: extract ($V_SPLIT, $split_modules modules)"
-"${HF[@]}" --warmup 3 --min-runs 10 --export-json "$RES/extract.json" \
-    --prepare "rm -rf $XDIR" \
-    -n "cc-teardown extract" "$BIN extract $F_SPLIT -o $XDIR --quiet"
-rm -rf "$XDIR"
 
 # --- peak RSS: the file is mmap'd, so RSS counts every page that was touched -------
 log "peak RSS (/usr/bin/time -f %M)"
@@ -134,7 +142,6 @@ rss() { # label, command...
     kb="$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n1)"
     printf '"%s": %s' "$label" "$kb"
 }
-rm -rf "$XDIR"
 {
     printf '{'
     rss info "$BIN" info "$F_MONO"; printf ', '
@@ -142,10 +149,16 @@ rm -rf "$XDIR"
     rss verify "$BIN" verify "$F_MONO" --sha256 "$BUNDLE_SHA_MONO"; printf ', '
     rss hash "$BIN" hash "$F_MONO"; printf ', '
     rss baseline python3 "$BENCH/baseline_read_whole.py" "$F_MONO"; printf ', '
-    rss extract "$BIN" extract "$F_SPLIT" -o "$XDIR" --quiet
+    rss extract "$BIN" extract "$F_SPLIT" -o "$(mktemp -d -p "$XRUNS")" --quiet
     printf '}\n'
 } >"$RES/rss.json"
-rm -rf "$XDIR"
+
+log "hyperfine: extract again, deleting the previous output before each run (reference)"
+XREUSE="$WORK/extract-reused"
+"${HF[@]}" --warmup 2 --min-runs 10 --export-json "$RES/extract_reused.json" \
+    --prepare "rm -rf $XREUSE" \
+    -n "cc-teardown extract (output deleted just before)" "$BIN extract $F_SPLIT -o $XREUSE --quiet"
+rm -rf "$XREUSE" "$XRUNS" "$XDIR"
 
 # --- meta ---------------------------------------------------------------------------
 python3 - "$RES/meta.json" <<EOF
@@ -164,7 +177,7 @@ json.dump({
     "hyperfine": sh("hyperfine", "--version"),
     "python": platform.python_version(),
     "cc_teardown": sh("$BIN", "--version"),
-    "git_rev": sh("git", "-C", "$ROOT", "rev-parse", "--short", "HEAD"),
+    "git_rev": sh("git", "-C", "$ROOT", "describe", "--always", "--dirty"),
     "load_before": [float(x) for x in "$LOAD_BEFORE".split()],
     "load_after": [float(x) for x in open("/proc/loadavg").read().split()[:3]],
     "platform": "$PLATFORM",

@@ -126,35 +126,41 @@ pub fn run(g: &Global, a: &ExtractArgs) -> anyhow::Result<i32> {
         && rels.len() > 50)
         .then(|| indicatif::ProgressBar::new(rels.len() as u64));
     let limit = g.max_decoded;
-    let written: Vec<ManifestModule> = graph
+    // Decoding and hashing run on every core; files are created one at a
+    // time, because parallel creates in one folder only contend for its lock
+    // (measured: 3–10x slower on ext4).
+    let decoded: Vec<(std::borrow::Cow<[u8]>, String)> = graph
         .modules
         .par_iter()
-        .zip(rels.par_iter())
-        .map(|(m, rel)| -> anyhow::Result<ManifestModule> {
-            let decoded = m.decoded(limit)?;
-            let out: &[u8] = if a.raw { m.contents } else { &decoded };
-            write_file(root, rel, out)?;
-            let bytecode_file = if a.bytecode && !m.bytecode.is_empty() {
-                let mut name = rel.clone().into_os_string();
-                name.push(".jsc");
-                let rel_bc = PathBuf::from(name);
-                write_file(root, &rel_bc, graph.bytecode_of(m))?;
-                Some(rel_bc.to_string_lossy().into_owned())
-            } else {
-                None
-            };
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-            Ok(ManifestModule {
-                row: ModuleRow::new(graph, m),
-                file: rel.to_string_lossy().into_owned(),
-                decoded_bytes: decoded.len() as u64,
-                decoded_sha256: sha256_hex(&decoded),
-                bytecode_file,
-            })
+        .map(|m| {
+            let d = m.decoded(limit)?;
+            let sha = sha256_hex(&d);
+            Ok((d, sha))
         })
-        .collect::<anyhow::Result<_>>()?;
+        .collect::<Result<_, crate::bun::GraphError>>()?;
+    let mut written = Vec::with_capacity(rels.len());
+    for ((m, rel), (bytes, decoded_sha256)) in graph.modules.iter().zip(&rels).zip(&decoded) {
+        write_file(root, rel, if a.raw { m.contents } else { bytes })?;
+        let bytecode_file = if a.bytecode && !m.bytecode.is_empty() {
+            let mut name = rel.clone().into_os_string();
+            name.push(".jsc");
+            let rel_bc = PathBuf::from(name);
+            write_file(root, &rel_bc, graph.bytecode_of(m))?;
+            Some(rel_bc.to_string_lossy().into_owned())
+        } else {
+            None
+        };
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+        written.push(ManifestModule {
+            row: ModuleRow::new(graph, m),
+            file: rel.to_string_lossy().into_owned(),
+            decoded_bytes: bytes.len() as u64,
+            decoded_sha256: decoded_sha256.clone(),
+            bytecode_file,
+        });
+    }
     if let Some(b) = bar {
         b.finish_and_clear();
     }
