@@ -6,5 +6,6 @@
 pub mod bun;
 pub mod cli;
 pub mod container;
+pub mod js;
 pub mod report;
 pub mod source;

@@ -6,6 +6,7 @@ mod fetch;
 mod hash;
 mod info;
 mod ls;
+mod pretty;
 mod verify;
 
 use crate::container::ContainerOptions;
@@ -75,6 +76,11 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown verify npm:2.1.220/darwin-arm64 --sha256 d60e0e81efcc86861d9a7094b027b2b7b7cbd99469eebbcd6a5b707030211120\n  cc-teardown verify ./claude --file --sha256 HEX\n\nExit status: 0 when it matches, 1 when it does not, 2 on error."
     )]
     Verify(verify::VerifyArgs),
+    /// Pretty-print JavaScript modules, with a line map between raw and pretty lines.
+    #[command(
+        after_help = "Example:\n  cc-teardown pretty npm:2.1.220/darwin-arm64 -o cli.pretty.js\n  cc-teardown pretty npm:2.1.260/darwin-arm64 -o pretty/\n  cc-teardown pretty npm:2.1.220/darwin-arm64 --at 15832\n  cc-teardown pretty ./claude --module url-handler.js | less"
+    )]
+    Pretty(pretty::PrettyArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -137,5 +143,6 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Hash(a) => hash::run(g, a),
         Command::Verify(a) => verify::run(g, a),
         Command::Fetch(a) => fetch::run(g, a),
+        Command::Pretty(a) => pretty::run(g, a),
     }
 }

@@ -1,0 +1,240 @@
+use super::{Global, TargetArg, print_json};
+use crate::js::code::{CodeIndex, IndexedModule};
+use anyhow::{Context, bail};
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct PrettyArgs {
+    #[command(flatten)]
+    pub target: TargetArg,
+    /// Write here: a file for one module, a folder for a code-split build
+    /// (one file per JS module). Without -o the code goes to stdout.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// The module to print (name or path below the bunfs root; default: the entry).
+    #[arg(long, value_name = "NAME")]
+    pub module: Option<String>,
+    /// Print every JavaScript module into the OUT folder, even for a single-bundle build.
+    #[arg(long)]
+    pub all: bool,
+    /// Translate a raw line[:column] of the extracted module to its pretty line.
+    #[arg(long, value_name = "LINE[:COL]", conflicts_with = "at_pretty")]
+    pub at: Option<String>,
+    /// Translate a pretty line to the raw line:column it comes from.
+    #[arg(long, value_name = "LINE")]
+    pub at_pretty: Option<u32>,
+}
+
+#[derive(serde::Serialize)]
+struct AtView {
+    module: String,
+    raw_line: u32,
+    raw_col: u32,
+    pretty_line: u32,
+}
+
+#[derive(serde::Serialize)]
+struct WrittenView {
+    output: String,
+    modules: Vec<WrittenModule>,
+    skipped: Vec<SkippedModule>,
+    timings: crate::js::code::Timings,
+}
+
+#[derive(serde::Serialize)]
+struct WrittenModule {
+    module: String,
+    file: String,
+    linemap: String,
+    raw_lines: u32,
+    pretty_lines: u32,
+}
+
+#[derive(serde::Serialize)]
+struct SkippedModule {
+    module: String,
+    reason: &'static str,
+}
+
+fn parse_at(s: &str) -> anyhow::Result<(u32, u32)> {
+    let (l, c) = s.split_once(':').unwrap_or((s, "1"));
+    Ok((
+        l.parse()
+            .with_context(|| format!("bad line in --at {s:?}"))?,
+        c.parse()
+            .with_context(|| format!("bad column in --at {s:?}"))?,
+    ))
+}
+
+fn write_module(m: &IndexedModule, out: &Path) -> anyhow::Result<WrittenModule> {
+    if let Some(parent) = out.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    std::fs::write(out, &m.printed.code).with_context(|| format!("writing {}", out.display()))?;
+    let mut map_path = out.as_os_str().to_owned();
+    map_path.push(".linemap.json");
+    let map_path = PathBuf::from(map_path);
+    let f = std::fs::File::create(&map_path)
+        .with_context(|| format!("writing {}", map_path.display()))?;
+    let mut w = std::io::BufWriter::new(f);
+    serde_json::to_writer(&mut w, &m.printed.map.to_file(&m.name))?;
+    w.flush()?;
+    Ok(WrittenModule {
+        module: m.name.clone(),
+        file: out.display().to_string(),
+        linemap: map_path.display().to_string(),
+        raw_lines: m.printed.map.raw.lines() as u32,
+        pretty_lines: m.printed.map.pretty_lines,
+    })
+}
+
+pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
+    let opened = g.open(&a.target.target)?;
+    let build = g.build(&opened)?;
+    let graph = &build.graph;
+    let chosen = match &a.module {
+        Some(n) => graph
+            .find(n)
+            .ok_or_else(|| anyhow::anyhow!("no module named {n:?} (see `cc-teardown ls`)"))?,
+        None => graph.entry_module(),
+    };
+    let code_split = graph.entry_module().format == crate::bun::ModuleFormat::Esm
+        && graph.modules.iter().filter(|m| m.is_javascript()).count() > 1;
+    let folder = a.output.is_some()
+        && a.module.is_none()
+        && (a.all || code_split)
+        && a.at.is_none()
+        && a.at_pretty.is_none();
+    let chosen_index = chosen.index;
+    let ci = crate::js::parse::with_big_stack(|| {
+        if folder {
+            CodeIndex::build(graph, g.max_decoded)
+        } else {
+            CodeIndex::build_filtered(graph, g.max_decoded, |m| m.index == chosen_index)
+        }
+    })?;
+
+    if a.at.is_some() || a.at_pretty.is_some() {
+        let m = ci
+            .modules
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("{} is not JavaScript", chosen.name))?;
+        let map = &m.printed.map;
+        let view = if let Some(at) = &a.at {
+            let (line, col) = parse_at(at)?;
+            if line as usize > map.raw.lines() {
+                bail!(
+                    "raw line {line} is past the end ({} lines)",
+                    map.raw.lines()
+                );
+            }
+            let pretty = map.raw_to_pretty(line, col).unwrap_or(1);
+            AtView {
+                module: m.name.clone(),
+                raw_line: line,
+                raw_col: col,
+                pretty_line: pretty,
+            }
+        } else {
+            let p = a.at_pretty.unwrap_or(1);
+            if p == 0 || p > map.pretty_lines {
+                bail!("pretty line {p} is out of range (1–{})", map.pretty_lines);
+            }
+            let (line, col) = map.pretty_to_raw(p).unwrap_or((map.raw.lines() as u32, 1));
+            AtView {
+                module: m.name.clone(),
+                raw_line: line,
+                raw_col: col,
+                pretty_line: p,
+            }
+        };
+        if g.json {
+            print_json(&view)?;
+        } else {
+            println!(
+                "{}  raw {}:{}  pretty {}",
+                view.module, view.raw_line, view.raw_col, view.pretty_line
+            );
+        }
+        return Ok(0);
+    }
+
+    let Some(out) = &a.output else {
+        let m = ci
+            .modules
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("{} is not JavaScript", chosen.name))?;
+        std::io::stdout()
+            .lock()
+            .write_all(m.printed.code.as_bytes())?;
+        return Ok(0);
+    };
+    let mut written = Vec::new();
+    if folder {
+        std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+        for m in &ci.modules {
+            let module = &graph.modules[m.graph_index];
+            let rel = module.relative_path()?;
+            written.push(write_module(m, &out.join(rel))?);
+        }
+    } else {
+        let m = ci
+            .modules
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("{} is not JavaScript", chosen.name))?;
+        written.push(write_module(m, out)?);
+    }
+    let view = WrittenView {
+        output: out.display().to_string(),
+        skipped: if folder {
+            ci.skipped
+                .iter()
+                .map(|(m, r)| SkippedModule {
+                    module: m.clone(),
+                    reason: r,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+        modules: written,
+        timings: ci.timings.clone(),
+    };
+    if g.json {
+        return print_json(&view).map(|_| 0);
+    }
+    for w in &view.modules {
+        if view.modules.len() <= 10 {
+            println!(
+                "{}: {} raw lines → {} pretty lines in {} (line map {})",
+                w.module, w.raw_lines, w.pretty_lines, w.file, w.linemap
+            );
+        }
+    }
+    if view.modules.len() > 10 {
+        println!(
+            "{} JavaScript modules printed into {}",
+            view.modules.len(),
+            view.output
+        );
+    }
+    if !view.skipped.is_empty() {
+        println!(
+            "skipped {} modules that are not JavaScript source:",
+            view.skipped.len()
+        );
+        for s in view.skipped.iter().take(20) {
+            println!("  {}  ({})", s.module, s.reason);
+        }
+        if view.skipped.len() > 20 {
+            println!(
+                "  … and {} more (--json lists all)",
+                view.skipped.len() - 20
+            );
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,182 @@
+//! The code index of a build: every JavaScript module parsed, printed and
+//! indexed once, then shared by every command and analysis.
+
+use super::JsError;
+use super::index::ModuleIndex;
+use super::parse::{self, Goal, Parsed};
+use super::print::{self, Printed};
+use crate::bun::{BunGraph, ModuleFormat};
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+
+/// One JavaScript module, parsed, printed and indexed.
+pub struct IndexedModule {
+    /// Index of the module in the graph.
+    pub graph_index: usize,
+    pub name: String,
+    pub parsed: Parsed,
+    pub index: ModuleIndex,
+    pub printed: Printed,
+}
+
+impl IndexedModule {
+    pub fn source(&self) -> &str {
+        &self.parsed.file.src
+    }
+
+    /// Raw (line, col) of a byte offset.
+    pub fn raw_pos(&self, offset: u32) -> (u32, u32) {
+        self.printed.map.raw.locate(offset)
+    }
+
+    /// Pretty line of a byte offset.
+    pub fn pretty_line(&self, offset: u32) -> u32 {
+        self.printed.map.pretty_line_of(offset).unwrap_or(1)
+    }
+}
+
+/// Time spent per phase, summed over modules (CPU time, not wall).
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct Timings {
+    pub decode: Duration,
+    pub parse: Duration,
+    pub index: Duration,
+    pub print: Duration,
+    pub wall: Duration,
+}
+
+pub struct CodeIndex {
+    pub modules: Vec<IndexedModule>,
+    /// Modules that are not JavaScript source, with the reason.
+    pub skipped: Vec<(String, &'static str)>,
+    pub timings: Timings,
+}
+
+/// The text of a module: UTF-8 as stored, else latin1 widened.
+fn module_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+    }
+}
+
+impl CodeIndex {
+    pub fn build(graph: &BunGraph, limit: u64) -> Result<CodeIndex, JsError> {
+        Self::build_filtered(graph, limit, |_| true)
+    }
+
+    /// Index only the modules `keep` accepts (e.g. one module for `pretty --at`).
+    pub fn build_filtered(
+        graph: &BunGraph,
+        limit: u64,
+        keep: impl Fn(&crate::bun::Module) -> bool,
+    ) -> Result<CodeIndex, JsError> {
+        let start = Instant::now();
+        let mut skipped = Vec::new();
+        let mut todo = Vec::new();
+        for m in graph.modules.iter().filter(|m| keep(m)) {
+            if !matches!(m.loader, "js" | "jsx" | "ts" | "tsx") {
+                skipped.push((m.name.to_string(), "not JavaScript"));
+            } else if m.is_compressed() {
+                skipped.push((m.name.to_string(), "zstd-compressed asset"));
+            } else {
+                todo.push(m);
+            }
+        }
+        let pool = parse::pool();
+        let results: Vec<Result<(IndexedModule, Timings), JsError>> = pool.install(|| {
+            todo.par_iter()
+                .map(|m| {
+                    let mut t = Timings::default();
+                    let t0 = Instant::now();
+                    let bytes = m
+                        .decoded(limit)
+                        .map_err(|e| JsError::NotText(e.to_string()))?;
+                    let src = module_text(&bytes);
+                    t.decode = t0.elapsed();
+                    let goal = if m.format == ModuleFormat::Esm {
+                        Goal::Module
+                    } else {
+                        Goal::Script
+                    };
+                    let t1 = Instant::now();
+                    let (parsed, comments) = parse::parse(m.name, src, goal)?;
+                    t.parse = t1.elapsed();
+                    // Index on a second thread while this one prints: the
+                    // big single-bundle builds then use both cores too.
+                    let program = &parsed.program;
+                    let file = &parsed.file;
+                    let (index, printed) = std::thread::scope(|s| {
+                        let h = std::thread::Builder::new()
+                            .stack_size(parse::STACK_BYTES)
+                            .spawn_scoped(s, move || {
+                                let t2 = Instant::now();
+                                let i = ModuleIndex::build_program(program, file.start_pos.0);
+                                (i, t2.elapsed())
+                            })
+                            .expect("spawn index thread");
+                        let t3 = Instant::now();
+                        let printed = print::print(&parsed, &comments);
+                        let print_time = t3.elapsed();
+                        let (index, index_time) =
+                            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                        t.index = index_time;
+                        t.print = print_time;
+                        (index, printed)
+                    });
+                    Ok((
+                        IndexedModule {
+                            graph_index: m.index,
+                            name: m.name.to_string(),
+                            parsed,
+                            index,
+                            printed: printed?,
+                        },
+                        t,
+                    ))
+                })
+                .collect()
+        });
+        let mut modules = Vec::with_capacity(results.len());
+        let mut timings = Timings::default();
+        for r in results {
+            let (m, t) = r?;
+            timings.decode += t.decode;
+            timings.parse += t.parse;
+            timings.index += t.index;
+            timings.print += t.print;
+            modules.push(m);
+        }
+        timings.wall = start.elapsed();
+        Ok(CodeIndex {
+            modules,
+            skipped,
+            timings,
+        })
+    }
+
+    pub fn module(&self, name: &str) -> Option<&IndexedModule> {
+        self.modules.iter().find(|m| m.name == name)
+    }
+
+    /// The module an import source names (`/$bunfs/root/chunk-x.js` or `./chunk-x.js`).
+    pub fn resolve_import(&self, from: &IndexedModule, source: &str) -> Option<&IndexedModule> {
+        if let Some(m) = self.module(source) {
+            return Some(m);
+        }
+        let rel = source.strip_prefix("./")?;
+        let dir = from.name.rsplit_once('/').map_or("", |(d, _)| d);
+        self.module(&format!("{dir}/{rel}"))
+    }
+}
+
+impl Drop for CodeIndex {
+    fn drop(&mut self) {
+        // Freeing a 20 MB bundle's AST node by node costs a few hundred ms;
+        // hand it to a thread the process need not wait for.
+        let modules = std::mem::take(&mut self.modules);
+        if modules.iter().map(|m| m.source().len()).sum::<usize>() > (4 << 20) {
+            std::thread::spawn(move || drop(modules));
+        }
+    }
+}

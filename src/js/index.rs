@@ -1,0 +1,599 @@
+//! The per-module index: functions, definitions, string and template
+//! literals, call sites, and the export/import facts symbol recovery needs.
+//! Built in one pass over the AST; positions are raw byte offsets.
+
+use super::parse::Parsed;
+use serde::Serialize;
+use std::collections::HashMap;
+use swc_common::Spanned;
+use swc_ecma_ast::*;
+use swc_ecma_visit::{Visit, VisitWith};
+
+pub type FnId = u32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FnKind {
+    Declaration,
+    Expression,
+    Arrow,
+    Method,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Function {
+    /// The declared name, or the name it is bound to (`var x = () => …`).
+    pub name: Option<String>,
+    pub kind: FnKind,
+    pub lo: u32,
+    pub hi: u32,
+    /// Byte span of the body (after the parameters).
+    pub body_lo: u32,
+    pub params: u32,
+    pub parent: Option<FnId>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DefKind {
+    Var,
+    Let,
+    Const,
+    Function,
+    Class,
+    Param,
+    Import,
+    /// `x = …`, e.g. inside a lazy-init closure `var X = init(() => { x = …; })`.
+    Assign,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Definition {
+    pub kind: DefKind,
+    pub lo: u32,
+    pub hi: u32,
+    /// Span of the value assigned, when there is one.
+    pub value: Option<(u32, u32)>,
+    pub in_function: Option<FnId>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LitKind {
+    String,
+    Template,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StringLit {
+    /// The cooked value; a template's parts are joined with `${…}`.
+    pub value: String,
+    pub kind: LitKind,
+    pub lo: u32,
+    pub hi: u32,
+    pub in_function: Option<FnId>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Call {
+    /// The callee identifier, or the property name of a member call.
+    pub name: String,
+    pub member: bool,
+    pub lo: u32,
+    pub hi: u32,
+    pub args: u32,
+    pub in_function: Option<FnId>,
+}
+
+/// `helper(ns, { original: () => local, … })`: the bundler's export table.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportEntry {
+    pub original: String,
+    pub local: String,
+    pub lo: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportEntry {
+    pub local: String,
+    /// The name in the exporting module (`default`, `*` for namespaces).
+    pub imported: String,
+    pub source: String,
+    pub lo: u32,
+}
+
+#[derive(Debug, Default)]
+pub struct ModuleIndex {
+    pub functions: Vec<Function>,
+    pub definitions: HashMap<String, Vec<Definition>>,
+    pub strings: Vec<StringLit>,
+    pub calls: Vec<Call>,
+    /// From export tables (`helper(ns, {name: () => local})`).
+    pub export_table: Vec<ExportEntry>,
+    /// ESM `export { local as exported }` and `export function exported`.
+    pub esm_exports: Vec<ExportEntry>,
+    pub imports: Vec<ImportEntry>,
+}
+
+impl ModuleIndex {
+    pub fn build(p: &Parsed) -> ModuleIndex {
+        Self::build_program(&p.program, p.file.start_pos.0)
+    }
+
+    /// Index a program whose source file starts at swc position `base`.
+    pub fn build_program(program: &Program, base: u32) -> ModuleIndex {
+        let mut v = Indexer {
+            base,
+            out: ModuleIndex::default(),
+            stack: Vec::new(),
+            pending_name: None,
+        };
+        program.visit_with(&mut v);
+        v.out
+    }
+
+    /// The innermost function containing byte `offset`.
+    pub fn enclosing_function(&self, offset: u32) -> Option<FnId> {
+        // Functions are recorded in start order; the innermost container is
+        // the last one starting at or before `offset` whose span covers it.
+        let end = self.functions.partition_point(|f| f.lo <= offset);
+        let mut i = end.checked_sub(1)?;
+        loop {
+            let f = &self.functions[i];
+            if f.hi > offset {
+                return Some(i as FnId);
+            }
+            i = f.parent? as usize;
+        }
+    }
+
+    /// Functions with this name (declared or bound).
+    pub fn functions_named<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = (FnId, &'a Function)> + 'a {
+        self.functions
+            .iter()
+            .enumerate()
+            .filter(move |(_, f)| f.name.as_deref() == Some(name))
+            .map(|(i, f)| (i as FnId, f))
+    }
+}
+
+struct Indexer {
+    base: u32,
+    out: ModuleIndex,
+    stack: Vec<FnId>,
+    /// The name the next function expression will be bound to.
+    pending_name: Option<String>,
+}
+
+impl Indexer {
+    fn off(&self, pos: swc_common::BytePos) -> u32 {
+        pos.0.saturating_sub(self.base)
+    }
+
+    fn span(&self, s: swc_common::Span) -> (u32, u32) {
+        (self.off(s.lo), self.off(s.hi))
+    }
+
+    fn current(&self) -> Option<FnId> {
+        self.stack.last().copied()
+    }
+
+    fn define(
+        &mut self,
+        name: &str,
+        kind: DefKind,
+        span: swc_common::Span,
+        value: Option<swc_common::Span>,
+    ) {
+        let (lo, hi) = self.span(span);
+        let d = Definition {
+            kind,
+            lo,
+            hi,
+            value: value.map(|s| self.span(s)),
+            in_function: self.current(),
+        };
+        self.out
+            .definitions
+            .entry(name.to_string())
+            .or_default()
+            .push(d);
+    }
+
+    fn enter(
+        &mut self,
+        name: Option<String>,
+        kind: FnKind,
+        span: swc_common::Span,
+        body_lo: swc_common::BytePos,
+        params: usize,
+    ) -> FnId {
+        let (lo, hi) = self.span(span);
+        let id = self.out.functions.len() as FnId;
+        self.out.functions.push(Function {
+            name,
+            kind,
+            lo,
+            hi,
+            body_lo: self.off(body_lo),
+            params: params as u32,
+            parent: self.current(),
+        });
+        self.stack.push(id);
+        id
+    }
+
+    fn bind_pat(&mut self, pat: &Pat, kind: DefKind, value: Option<swc_common::Span>) {
+        match pat {
+            Pat::Ident(b) => self.define(&b.id.sym, kind, b.id.span, value),
+            Pat::Array(a) => a
+                .elems
+                .iter()
+                .flatten()
+                .for_each(|p| self.bind_pat(p, kind, None)),
+            Pat::Object(o) => {
+                for prop in &o.props {
+                    match prop {
+                        ObjectPatProp::KeyValue(kv) => self.bind_pat(&kv.value, kind, None),
+                        ObjectPatProp::Assign(a) => self.define(&a.key.sym, kind, a.key.span, None),
+                        ObjectPatProp::Rest(r) => self.bind_pat(&r.arg, kind, None),
+                    }
+                }
+            }
+            Pat::Rest(r) => self.bind_pat(&r.arg, kind, None),
+            Pat::Assign(a) => self.bind_pat(&a.left, kind, None),
+            _ => {}
+        }
+    }
+}
+
+fn prop_name(k: &PropName) -> Option<String> {
+    match k {
+        PropName::Ident(i) => Some(i.sym.to_string()),
+        PropName::Str(s) => Some(s.value.to_string_lossy().into_owned()),
+        PropName::Num(n) => Some(n.value.to_string()),
+        _ => None,
+    }
+}
+
+fn is_fn_expr(e: &Expr) -> bool {
+    matches!(e, Expr::Fn(_) | Expr::Arrow(_))
+}
+
+/// `() => ident` — the getter shape of export tables.
+fn getter_target(e: &Expr) -> Option<&Ident> {
+    let Expr::Arrow(a) = e else { return None };
+    if !a.params.is_empty() {
+        return None;
+    }
+    match &*a.body {
+        ArrowFunctionBody::Expr(e) => match &**e {
+            Expr::Ident(i) => Some(i),
+            _ => None,
+        },
+        ArrowFunctionBody::FunctionBody(b) => match b.stmts.as_slice() {
+            [Stmt::Return(ReturnStmt { arg: Some(e), .. })] => match &**e {
+                Expr::Ident(i) => Some(i),
+                _ => None,
+            },
+            _ => None,
+        },
+    }
+}
+
+impl Visit for Indexer {
+    fn visit_fn_decl(&mut self, n: &FnDecl) {
+        self.define(
+            &n.ident.sym,
+            DefKind::Function,
+            n.ident.span,
+            Some(n.function.span),
+        );
+        let body_lo = n
+            .function
+            .body
+            .as_ref()
+            .map_or(n.function.span.lo, |b| b.span.lo);
+        self.enter(
+            Some(n.ident.sym.to_string()),
+            FnKind::Declaration,
+            n.function.span,
+            body_lo,
+            n.function.params.len(),
+        );
+        for p in &n.function.params {
+            self.bind_pat(&p.pat, DefKind::Param, None);
+        }
+        n.function.visit_children_with(self);
+        self.stack.pop();
+    }
+
+    fn visit_fn_expr(&mut self, n: &FnExpr) {
+        let bound = self.pending_name.take();
+        let name = n.ident.as_ref().map(|i| i.sym.to_string()).or(bound);
+        let body_lo = n
+            .function
+            .body
+            .as_ref()
+            .map_or(n.function.span.lo, |b| b.span.lo);
+        self.enter(
+            name,
+            FnKind::Expression,
+            n.function.span,
+            body_lo,
+            n.function.params.len(),
+        );
+        for p in &n.function.params {
+            self.bind_pat(&p.pat, DefKind::Param, None);
+        }
+        n.function.visit_children_with(self);
+        self.stack.pop();
+    }
+
+    fn visit_arrow_expr(&mut self, n: &ArrowExpr) {
+        let name = self.pending_name.take();
+        self.enter(
+            name,
+            FnKind::Arrow,
+            n.span,
+            n.body.span().lo,
+            n.params.len(),
+        );
+        for p in &n.params {
+            self.bind_pat(p, DefKind::Param, None);
+        }
+        n.visit_children_with(self);
+        self.stack.pop();
+    }
+
+    fn visit_class_decl(&mut self, n: &ClassDecl) {
+        self.define(
+            &n.ident.sym,
+            DefKind::Class,
+            n.ident.span,
+            Some(n.class.span),
+        );
+        n.visit_children_with(self);
+    }
+
+    fn visit_class_method(&mut self, n: &ClassMethod) {
+        let name = prop_name(&n.key);
+        let body_lo = n
+            .function
+            .body
+            .as_ref()
+            .map_or(n.function.span.lo, |b| b.span.lo);
+        self.enter(
+            name,
+            FnKind::Method,
+            n.function.span,
+            body_lo,
+            n.function.params.len(),
+        );
+        n.function.visit_children_with(self);
+        self.stack.pop();
+    }
+
+    fn visit_method_prop(&mut self, n: &MethodProp) {
+        let name = prop_name(&n.key);
+        let body_lo = n
+            .function
+            .body
+            .as_ref()
+            .map_or(n.function.span.lo, |b| b.span.lo);
+        self.enter(
+            name,
+            FnKind::Method,
+            n.function.span,
+            body_lo,
+            n.function.params.len(),
+        );
+        n.function.visit_children_with(self);
+        self.stack.pop();
+    }
+
+    fn visit_key_value_prop(&mut self, n: &KeyValueProp) {
+        n.key.visit_with(self);
+        if is_fn_expr(&n.value) {
+            self.pending_name = prop_name(&n.key);
+        }
+        n.value.visit_with(self);
+        self.pending_name = None;
+    }
+
+    fn visit_var_decl(&mut self, n: &VarDecl) {
+        let kind = match n.kind {
+            VarDeclKind::Var => DefKind::Var,
+            VarDeclKind::Let => DefKind::Let,
+            VarDeclKind::Const => DefKind::Const,
+        };
+        for d in &n.decls {
+            self.bind_pat(&d.name, kind, d.init.as_ref().map(|e| e.span()));
+            if let (Pat::Ident(b), Some(init)) = (&d.name, &d.init)
+                && is_fn_expr(init)
+            {
+                self.pending_name = Some(b.id.sym.to_string());
+            }
+            d.init.visit_with(self);
+            self.pending_name = None;
+        }
+    }
+
+    fn visit_using_decl(&mut self, n: &UsingDecl) {
+        for d in &n.decls {
+            self.bind_pat(&d.name, DefKind::Const, d.init.as_ref().map(|e| e.span()));
+            d.init.visit_with(self);
+        }
+    }
+
+    fn visit_assign_expr(&mut self, n: &AssignExpr) {
+        if let AssignTarget::Simple(SimpleAssignTarget::Ident(b)) = &n.left {
+            self.define(&b.id.sym, DefKind::Assign, b.id.span, Some(n.right.span()));
+            if is_fn_expr(&n.right) {
+                self.pending_name = Some(b.id.sym.to_string());
+            }
+        }
+        n.left.visit_with(self);
+        n.right.visit_with(self);
+        self.pending_name = None;
+    }
+
+    fn visit_str(&mut self, n: &Str) {
+        let (lo, hi) = self.span(n.span);
+        self.out.strings.push(StringLit {
+            value: n.value.to_string_lossy().into_owned(),
+            kind: LitKind::String,
+            lo,
+            hi,
+            in_function: self.current(),
+        });
+    }
+
+    fn visit_tpl(&mut self, n: &Tpl) {
+        let (lo, hi) = self.span(n.span);
+        let value = n
+            .quasis
+            .iter()
+            .map(|q| {
+                q.cooked
+                    .as_ref()
+                    .map_or_else(|| q.raw.to_string(), |c| c.to_string_lossy().into_owned())
+            })
+            .collect::<Vec<_>>()
+            .join("${…}");
+        self.out.strings.push(StringLit {
+            value,
+            kind: LitKind::Template,
+            lo,
+            hi,
+            in_function: self.current(),
+        });
+        n.visit_children_with(self);
+    }
+
+    fn visit_call_expr(&mut self, n: &CallExpr) {
+        let (lo, hi) = self.span(n.span);
+        let callee = match &n.callee {
+            Callee::Expr(e) => match &**e {
+                Expr::Ident(i) => Some((i.sym.to_string(), false)),
+                Expr::Member(m) => match &m.prop {
+                    MemberProp::Ident(p) => Some((p.sym.to_string(), true)),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((name, member)) = callee {
+            self.out.calls.push(Call {
+                name,
+                member,
+                lo,
+                hi,
+                args: n.args.len() as u32,
+                in_function: self.current(),
+            });
+        }
+        // helper(ns, { name: () => local, … })
+        if let [_, second] = n.args.as_slice()
+            && second.spread.is_none()
+            && let Expr::Object(obj) = &*second.expr
+            && !obj.props.is_empty()
+        {
+            let mut entries = Vec::new();
+            for p in &obj.props {
+                let PropOrSpread::Prop(p) = p else { break };
+                let Prop::KeyValue(kv) = &**p else { break };
+                let (Some(key), Some(target)) = (prop_name(&kv.key), getter_target(&kv.value))
+                else {
+                    break;
+                };
+                entries.push(ExportEntry {
+                    original: key,
+                    local: target.sym.to_string(),
+                    lo: self.off(target.span.lo),
+                });
+            }
+            if entries.len() == obj.props.len() {
+                self.out.export_table.extend(entries);
+            }
+        }
+        n.visit_children_with(self);
+    }
+
+    fn visit_import_decl(&mut self, n: &ImportDecl) {
+        let source = n.src.value.to_string_lossy().into_owned();
+        for s in &n.specifiers {
+            let (local, imported) = match s {
+                ImportSpecifier::Named(s) => (
+                    &s.local,
+                    s.imported.as_ref().map_or_else(
+                        || s.local.sym.to_string(),
+                        |i| match i {
+                            ModuleExportName::Ident(i) => i.sym.to_string(),
+                            ModuleExportName::Str(s) => s.value.to_string_lossy().into_owned(),
+                        },
+                    ),
+                ),
+                ImportSpecifier::Default(d) => (&d.local, "default".to_string()),
+                ImportSpecifier::Namespace(n) => (&n.local, "*".to_string()),
+            };
+            self.define(&local.sym, DefKind::Import, local.span, None);
+            self.out.imports.push(ImportEntry {
+                local: local.sym.to_string(),
+                imported,
+                source: source.clone(),
+                lo: self.off(local.span.lo),
+            });
+        }
+        n.visit_children_with(self);
+    }
+
+    fn visit_named_export(&mut self, n: &NamedExport) {
+        if n.src.is_none() {
+            for s in &n.specifiers {
+                if let ExportSpecifier::Named(s) = s {
+                    let name = |e: &ModuleExportName| match e {
+                        ModuleExportName::Ident(i) => i.sym.to_string(),
+                        ModuleExportName::Str(s) => s.value.to_string_lossy().into_owned(),
+                    };
+                    let local = name(&s.orig);
+                    let exported = s.exported.as_ref().map_or_else(|| local.clone(), name);
+                    self.out.esm_exports.push(ExportEntry {
+                        original: exported,
+                        local,
+                        lo: self.off(s.orig.span().lo),
+                    });
+                }
+            }
+        }
+        n.visit_children_with(self);
+    }
+
+    fn visit_export_decl(&mut self, n: &ExportDecl) {
+        let names: Vec<(String, swc_common::Span)> = match &n.decl {
+            Decl::Fn(f) => vec![(f.ident.sym.to_string(), f.ident.span)],
+            Decl::Class(c) => vec![(c.ident.sym.to_string(), c.ident.span)],
+            Decl::Var(v) => v
+                .decls
+                .iter()
+                .filter_map(|d| match &d.name {
+                    Pat::Ident(b) => Some((b.id.sym.to_string(), b.id.span)),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (name, span) in names {
+            self.out.esm_exports.push(ExportEntry {
+                original: name.clone(),
+                local: name,
+                lo: self.off(span.lo),
+            });
+        }
+        n.visit_children_with(self);
+    }
+}

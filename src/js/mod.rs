@@ -1,0 +1,23 @@
+//! Layer 4: JavaScript. Parse (swc), pretty-print with line maps, index every
+//! module once, recover original names and link imports across chunks.
+
+pub mod code;
+pub mod index;
+pub mod lines;
+pub mod parse;
+pub mod print;
+
+#[derive(Debug, thiserror::Error)]
+pub enum JsError {
+    #[error("{module}:{line}:{col}: syntax error: {message}")]
+    Syntax {
+        module: String,
+        line: usize,
+        col: usize,
+        message: String,
+    },
+    #[error("printing failed: {0}")]
+    Print(String),
+    #[error("module {0} is not text")]
+    NotText(String),
+}

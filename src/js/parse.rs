@@ -1,0 +1,178 @@
+//! Parsing a module with swc: script or module goal, explicit resource
+//! management on, recovered errors treated as errors, on a thread with a
+//! stack large enough for deeply nested minified code.
+
+use super::JsError;
+use swc_common::comments::SingleThreadedComments;
+use swc_common::sync::Lrc;
+use swc_common::{FileName, SourceFile, SourceMap, Spanned};
+use swc_ecma_ast::{EsVersion, Program};
+use swc_ecma_parser::{EsSyntax, Parser, StringInput, Syntax};
+
+/// Stack for parser, printer and visitors: minified bundles nest deeply.
+pub const STACK_BYTES: usize = 512 << 20;
+
+/// Which grammar a module is parsed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Goal {
+    /// CJS-wrapped bundles (a pragma, then a function wrapper).
+    Script,
+    /// ESM chunks of code-split builds.
+    Module,
+}
+
+/// A parsed module: its source map (one per module, so modules can be
+/// parsed on any thread), the file and the AST.
+pub struct Parsed {
+    pub cm: Lrc<SourceMap>,
+    pub file: Lrc<SourceFile>,
+    pub program: Program,
+    pub goal: Goal,
+}
+
+impl Parsed {
+    /// Byte offset in the source of a swc position.
+    pub fn offset(&self, pos: swc_common::BytePos) -> usize {
+        (pos.0.saturating_sub(self.file.start_pos.0)) as usize
+    }
+}
+
+pub fn syntax() -> Syntax {
+    Syntax::Es(EsSyntax {
+        explicit_resource_management: true,
+        import_attributes: true,
+        allow_return_outside_function: true,
+        decorators: false,
+        jsx: false,
+        ..Default::default()
+    })
+}
+
+/// Parse `src`. The goal follows the module's format: ESM as a module,
+/// anything else as a script, falling back to module when a script parse
+/// fails on `import`/`export`. Comments come back separately: they are
+/// single-threaded in swc, and only the printer wants them.
+pub fn parse(
+    name: &str,
+    src: String,
+    goal: Goal,
+) -> Result<(Parsed, SingleThreadedComments), JsError> {
+    let cm: Lrc<SourceMap> = Default::default();
+    let file = cm.new_source_file(Lrc::new(FileName::Custom(name.to_string())), src);
+    let comments = SingleThreadedComments::default();
+    let (program, comments) = match parse_file(&file, goal, &comments) {
+        Ok(p) => (p, comments),
+        Err(e) if goal == Goal::Script => {
+            let c2 = SingleThreadedComments::default();
+            (parse_file(&file, Goal::Module, &c2).map_err(|_| e)?, c2)
+        }
+        Err(e) => return Err(e),
+    };
+    let goal = match program {
+        Program::Module(_) => Goal::Module,
+        Program::Script(_) => Goal::Script,
+    };
+    Ok((
+        Parsed {
+            cm,
+            file,
+            program,
+            goal,
+        },
+        comments,
+    ))
+}
+
+fn parse_file(
+    file: &SourceFile,
+    goal: Goal,
+    comments: &SingleThreadedComments,
+) -> Result<Program, JsError> {
+    let mut parser = Parser::new(syntax(), StringInput::from(file), Some(comments));
+    let result = match goal {
+        Goal::Script => parser.parse_script().map(Program::Script),
+        Goal::Module => parser.parse_module().map(Program::Module),
+    };
+    let recovered = parser.take_errors();
+    let located = |span: swc_common::Span, msg: String| {
+        let lo = (span.lo.0.saturating_sub(file.start_pos.0)) as usize;
+        let (line, col) = super::lines::line_col(&file.src, lo);
+        JsError::Syntax {
+            module: file.name.to_string(),
+            line,
+            col,
+            message: msg,
+        }
+    };
+    match result {
+        Err(e) => Err(located(e.span(), e.kind().msg().to_string())),
+        Ok(_) if !recovered.is_empty() => {
+            let e = &recovered[0];
+            Err(located(
+                e.span(),
+                format!(
+                    "{} (recovered; {} error(s) in all)",
+                    e.kind().msg(),
+                    recovered.len()
+                ),
+            ))
+        }
+        Ok(p) => Ok(p),
+    }
+}
+
+/// Run `f` on a thread with [`STACK_BYTES`] of stack.
+pub fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("cc-teardown-js".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(s, f)
+            .expect("spawn parser thread")
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
+/// A rayon pool whose threads have [`STACK_BYTES`] of stack.
+pub fn pool() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK_BYTES)
+        .thread_name(|i| format!("cc-teardown-js-{i}"))
+        .build()
+        .expect("build thread pool")
+}
+
+pub const TARGET: EsVersion = EsVersion::EsNext;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_using_and_cjs_wrapper() {
+        let src =
+            "// @bun\n(function(exports, require) { { using x = f(); } return 1; })".to_string();
+        let (p, _) = parse("a.js", src, Goal::Script).unwrap();
+        assert_eq!(p.goal, Goal::Script);
+        let (p, _) = parse(
+            "b.js",
+            "import {a} from \"./x.js\"; export { a as b };".into(),
+            Goal::Script,
+        )
+        .unwrap();
+        assert_eq!(p.goal, Goal::Module, "falls back to module goal");
+    }
+
+    #[test]
+    fn syntax_errors_have_a_location() {
+        let e = parse("bad.js", "var a = 1;\nvar b = ;\n".into(), Goal::Script)
+            .err()
+            .unwrap();
+        let JsError::Syntax { line, .. } = e else {
+            panic!("{e}")
+        };
+        assert_eq!(line, 2);
+    }
+}
