@@ -1,12 +1,15 @@
 //! Layer 6: the command line. Each command resolves its TARGET, opens the
 //! build once, and hands the facts to `report` for rendering.
 
+mod code;
 mod extract;
 mod fetch;
+mod grep;
 mod hash;
 mod info;
 mod ls;
 mod pretty;
+mod symbols;
 mod verify;
 
 use crate::container::ContainerOptions;
@@ -81,6 +84,16 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown pretty npm:2.1.220/darwin-arm64 -o cli.pretty.js\n  cc-teardown pretty npm:2.1.260/darwin-arm64 -o pretty/\n  cc-teardown pretty npm:2.1.220/darwin-arm64 --at 15832\n  cc-teardown pretty ./claude --module url-handler.js | less"
     )]
     Pretty(pretty::PrettyArgs),
+    /// Original names the bundler left behind, and cross-chunk import links.
+    #[command(
+        after_help = "Example:\n  cc-teardown symbols npm:2.1.220/darwin-arm64 --grep Workflow\n  cc-teardown symbols npm:2.1.260/darwin-arm64 --grep '^initBundledWorkflows$' --links"
+    )]
+    Symbols(symbols::SymbolsArgs),
+    /// Search string and template literals (cooked values) and identifiers.
+    #[command(
+        after_help = "Example:\n  cc-teardown grep npm:2.1.220/darwin-arm64 'export const meta' -C 2\n  cc-teardown grep npm:2.1.260/darwin-arm64 -e 'tengu_review_\\w+' --scope strings\n  cc-teardown grep ./claude initBundledWorkflows --scope identifiers --json"
+    )]
+    Grep(grep::GrepArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -144,5 +157,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Verify(a) => verify::run(g, a),
         Command::Fetch(a) => fetch::run(g, a),
         Command::Pretty(a) => pretty::run(g, a),
+        Command::Symbols(a) => symbols::run(g, a),
+        Command::Grep(a) => grep::run(g, a),
     }
 }

@@ -95,6 +95,7 @@ pub struct ExportEntry {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportEntry {
+    /// The local binding; empty for `import.meta.require("…").name` uses.
     pub local: String,
     /// The name in the exporting module (`default`, `*` for namespaces).
     pub imported: String,
@@ -547,6 +548,27 @@ impl Visit for Indexer {
                 imported,
                 source: source.clone(),
                 lo: self.off(local.span.lo),
+            });
+        }
+        n.visit_children_with(self);
+    }
+
+    fn visit_member_expr(&mut self, n: &MemberExpr) {
+        // import.meta.require("/$bunfs/root/chunk-x.js").name — how code-split
+        // builds reach into another chunk lazily.
+        if let (Expr::Call(call), MemberProp::Ident(prop)) = (&*n.obj, &n.prop)
+            && let Callee::Expr(callee) = &call.callee
+            && let Expr::Member(m) = &**callee
+            && matches!(&*m.obj, Expr::MetaProp(mp) if mp.kind == MetaPropKind::ImportMeta)
+            && matches!(&m.prop, MemberProp::Ident(r) if &*r.sym == "require")
+            && let [arg] = call.args.as_slice()
+            && let Expr::Lit(Lit::Str(src)) = &*arg.expr
+        {
+            self.out.imports.push(ImportEntry {
+                local: String::new(),
+                imported: prop.sym.to_string(),
+                source: src.value.to_string_lossy().into_owned(),
+                lo: self.off(prop.span.lo),
             });
         }
         n.visit_children_with(self);

@@ -61,18 +61,23 @@ pub struct LineMap {
 }
 
 impl LineMap {
-    /// `entries` are (raw offset, pretty line 0-based) pairs in output order.
-    pub fn new(
-        raw_text: &[u8],
-        entries: impl IntoIterator<Item = (u32, u32)>,
-        pretty_lines: u32,
-    ) -> LineMap {
-        let mut to_pretty: Vec<(u32, u32)> = entries.into_iter().map(|(r, l)| (r, l + 1)).collect();
+    /// `entries` are (raw offset, pretty line 0-based, direct) in output
+    /// order; `direct` marks a token's own position, as opposed to the start
+    /// of an enclosing node announced before it (such as a module whose span
+    /// begins at the licence comment).
+    pub fn new(raw_text: &[u8], entries: &[(u32, u32, bool)], pretty_lines: u32) -> LineMap {
         let mut pretty_first_raw = vec![u32::MAX; pretty_lines as usize + 1];
-        for &(r, l) in &to_pretty {
-            let slot = &mut pretty_first_raw[(l as usize - 1).min(pretty_lines as usize)];
-            *slot = (*slot).min(r);
+        let mut has_direct = vec![false; pretty_lines as usize + 1];
+        for &(r, l, direct) in entries {
+            let i = (l as usize).min(pretty_lines as usize);
+            if direct && !has_direct[i] {
+                has_direct[i] = true;
+                pretty_first_raw[i] = r;
+            } else if direct == has_direct[i] {
+                pretty_first_raw[i] = pretty_first_raw[i].min(r);
+            }
         }
+        let mut to_pretty: Vec<(u32, u32)> = entries.iter().map(|&(r, l, _)| (r, l + 1)).collect();
         to_pretty.sort_unstable();
         to_pretty.dedup_by_key(|e| e.0);
         LineMap {

@@ -1,0 +1,26 @@
+//! Building the code index for commands that read code, with progress.
+
+use super::Global;
+use crate::js::code::CodeIndex;
+use crate::source::build::Build;
+use std::io::IsTerminal;
+
+pub fn index(g: &Global, build: &Build) -> anyhow::Result<CodeIndex> {
+    let js = build
+        .graph
+        .modules
+        .iter()
+        .filter(|m| m.is_javascript())
+        .count();
+    let spinner = (!g.quiet && !g.json && std::io::stderr().is_terminal()).then(|| {
+        let s = indicatif::ProgressBar::new_spinner();
+        s.set_message(format!("parsing and indexing {js} JavaScript module(s)…"));
+        s.enable_steady_tick(std::time::Duration::from_millis(120));
+        s
+    });
+    let ci = crate::js::parse::with_big_stack(|| CodeIndex::build(&build.graph, g.max_decoded));
+    if let Some(s) = spinner {
+        s.finish_and_clear();
+    }
+    Ok(ci?)
+}
