@@ -3,6 +3,7 @@
 //! Data flows one way: [`source`] (a target) → [`container`] (the payload) →
 //! [`bun`] (the module graph) → analyses → [`report`].
 
+pub mod analysis;
 pub mod bun;
 pub mod cli;
 pub mod container;

@@ -7,6 +7,7 @@ mod fetch;
 mod grep;
 mod hash;
 mod info;
+mod locate;
 mod ls;
 mod pretty;
 mod symbols;
@@ -94,6 +95,11 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown grep npm:2.1.220/darwin-arm64 'export const meta' -C 2\n  cc-teardown grep npm:2.1.260/darwin-arm64 -e 'tengu_review_\\w+' --scope strings\n  cc-teardown grep ./claude initBundledWorkflows --scope identifiers --json"
     )]
     Grep(grep::GrepArgs),
+    /// Find the functions that register, build, look up, initialise and gate the bundled workflows.
+    #[command(
+        after_help = "Example:\n  cc-teardown locate npm:2.1.220/darwin-arm64\n  cc-teardown locate npm:2.1.260/darwin-arm64 --json | jq '.functions[] | {role, name, raw_start}'"
+    )]
+    Locate(locate::LocateArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -159,5 +165,6 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Pretty(a) => pretty::run(g, a),
         Command::Symbols(a) => symbols::run(g, a),
         Command::Grep(a) => grep::run(g, a),
+        Command::Locate(a) => locate::run(g, a),
     }
 }

@@ -1,0 +1,868 @@
+//! A static evaluator for the small subset of JavaScript that builds the
+//! bundled workflow scripts: literals, templates, `JSON.stringify`, array
+//! `join`/`map`/`length`, indexing, and identifiers defined anywhere in the
+//! bundle — including assignments inside lazy-init closures and imports
+//! from other chunks. Nothing from the bundle is executed: expressions are
+//! re-parsed from the source and interpreted here, and anything outside the
+//! subset is an error naming the expression and where it is.
+
+use crate::js::code::{CodeIndex, IndexedModule};
+use crate::js::index::{DefKind, Definition};
+use std::collections::HashMap;
+use swc_common::sync::Lrc;
+use swc_common::{FileName, SourceMap, Spanned};
+use swc_ecma_ast::*;
+use swc_ecma_parser::{Parser, StringInput};
+
+/// A JavaScript value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Undefined,
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Array(Vec<Value>),
+    /// Properties in insertion order, as JSON.stringify emits them.
+    Object(Vec<(String, Value)>),
+    /// An arrow or function with one returned expression.
+    Func(Closure),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Closure {
+    pub module: usize,
+    /// Byte offset in the module where the snippet the body came from starts.
+    pub base: u32,
+    pub params: Vec<String>,
+    pub body: Box<Expr>,
+    pub env: Vec<(String, Value)>,
+}
+
+/// Why an expression could not be evaluated, and where it is.
+#[derive(Debug, Clone, thiserror::Error, serde::Serialize)]
+#[error("{module}:{line}: cannot evaluate `{expr}`: {reason}")]
+pub struct EvalError {
+    pub module: String,
+    pub line: u32,
+    pub expr: String,
+    pub reason: String,
+}
+
+/// A binding the evaluation read: the dependency closure of a value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct Dependency {
+    pub module: String,
+    pub name: String,
+    pub line: u32,
+}
+
+const MAX_DEPTH: usize = 200;
+
+pub struct Evaluator<'a> {
+    pub ci: &'a CodeIndex,
+    cache: HashMap<(usize, String), Value>,
+    pub deps: Vec<Dependency>,
+    depth: usize,
+}
+
+/// Parse an expression out of a module's source, at `lo..hi`.
+pub fn parse_snippet(text: &str) -> Result<Box<Expr>, String> {
+    let cm: Lrc<SourceMap> = Default::default();
+    let fm = cm.new_source_file(Lrc::new(FileName::Anon), text.to_string());
+    let mut p = Parser::new(crate::js::parse::syntax(), StringInput::from(&*fm), None);
+    let e = p.parse_expr().map_err(|e| e.kind().msg().to_string())?;
+    if let Some(err) = p.take_errors().first() {
+        return Err(err.kind().msg().to_string());
+    }
+    Ok(e)
+}
+
+fn short(s: &str) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() > 120 {
+        format!("{}…", s.chars().take(120).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// JavaScript's Number → String for the values that occur here.
+pub fn number_to_string(n: f64) -> String {
+    if n.is_nan() {
+        "NaN".into()
+    } else if n.is_infinite() {
+        if n > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
+    } else if n == n.trunc() && n.abs() < 1e21 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
+impl Value {
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Undefined | Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Num(n) => *n != 0.0 && !n.is_nan(),
+            Value::Str(s) => !s.is_empty(),
+            _ => true,
+        }
+    }
+
+    /// `String(v)` / template interpolation.
+    pub fn to_js_string(&self) -> Result<String, String> {
+        Ok(match self {
+            Value::Undefined => "undefined".into(),
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Num(n) => number_to_string(*n),
+            Value::Str(s) => s.clone(),
+            Value::Array(a) => a
+                .iter()
+                .map(|v| match v {
+                    Value::Undefined | Value::Null => Ok(String::new()),
+                    v => v.to_js_string(),
+                })
+                .collect::<Result<Vec<_>, _>>()?
+                .join(","),
+            Value::Object(_) => "[object Object]".into(),
+            Value::Func(_) => return Err("a function converted to a string".into()),
+        })
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Object(props) => props.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// To a serde value (for reports).
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Undefined | Value::Func(_) => serde_json::Value::Null,
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => (*b).into(),
+            Value::Num(n) => {
+                serde_json::Number::from_f64(*n).map_or(serde_json::Value::Null, Into::into)
+            }
+            Value::Str(s) => s.clone().into(),
+            Value::Array(a) => a.iter().map(Value::to_json).collect(),
+            Value::Object(p) => p
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_json()))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
+        }
+    }
+}
+
+/// `JSON.stringify` with JavaScript's escaping; `indent` as its third argument.
+pub fn json_stringify(v: &Value, indent: &str) -> Option<String> {
+    let mut out = String::new();
+    write_json(v, indent, 0, &mut out).then_some(out)
+}
+
+fn json_quote(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Returns false for `undefined`/functions at top level (stringify gives undefined).
+fn write_json(v: &Value, indent: &str, level: usize, out: &mut String) -> bool {
+    let nl = |out: &mut String, level: usize| {
+        if !indent.is_empty() {
+            out.push('\n');
+            for _ in 0..level {
+                out.push_str(indent);
+            }
+        }
+    };
+    match v {
+        Value::Undefined | Value::Func(_) => return false,
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Num(n) => out.push_str(&if n.is_finite() {
+            number_to_string(*n)
+        } else {
+            "null".into()
+        }),
+        Value::Str(s) => json_quote(s, out),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                nl(out, level + 1);
+                if !write_json(x, indent, level + 1, out) {
+                    out.push_str("null");
+                }
+            }
+            if !a.is_empty() {
+                nl(out, level);
+            }
+            out.push(']');
+        }
+        Value::Object(p) => {
+            out.push('{');
+            let mut first = true;
+            // Later duplicates of a key replace earlier ones in place.
+            let mut seen: Vec<(&str, &Value)> = Vec::new();
+            for (k, x) in p {
+                match seen.iter_mut().find(|(sk, _)| *sk == k) {
+                    Some(slot) => slot.1 = x,
+                    None => seen.push((k, x)),
+                }
+            }
+            for (k, x) in seen {
+                if matches!(x, Value::Undefined | Value::Func(_)) {
+                    continue;
+                }
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                nl(out, level + 1);
+                json_quote(k, out);
+                out.push(':');
+                if !indent.is_empty() {
+                    out.push(' ');
+                }
+                write_json(x, indent, level + 1, out);
+            }
+            if !first {
+                nl(out, level);
+            }
+            out.push('}');
+        }
+    }
+    true
+}
+
+type Env = Vec<(String, Value)>;
+
+impl<'a> Evaluator<'a> {
+    pub fn new(ci: &'a CodeIndex) -> Evaluator<'a> {
+        Evaluator {
+            ci,
+            cache: HashMap::new(),
+            deps: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    fn module(&self, m: usize) -> &'a IndexedModule {
+        &self.ci.modules[m]
+    }
+
+    fn err(&self, m: usize, e: &Expr, base: u32, reason: impl Into<String>) -> EvalError {
+        let module = self.module(m);
+        let span = e.span();
+        let lo = base + span.lo.0.saturating_sub(1);
+        let hi = (base + span.hi.0.saturating_sub(1)).min(module.source().len() as u32);
+        let text = module.source().get(lo as usize..hi as usize).unwrap_or("?");
+        EvalError {
+            module: module.name.clone(),
+            line: module.raw_pos(lo).0,
+            expr: short(text),
+            reason: reason.into(),
+        }
+    }
+
+    /// Evaluate the expression at `lo..hi` of module `m`.
+    pub fn eval_span(&mut self, m: usize, lo: u32, hi: u32) -> Result<Value, EvalError> {
+        let module = self.module(m);
+        let text = module.source().get(lo as usize..hi as usize).unwrap_or("");
+        let expr = parse_snippet(text).map_err(|reason| EvalError {
+            module: module.name.clone(),
+            line: module.raw_pos(lo).0,
+            expr: short(text),
+            reason: format!("does not parse as an expression: {reason}"),
+        })?;
+        self.eval(m, &expr, lo, &Vec::new())
+    }
+
+    /// The definition that gives a top-level name its value.
+    fn value_definition(&self, m: usize, name: &str) -> Result<Option<&'a Definition>, String> {
+        let module = self.module(m);
+        let Some(defs) = module.index.definitions.get(name) else {
+            return Ok(None);
+        };
+        let depth = |d: &Definition| {
+            let mut n = 0;
+            let mut f = d.in_function;
+            while let Some(id) = f {
+                n += 1;
+                f = module.index.functions[id as usize].parent;
+            }
+            n
+        };
+        if let Some(import) = defs.iter().find(|d| d.kind == DefKind::Import) {
+            return Ok(Some(import));
+        }
+        let with_value: Vec<&Definition> = defs
+            .iter()
+            .filter(|d| d.kind != DefKind::Param && d.value.is_some())
+            .collect();
+        let Some(min) = with_value.iter().map(|d| depth(d)).min() else {
+            return Ok(defs
+                .iter()
+                .find(|d| matches!(d.kind, DefKind::Function | DefKind::Class)));
+        };
+        let outer: Vec<&Definition> = with_value.into_iter().filter(|d| depth(d) == min).collect();
+        let first = outer[0];
+        let text = |d: &Definition| {
+            d.value
+                .map(|(lo, hi)| &module.source()[lo as usize..hi as usize])
+        };
+        if outer.iter().any(|d| text(d) != text(first)) {
+            let lines: Vec<String> = outer
+                .iter()
+                .map(|d| module.raw_pos(d.lo).0.to_string())
+                .collect();
+            return Err(format!(
+                "{name} is assigned different values at lines {}",
+                lines.join(", ")
+            ));
+        }
+        Ok(Some(first))
+    }
+
+    /// The value of a top-level binding of module `m`.
+    pub fn binding(&mut self, m: usize, name: &str) -> Result<Option<Value>, String> {
+        if let Some(v) = self.cache.get(&(m, name.to_string())) {
+            return Ok(Some(v.clone()));
+        }
+        let Some(def) = self.value_definition(m, name)? else {
+            return Ok(None);
+        };
+        let module = self.module(m);
+        self.deps.push(Dependency {
+            module: module.name.clone(),
+            name: name.to_string(),
+            line: module.raw_pos(def.lo).0,
+        });
+        if self.depth > MAX_DEPTH {
+            return Err("definitions nest too deeply (a cycle?)".into());
+        }
+        self.depth += 1;
+        let result = self.binding_value(m, name, def);
+        self.depth -= 1;
+        let v = result?;
+        self.cache.insert((m, name.to_string()), v.clone());
+        Ok(Some(v))
+    }
+
+    fn binding_value(&mut self, m: usize, name: &str, def: &Definition) -> Result<Value, String> {
+        let module = self.module(m);
+        if def.kind == DefKind::Import {
+            let imp = module
+                .index
+                .imports
+                .iter()
+                .find(|i| i.local == name)
+                .ok_or_else(|| format!("import of {name} not found"))?;
+            let target = self.ci.resolve_import(module, &imp.source).ok_or_else(|| {
+                format!(
+                    "{name} is imported from {}, which is not in this build",
+                    imp.source
+                )
+            })?;
+            let t = self
+                .ci
+                .modules
+                .iter()
+                .position(|x| std::ptr::eq(x, target))
+                .unwrap_or(0);
+            let local = target
+                .index
+                .esm_exports
+                .iter()
+                .find(|e| e.original == imp.imported)
+                .map(|e| e.local.clone())
+                .ok_or_else(|| format!("{} does not export {}", target.name, imp.imported))?;
+            return self
+                .binding(t, &local)?
+                .ok_or_else(|| format!("{local} (exported by {}) has no value", target.name));
+        }
+        if matches!(def.kind, DefKind::Function) {
+            // A function whose body is `return <expr>` can be called here.
+            let (lo, hi) = def.value.ok_or("function without a body")?;
+            let text = &module.source()[lo as usize..hi as usize];
+            // A declaration is not an expression: parse it as one, wrapped.
+            let wrapped = format!("({text})");
+            let expr = parse_snippet(&wrapped).map_err(|e| format!("function {name}: {e}"))?;
+            return closure_of(m, lo.saturating_sub(1), &expr, Vec::new())
+                .ok_or_else(|| format!("function {name} is more than one returned expression"));
+        }
+        let (lo, hi) = def.value.ok_or_else(|| format!("{name} has no value"))?;
+        self.eval_span(m, lo, hi).map_err(|e| e.to_string())
+    }
+
+    /// Evaluate `e`, parsed from module `m` at byte offset `base`.
+    pub fn eval(&mut self, m: usize, e: &Expr, base: u32, env: &Env) -> Result<Value, EvalError> {
+        let fail = |s: &Self, reason: String| s.err(m, e, base, reason);
+        Ok(match e {
+            Expr::Lit(Lit::Str(s)) => Value::Str(s.value.to_string_lossy().into_owned()),
+            Expr::Lit(Lit::Num(n)) => Value::Num(n.value),
+            Expr::Lit(Lit::Bool(b)) => Value::Bool(b.value),
+            Expr::Lit(Lit::Null(_)) => Value::Null,
+            Expr::Paren(p) => self.eval(m, &p.expr, base, env)?,
+            Expr::Tpl(t) => Value::Str(self.template(m, t, base, env)?),
+            Expr::Ident(i) => {
+                let name = i.sym.as_str();
+                if let Some((_, v)) = env.iter().rev().find(|(k, _)| k == name) {
+                    return Ok(v.clone());
+                }
+                if name == "undefined" {
+                    return Ok(Value::Undefined);
+                }
+                match self.binding(m, name) {
+                    Ok(Some(v)) => v,
+                    Ok(None) => {
+                        return Err(fail(self, format!("{name} is not defined in this module")));
+                    }
+                    Err(reason) => return Err(fail(self, reason)),
+                }
+            }
+            Expr::Array(a) => {
+                let mut out = Vec::new();
+                for el in a.elems.iter() {
+                    match el {
+                        None => out.push(Value::Undefined),
+                        Some(el) if el.spread.is_some() => {
+                            match self.eval(m, &el.expr, base, env)? {
+                                Value::Array(v) => out.extend(v),
+                                other => return Err(fail(self, format!("spread of {other:?}"))),
+                            }
+                        }
+                        Some(el) => out.push(self.eval(m, &el.expr, base, env)?),
+                    }
+                }
+                Value::Array(out)
+            }
+            Expr::Object(o) => {
+                let mut props = Vec::new();
+                for p in &o.props {
+                    match p {
+                        PropOrSpread::Spread(s) => match self.eval(m, &s.expr, base, env)? {
+                            Value::Object(v) => props.extend(v),
+                            other => return Err(fail(self, format!("spread of {other:?}"))),
+                        },
+                        PropOrSpread::Prop(p) => match &**p {
+                            Prop::KeyValue(kv) => {
+                                let key = match &kv.key {
+                                    PropName::Ident(i) => i.sym.to_string(),
+                                    PropName::Str(s) => s.value.to_string_lossy().into_owned(),
+                                    PropName::Num(n) => number_to_string(n.value),
+                                    PropName::Computed(c) => self
+                                        .eval(m, &c.expr, base, env)?
+                                        .to_js_string()
+                                        .map_err(|r| fail(self, r))?,
+                                    _ => return Err(fail(self, "unsupported property key".into())),
+                                };
+                                props.push((key, self.eval(m, &kv.value, base, env)?));
+                            }
+                            Prop::Shorthand(i) => {
+                                let v = self.eval(m, &Expr::Ident(i.clone()), base, env)?;
+                                props.push((i.sym.to_string(), v));
+                            }
+                            _ => return Err(fail(self, "unsupported object property".into())),
+                        },
+                    }
+                }
+                Value::Object(props)
+            }
+            Expr::Unary(u) => {
+                let v = self.eval(m, &u.arg, base, env)?;
+                match u.op {
+                    UnaryOp::Bang => Value::Bool(!v.truthy()),
+                    UnaryOp::Void => Value::Undefined,
+                    UnaryOp::Minus => match v {
+                        Value::Num(n) => Value::Num(-n),
+                        _ => return Err(fail(self, "unary minus on a non-number".into())),
+                    },
+                    UnaryOp::Plus => match v {
+                        Value::Num(n) => Value::Num(n),
+                        _ => return Err(fail(self, "unary plus on a non-number".into())),
+                    },
+                    _ => return Err(fail(self, format!("operator {:?}", u.op))),
+                }
+            }
+            Expr::Bin(b) => {
+                let l = self.eval(m, &b.left, base, env)?;
+                match b.op {
+                    BinaryOp::LogicalAnd => {
+                        return if l.truthy() {
+                            self.eval(m, &b.right, base, env)
+                        } else {
+                            Ok(l)
+                        };
+                    }
+                    BinaryOp::LogicalOr => {
+                        return if l.truthy() {
+                            Ok(l)
+                        } else {
+                            self.eval(m, &b.right, base, env)
+                        };
+                    }
+                    BinaryOp::NullishCoalescing => {
+                        return if matches!(l, Value::Null | Value::Undefined) {
+                            self.eval(m, &b.right, base, env)
+                        } else {
+                            Ok(l)
+                        };
+                    }
+                    _ => {}
+                }
+                let r = self.eval(m, &b.right, base, env)?;
+                match (b.op, &l, &r) {
+                    (BinaryOp::Add, Value::Num(x), Value::Num(y)) => Value::Num(x + y),
+                    (BinaryOp::Add, _, _) => Value::Str(
+                        l.to_js_string().map_err(|x| fail(self, x))?
+                            + &r.to_js_string().map_err(|x| fail(self, x))?,
+                    ),
+                    (BinaryOp::Sub, Value::Num(x), Value::Num(y)) => Value::Num(x - y),
+                    (BinaryOp::Mul, Value::Num(x), Value::Num(y)) => Value::Num(x * y),
+                    (BinaryOp::Div, Value::Num(x), Value::Num(y)) => Value::Num(x / y),
+                    (BinaryOp::EqEqEq, _, _) => Value::Bool(l == r),
+                    (BinaryOp::NotEqEq, _, _) => Value::Bool(l != r),
+                    _ => return Err(fail(self, format!("operator {:?} on these values", b.op))),
+                }
+            }
+            Expr::Cond(c) => {
+                if self.eval(m, &c.test, base, env)?.truthy() {
+                    self.eval(m, &c.cons, base, env)?
+                } else {
+                    self.eval(m, &c.alt, base, env)?
+                }
+            }
+            Expr::Member(mem) => {
+                let obj = self.eval(m, &mem.obj, base, env)?;
+                let key = match &mem.prop {
+                    MemberProp::Ident(i) => Value::Str(i.sym.to_string()),
+                    MemberProp::Computed(c) => self.eval(m, &c.expr, base, env)?,
+                    MemberProp::PrivateName(_) => return Err(fail(self, "private member".into())),
+                };
+                member(&obj, &key).map_err(|r| fail(self, r))?
+            }
+            Expr::Arrow(_) | Expr::Fn(_) => closure_of(m, base, e, env.clone())
+                .ok_or_else(|| fail(self, "function with statements".into()))?,
+            Expr::Call(call) => self.call(m, e, call, base, env)?,
+            Expr::Seq(s) => {
+                // `(init(), value)`: lazy-init calls have no value we need.
+                let last = s
+                    .exprs
+                    .last()
+                    .ok_or_else(|| fail(self, "empty sequence".into()))?;
+                self.eval(m, last, base, env)?
+            }
+            _ => return Err(fail(self, "expression outside the evaluated subset".into())),
+        })
+    }
+
+    fn template(&mut self, m: usize, t: &Tpl, base: u32, env: &Env) -> Result<String, EvalError> {
+        let mut out = String::new();
+        for (i, q) in t.quasis.iter().enumerate() {
+            let cooked = q.cooked.as_ref().ok_or_else(|| {
+                self.err(
+                    m,
+                    &Expr::Tpl(t.clone()),
+                    base,
+                    "template part with an invalid escape (no cooked value)",
+                )
+            })?;
+            out.push_str(&cooked.to_string_lossy());
+            if let Some(e) = t.exprs.get(i) {
+                let v = self.eval(m, e, base, env)?;
+                out.push_str(&v.to_js_string().map_err(|r| self.err(m, e, base, r))?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn call(
+        &mut self,
+        m: usize,
+        e: &Expr,
+        call: &CallExpr,
+        base: u32,
+        env: &Env,
+    ) -> Result<Value, EvalError> {
+        let fail = |s: &Self, reason: String| s.err(m, e, base, reason);
+        let Callee::Expr(callee) = &call.callee else {
+            return Err(fail(self, "super/import call".into()));
+        };
+        let mut args = Vec::new();
+        for a in &call.args {
+            if a.spread.is_some() {
+                return Err(fail(self, "spread argument".into()));
+            }
+            args.push(self.eval(m, &a.expr, base, env)?);
+        }
+        if let Expr::Member(mem) = &**callee {
+            let method = match &mem.prop {
+                MemberProp::Ident(i) => i.sym.to_string(),
+                _ => return Err(fail(self, "computed method".into())),
+            };
+            if let Expr::Ident(obj) = &*mem.obj
+                && &*obj.sym == "JSON"
+                && method == "stringify"
+                && !env.iter().any(|(k, _)| k == "JSON")
+            {
+                let v = args.first().cloned().unwrap_or(Value::Undefined);
+                let indent = match args.get(2) {
+                    Some(Value::Num(n)) => " ".repeat((*n as usize).min(10)),
+                    Some(Value::Str(s)) => s.chars().take(10).collect(),
+                    _ => String::new(),
+                };
+                if args
+                    .get(1)
+                    .is_some_and(|r| !matches!(r, Value::Null | Value::Undefined))
+                {
+                    return Err(fail(self, "JSON.stringify with a replacer".into()));
+                }
+                return Ok(json_stringify(&v, &indent).map_or(Value::Undefined, Value::Str));
+            }
+            let obj = self.eval(m, &mem.obj, base, env)?;
+            return self.method(m, e, base, obj, &method, args);
+        }
+        let f = self.eval(m, callee, base, env)?;
+        self.apply(m, e, base, &f, args)
+    }
+
+    fn apply(
+        &mut self,
+        m: usize,
+        e: &Expr,
+        base: u32,
+        f: &Value,
+        args: Vec<Value>,
+    ) -> Result<Value, EvalError> {
+        let Value::Func(c) = f else {
+            return Err(self.err(m, e, base, "call of something that is not a function"));
+        };
+        if self.depth > MAX_DEPTH {
+            return Err(self.err(m, e, base, "calls nest too deeply"));
+        }
+        let mut env = c.env.clone();
+        for (i, p) in c.params.iter().enumerate() {
+            env.push((p.clone(), args.get(i).cloned().unwrap_or(Value::Undefined)));
+        }
+        self.depth += 1;
+        let r = self.eval(c.module, &c.body, c.base, &env);
+        self.depth -= 1;
+        r
+    }
+
+    fn method(
+        &mut self,
+        m: usize,
+        e: &Expr,
+        base: u32,
+        obj: Value,
+        method: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, EvalError> {
+        let fail = |s: &Self, reason: String| s.err(m, e, base, reason);
+        let str_arg =
+            |i: usize| -> Option<String> { args.get(i).and_then(|v| v.to_js_string().ok()) };
+        let num_arg = |i: usize| -> Option<f64> {
+            match args.get(i) {
+                Some(Value::Num(n)) => Some(*n),
+                _ => None,
+            }
+        };
+        Ok(match (&obj, method) {
+            (Value::Array(a), "join") => {
+                let sep = match args.first() {
+                    None | Some(Value::Undefined) => ",".to_string(),
+                    Some(v) => v.to_js_string().map_err(|r| fail(self, r))?,
+                };
+                let parts: Result<Vec<String>, String> = a
+                    .iter()
+                    .map(|v| match v {
+                        Value::Undefined | Value::Null => Ok(String::new()),
+                        v => v.to_js_string(),
+                    })
+                    .collect();
+                Value::Str(parts.map_err(|r| fail(self, r))?.join(&sep))
+            }
+            (Value::Array(a), "map" | "filter") => {
+                let f = args
+                    .first()
+                    .cloned()
+                    .ok_or_else(|| fail(self, "map without a callback".into()))?;
+                let mut out = Vec::new();
+                for (i, x) in a.iter().enumerate() {
+                    let r = self.apply(
+                        m,
+                        e,
+                        base,
+                        &f,
+                        vec![x.clone(), Value::Num(i as f64), obj.clone()],
+                    )?;
+                    if method == "map" {
+                        out.push(r);
+                    } else if r.truthy() {
+                        out.push(x.clone());
+                    }
+                }
+                Value::Array(out)
+            }
+            (Value::Array(a), "slice") => {
+                let len = a.len() as f64;
+                let norm = |x: f64| if x < 0.0 { (len + x).max(0.0) } else { x.min(len) } as usize;
+                let s = num_arg(0).map_or(0, norm);
+                let t = num_arg(1).map_or(a.len(), norm);
+                Value::Array(a.get(s..t.max(s)).unwrap_or(&[]).to_vec())
+            }
+            (Value::Array(a), "concat") => {
+                let mut out = a.clone();
+                for x in args {
+                    match x {
+                        Value::Array(v) => out.extend(v),
+                        v => out.push(v),
+                    }
+                }
+                Value::Array(out)
+            }
+            (Value::Str(s), "trim") => Value::Str(s.trim().to_string()),
+            (Value::Str(s), "trimEnd") => Value::Str(s.trim_end().to_string()),
+            (Value::Str(s), "trimStart") => Value::Str(s.trim_start().to_string()),
+            (Value::Str(s), "toUpperCase") => Value::Str(s.to_uppercase()),
+            (Value::Str(s), "toLowerCase") => Value::Str(s.to_lowercase()),
+            (Value::Str(s), "repeat") => {
+                Value::Str(s.repeat(num_arg(0).unwrap_or(0.0).max(0.0) as usize))
+            }
+            (Value::Str(s), "replaceAll") | (Value::Str(s), "replace")
+                if matches!(args.first(), Some(Value::Str(_))) =>
+            {
+                let (from, to) = (
+                    str_arg(0).unwrap_or_default(),
+                    str_arg(1).unwrap_or_default(),
+                );
+                if to.contains('$') {
+                    return Err(fail(self, "replacement patterns with $".into()));
+                }
+                Value::Str(if method == "replace" {
+                    s.replacen(&from, &to, 1)
+                } else {
+                    s.replace(&from, &to)
+                })
+            }
+            (Value::Str(s), "split") => match str_arg(0) {
+                Some(sep) if !sep.is_empty() => Value::Array(
+                    s.split(sep.as_str())
+                        .map(|x| Value::Str(x.to_string()))
+                        .collect(),
+                ),
+                _ => return Err(fail(self, "split without a string separator".into())),
+            },
+            _ => {
+                return Err(fail(
+                    self,
+                    format!("method .{method}() is outside the evaluated subset"),
+                ));
+            }
+        })
+    }
+}
+
+fn member(obj: &Value, key: &Value) -> Result<Value, String> {
+    let k = key.to_js_string()?;
+    Ok(match obj {
+        Value::Str(s) => {
+            if k == "length" {
+                // String length counts UTF-16 code units.
+                Value::Num(s.encode_utf16().count() as f64)
+            } else if let Ok(i) = k.parse::<usize>() {
+                let units: Vec<u16> = s.encode_utf16().collect();
+                units.get(i).map_or(Value::Undefined, |u| {
+                    Value::Str(String::from_utf16_lossy(&[*u]))
+                })
+            } else {
+                return Err(format!("property {k} of a string"));
+            }
+        }
+        Value::Array(a) => {
+            if k == "length" {
+                Value::Num(a.len() as f64)
+            } else if let Ok(i) = k.parse::<usize>() {
+                a.get(i).cloned().unwrap_or(Value::Undefined)
+            } else {
+                return Err(format!("property {k} of an array"));
+            }
+        }
+        Value::Object(_) => obj.get(&k).cloned().unwrap_or(Value::Undefined),
+        Value::Undefined | Value::Null => return Err(format!("property {k} of {obj:?}")),
+        _ => return Err(format!("property {k} of {obj:?}")),
+    })
+}
+
+/// An arrow or function expression whose body is one returned expression.
+fn closure_of(m: usize, base: u32, e: &Expr, env: Env) -> Option<Value> {
+    let (params, body): (Vec<&Pat>, Box<Expr>) = match e {
+        Expr::Paren(p) => return closure_of(m, base, &p.expr, env),
+        Expr::Arrow(a) => (
+            a.params.iter().collect(),
+            match &*a.body {
+                ArrowFunctionBody::Expr(b) => b.clone(),
+                ArrowFunctionBody::FunctionBody(b) => single_return(&b.stmts)?,
+            },
+        ),
+        Expr::Fn(f) => (
+            f.function.params.iter().map(|p| &p.pat).collect(),
+            single_return(&f.function.body.as_ref()?.stmts)?,
+        ),
+        _ => return None,
+    };
+    let params = params
+        .into_iter()
+        .map(|p| match p {
+            Pat::Ident(b) => Some(b.id.sym.to_string()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Value::Func(Closure {
+        module: m,
+        base,
+        params,
+        body,
+        env,
+    }))
+}
+
+fn single_return(stmts: &[Stmt]) -> Option<Box<Expr>> {
+    match stmts {
+        [Stmt::Return(ReturnStmt { arg: Some(e), .. })] => Some(e.clone()),
+        _ => None,
+    }
+}

@@ -1,0 +1,6 @@
+//! Layer 5: analyses over the code index — roles (the functions that
+//! register, build, look up and gate workflows), workflow reconstruction,
+//! and the evaluator they share.
+
+pub mod eval;
+pub mod roles;

@@ -1,0 +1,662 @@
+//! Locating the functions that register, build, look up, initialise and gate
+//! the bundled workflows. Minified names change with every build, so every
+//! role is found by structure and anchor strings; names found along the way
+//! (the registrar's name, its list) only lead to the next role within the
+//! same build.
+
+use crate::analysis::eval::{Evaluator, parse_snippet};
+use crate::js::code::{CodeIndex, IndexedModule};
+use crate::js::index::{FnId, Function, LitKind};
+use crate::js::symbols::{self, Symbol};
+use regex::Regex;
+use serde::Serialize;
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    WorkflowRegistrar,
+    WorkflowLookup,
+    WorkflowBuilder,
+    WorkflowsInit,
+    ReviewInstructions,
+    ReviewRoutingGate,
+}
+
+pub const ALL_ROLES: [Role; 6] = [
+    Role::WorkflowRegistrar,
+    Role::WorkflowLookup,
+    Role::WorkflowBuilder,
+    Role::WorkflowsInit,
+    Role::ReviewInstructions,
+    Role::ReviewRoutingGate,
+];
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::WorkflowRegistrar => "workflow-registrar",
+            Role::WorkflowLookup => "workflow-lookup",
+            Role::WorkflowBuilder => "workflow-builder",
+            Role::WorkflowsInit => "workflows-init",
+            Role::ReviewInstructions => "review-instructions",
+            Role::ReviewRoutingGate => "review-routing-gate",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Role::WorkflowRegistrar => "registers built-in workflows and the hidden option",
+            Role::WorkflowLookup => "finds a workflow by name",
+            Role::WorkflowBuilder => "builds and registers one workflow script",
+            Role::WorkflowsInit => "initialises the bundled workflows",
+            Role::ReviewInstructions => {
+                "builds the /code-review instructions, including the Workflow tool call"
+            }
+            Role::ReviewRoutingGate => "checks the conditions for automatic workflow selection",
+        }
+    }
+}
+
+/// A function found in a role.
+#[derive(Debug, Clone, Serialize)]
+pub struct RoleFunction {
+    pub role: Role,
+    /// The minified name (None for an anonymous function).
+    pub name: Option<String>,
+    /// The original name, when the bundle's export tables reveal it.
+    pub original: Option<String>,
+    pub module: String,
+    pub raw_start: u32,
+    pub raw_end: u32,
+    pub pretty_start: u32,
+    pub pretty_end: u32,
+    /// For builders: the workflow it builds.
+    pub workflow: Option<String>,
+    pub evidence: Vec<String>,
+    pub confidence: &'static str,
+    #[serde(skip)]
+    pub module_index: usize,
+    #[serde(skip)]
+    pub function: FnId,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AbsentRole {
+    pub role: Role,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Roles {
+    pub functions: Vec<RoleFunction>,
+    pub absent: Vec<AbsentRole>,
+}
+
+impl Roles {
+    pub fn get(&self, role: Role) -> impl Iterator<Item = &RoleFunction> {
+        self.functions.iter().filter(move |f| f.role == role)
+    }
+    pub fn first(&self, role: Role) -> Option<&RoleFunction> {
+        self.get(role).next()
+    }
+}
+
+/// A call to a builder: where it is and the parsed call expression.
+pub struct RegistrarCall {
+    pub module: usize,
+    pub lo: u32,
+    pub hi: u32,
+    pub builder: FnId,
+}
+
+/// A call of `name` (not of a longer name, not a method).
+fn call_re(name: &str) -> Regex {
+    // `...name(` (a spread of the result) counts; `x.name(` does not.
+    Regex::new(&format!(r"(?:^|[^\w$.]|\.\.\.){}\(", regex::escape(name))).unwrap()
+}
+
+fn fn_source<'m>(m: &'m IndexedModule, f: &Function) -> &'m str {
+    m.source().get(f.lo as usize..f.hi as usize).unwrap_or("")
+}
+
+/// Every (module, local name) under which `name` of module `m` is reachable:
+/// itself, and every import that resolves to it.
+pub fn aliases(ci: &CodeIndex, m: usize, name: &str) -> Vec<(usize, String)> {
+    let mut out = vec![(m, name.to_string())];
+    let target = &ci.modules[m];
+    let exported: Vec<&str> = target
+        .index
+        .esm_exports
+        .iter()
+        .filter(|e| e.local == name)
+        .map(|e| e.original.as_str())
+        .collect();
+    if exported.is_empty() {
+        return out;
+    }
+    for (i, other) in ci.modules.iter().enumerate() {
+        for imp in &other.index.imports {
+            if !imp.local.is_empty()
+                && exported.contains(&imp.imported.as_str())
+                && ci
+                    .resolve_import(other, &imp.source)
+                    .is_some_and(|t| std::ptr::eq(t, target))
+            {
+                out.push((i, imp.local.clone()));
+            }
+        }
+    }
+    out
+}
+
+pub struct Locator<'a> {
+    pub ci: &'a CodeIndex,
+    originals: HashMap<(String, String), String>,
+}
+
+impl<'a> Locator<'a> {
+    pub fn new(ci: &'a CodeIndex, syms: &[Symbol]) -> Locator<'a> {
+        let originals = symbols::original_names(syms)
+            .into_iter()
+            .map(|((m, n), o)| ((m.to_string(), n.to_string()), o.to_string()))
+            .collect();
+        Locator { ci, originals }
+    }
+
+    fn describe(
+        &self,
+        role: Role,
+        m: usize,
+        id: FnId,
+        evidence: Vec<String>,
+        confidence: &'static str,
+    ) -> RoleFunction {
+        let module = &self.ci.modules[m];
+        let f = &module.index.functions[id as usize];
+        let original = f.name.as_ref().and_then(|n| {
+            self.originals
+                .get(&(module.name.clone(), n.clone()))
+                .cloned()
+        });
+        RoleFunction {
+            role,
+            name: f.name.clone(),
+            original,
+            module: module.name.clone(),
+            raw_start: module.raw_pos(f.lo).0,
+            raw_end: module.raw_pos(f.hi.saturating_sub(1)).0,
+            pretty_start: module.pretty_line(f.lo),
+            pretty_end: module.pretty_line(f.hi.saturating_sub(1)),
+            workflow: None,
+            evidence,
+            confidence,
+            module_index: m,
+            function: id,
+        }
+    }
+
+    /// The registrar: the function that pushes `{source: "built-in", …, script, hidden}`.
+    pub fn registrar(&self) -> Vec<(usize, FnId, String)> {
+        let shape = Regex::new(r#"source\s*:\s*"built-in""#).unwrap();
+        let mut out = Vec::new();
+        for (i, m) in self.ci.modules.iter().enumerate() {
+            for s in m
+                .index
+                .strings
+                .iter()
+                .filter(|s| s.value == "built-in" && s.kind == LitKind::String)
+            {
+                let Some(id) = s.in_function else { continue };
+                let f = &m.index.functions[id as usize];
+                let src = fn_source(m, f);
+                let pushes = src.contains(".push(");
+                if shape.is_match(src)
+                    && pushes
+                    && src.contains("script")
+                    && f.params >= 2
+                    && !out
+                        .iter()
+                        .any(|o: &(usize, FnId, String)| o.0 == i && o.1 == id)
+                {
+                    out.push((i, id, f.name.clone().unwrap_or_default()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Calls of the registrar whose first argument is a workflow script template.
+    pub fn registrar_calls(&self, reg_module: usize, reg_name: &str) -> Vec<RegistrarCall> {
+        let mut out = Vec::new();
+        for (m, local) in aliases(self.ci, reg_module, reg_name) {
+            let module = &self.ci.modules[m];
+            for c in module
+                .index
+                .calls
+                .iter()
+                .filter(|c| !c.member && c.name == local && c.args >= 2)
+            {
+                let script_first = module
+                    .index
+                    .strings
+                    .iter()
+                    .find(|s| s.lo > c.lo && s.lo < c.hi)
+                    .is_some_and(|s| {
+                        s.kind == LitKind::Template
+                            && s.value.trim_start().starts_with("export const meta")
+                    });
+                if let (true, Some(builder)) = (script_first, c.in_function) {
+                    out.push(RegistrarCall {
+                        module: m,
+                        lo: c.lo,
+                        hi: c.hi,
+                        builder,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    pub fn locate(&self) -> Roles {
+        let mut roles = Roles::default();
+        let absent = |roles: &mut Roles, role: Role, reason: String| {
+            roles.absent.push(AbsentRole { role, reason })
+        };
+
+        let regs = self.registrar();
+        let Some((rm, rid, rname)) = regs.first().cloned() else {
+            for role in ALL_ROLES {
+                if role == Role::WorkflowRegistrar {
+                    absent(
+                        &mut roles,
+                        role,
+                        "no function pushes {source: \"built-in\", …, script}".into(),
+                    );
+                } else if matches!(role, Role::ReviewInstructions | Role::ReviewRoutingGate) {
+                    self.review_roles(&mut roles, None);
+                    break;
+                } else {
+                    absent(
+                        &mut roles,
+                        role,
+                        "no workflow registrar in this build".into(),
+                    );
+                }
+            }
+            dedup_absent(&mut roles);
+            return roles;
+        };
+        let conf = if regs.len() == 1 { "high" } else { "medium" };
+        let rmod = &self.ci.modules[rm];
+        let rsrc = fn_source(rmod, &rmod.index.functions[rid as usize]);
+        roles.functions.push(self.describe(
+            Role::WorkflowRegistrar,
+            rm,
+            rid,
+            vec![format!(
+                "pushes {{source: \"built-in\", …, script{}}} ({} candidate(s))",
+                if rsrc.contains("hidden") {
+                    ", hidden"
+                } else {
+                    "; no hidden option"
+                },
+                regs.len()
+            )],
+            conf,
+        ));
+
+        // Builders: functions that call the registrar with a script template.
+        let calls = self.registrar_calls(rm, &rname);
+        let mut ev = Evaluator::new(self.ci);
+        let mut builders: Vec<(usize, FnId, Option<String>)> = Vec::new();
+        for c in &calls {
+            let module = &self.ci.modules[c.module];
+            let name = workflow_name(&mut ev, module, c);
+            if !builders.iter().any(|b| b.0 == c.module && b.1 == c.builder) {
+                builders.push((c.module, c.builder, name));
+            }
+        }
+        if builders.is_empty() {
+            absent(
+                &mut roles,
+                Role::WorkflowBuilder,
+                "the registrar is never called with a workflow script".into(),
+            );
+        }
+        for (m, id, name) in &builders {
+            let mut f = self.describe(
+                Role::WorkflowBuilder,
+                *m,
+                *id,
+                vec![format!(
+                    "calls the registrar with a template starting `export const meta = {{`{}",
+                    name.as_ref()
+                        .map(|n| format!(" (meta.name = {n:?})"))
+                        .unwrap_or_default()
+                )],
+                "high",
+            );
+            f.workflow = name.clone();
+            roles.functions.push(f);
+        }
+
+        // Init: the function that calls every builder.
+        let mut best: Option<(usize, FnId, usize)> = None;
+        let mut counts: HashMap<(usize, FnId), usize> = HashMap::new();
+        for (bm, bid, _) in &builders {
+            let bname = self.ci.modules[*bm].index.functions[*bid as usize]
+                .name
+                .clone()
+                .unwrap_or_default();
+            for (m, local) in aliases(self.ci, *bm, &bname) {
+                for c in self.ci.modules[m]
+                    .index
+                    .calls
+                    .iter()
+                    .filter(|c| !c.member && c.name == local && c.args == 0)
+                {
+                    if let Some(f) = c.in_function
+                        && !builders.iter().any(|b| b.0 == m && b.1 == f)
+                    {
+                        *counts.entry((m, f)).or_default() += 1;
+                    }
+                }
+            }
+        }
+        for ((m, f), n) in counts {
+            if best.is_none_or(|b| n > b.2) {
+                best = Some((m, f, n));
+            }
+        }
+        match best {
+            Some((m, f, n)) => {
+                let mut evidence = vec![format!("calls {n} of {} builders", builders.len())];
+                let d = self.describe(
+                    Role::WorkflowsInit,
+                    m,
+                    f,
+                    Vec::new(),
+                    if n == builders.len() {
+                        "high"
+                    } else {
+                        "medium"
+                    },
+                );
+                if let Some(o) = &d.original {
+                    evidence.push(format!("exported as {o}"));
+                }
+                roles.functions.push(RoleFunction { evidence, ..d });
+            }
+            None => absent(
+                &mut roles,
+                Role::WorkflowsInit,
+                "no function calls the builders".into(),
+            ),
+        }
+
+        // Lookup: list ← getter of the registrar's array ← `.find(x => x.name === …)`.
+        match self.lookup(rm, rsrc) {
+            Some((m, f, evidence)) => {
+                roles
+                    .functions
+                    .push(self.describe(Role::WorkflowLookup, m, f, evidence, "high"))
+            }
+            None => absent(
+                &mut roles,
+                Role::WorkflowLookup,
+                "no function searches the registered workflows by name".into(),
+            ),
+        }
+
+        let review = builders
+            .iter()
+            .find(|b| b.2.as_deref() == Some("code-review"))
+            .map(|b| (b.0, b.1));
+        self.review_roles(&mut roles, review);
+        dedup_absent(&mut roles);
+        roles
+    }
+
+    /// The lookup searches, with `.find(x => x.name === …)`, a list that is
+    /// (a few calls away) the registrar's own list.
+    fn lookup(&self, rm: usize, rsrc: &str) -> Option<(usize, FnId, Vec<String>)> {
+        // The list may be a binding (`list.push`) or a property of a state
+        // object (`state().bundledWorkflows.push`).
+        let list = Regex::new(r"([\w$]+(?:\(\))?(?:\.[\w$]+)*)\.push\(\s*\{")
+            .unwrap()
+            .captures(rsrc)?
+            .get(1)?
+            .as_str()
+            .to_string();
+        let rmod = &self.ci.modules[rm];
+        let ret = Regex::new(&format!(r"return\s+{}\s*[;}}]", regex::escape(&list))).unwrap();
+        let find =
+            Regex::new(r"\.find\(\s*\(?\s*([\w$]+)\s*\)?\s*=>\s*([\w$]+)\.name\s*===").unwrap();
+        // Who calls whom, to explain the path once the lookup is found.
+        let mut called: HashMap<(usize, String), (usize, String)> = HashMap::new();
+        let mut frontier: Vec<(usize, String)> = Vec::new();
+        let mut getter = String::new();
+        for f in rmod
+            .index
+            .functions
+            .iter()
+            .filter(|f| f.hi - f.lo < 400 && ret.is_match(fn_source(rmod, f)))
+        {
+            if let Some(n) = &f.name {
+                frontier.extend(aliases(self.ci, rm, n));
+                getter = n.clone();
+            }
+        }
+        let mut seen: Vec<(usize, String)> = frontier.clone();
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for (m, name) in &frontier {
+                let module = &self.ci.modules[*m];
+                let calls = call_re(name);
+                for (i, f) in module.index.functions.iter().enumerate() {
+                    let src = fn_source(module, f);
+                    if f.hi - f.lo < 600 && calls.is_match(src) && find.is_match(src) {
+                        let mut path = vec![name.clone()];
+                        let mut at = (*m, name.clone());
+                        while let Some(prev) = called.get(&at) {
+                            path.push(prev.1.clone());
+                            at = prev.clone();
+                        }
+                        return Some((
+                            *m,
+                            i as FnId,
+                            vec![
+                                format!("searches {name}(…) with .find(x => x.name === …)"),
+                                format!(
+                                    "{}() returns the registrar's list {list}",
+                                    path.join("() → ")
+                                ),
+                            ],
+                        ));
+                    }
+                }
+                // Bindings and functions whose (small) value calls `name`.
+                for (other, defs) in &module.index.definitions {
+                    let Some((lo, hi)) = defs.iter().find_map(|d| d.value) else {
+                        continue;
+                    };
+                    if hi - lo > 4000 || !calls.is_match(&module.source()[lo as usize..hi as usize])
+                    {
+                        continue;
+                    }
+                    for alias in aliases(self.ci, *m, other) {
+                        if !seen.contains(&alias) {
+                            seen.push(alias.clone());
+                            called.insert(alias.clone(), (*m, name.clone()));
+                            next.push(alias);
+                        }
+                    }
+                }
+            }
+            if next.is_empty() || next.len() > 200 {
+                break;
+            }
+            frontier = next;
+        }
+        None
+    }
+
+    /// The /code-review instructions and the routing gate they consult.
+    fn review_roles(&self, roles: &mut Roles, review_builder: Option<(usize, FnId)>) {
+        let absent = |roles: &mut Roles, role: Role, reason: &str| {
+            roles.absent.push(AbsentRole {
+                role,
+                reason: reason.into(),
+            })
+        };
+        let Some((bm, bid)) = review_builder else {
+            absent(
+                roles,
+                Role::ReviewInstructions,
+                "no code-review workflow in this build",
+            );
+            absent(
+                roles,
+                Role::ReviewRoutingGate,
+                "no code-review workflow in this build",
+            );
+            return;
+        };
+        // The binding the code-review builder uses for meta.name.
+        let bmod = &self.ci.modules[bm];
+        let bsrc = fn_source(bmod, &bmod.index.functions[bid as usize]);
+        let Some(name_binding) = Regex::new(r"name\s*:\s*([\w$]+)\s*,\s*description")
+            .unwrap()
+            .captures(bsrc)
+            .map(|c| c[1].to_string())
+        else {
+            absent(
+                roles,
+                Role::ReviewInstructions,
+                "the code-review builder's meta.name is not a binding",
+            );
+            absent(
+                roles,
+                Role::ReviewRoutingGate,
+                "no review instructions found",
+            );
+            return;
+        };
+        let mut instructions = None;
+        for (m, alias) in aliases(self.ci, bm, &name_binding) {
+            let module = &self.ci.modules[m];
+            let uses = Regex::new(&format!(r"\(\s*{}\s*\)", regex::escape(&alias))).unwrap();
+            for s in module.index.strings.iter().filter(|s| {
+                s.kind == LitKind::Template && s.value.contains("({ name: ${…}, args: ${…} })")
+            }) {
+                let Some(id) = s.in_function else { continue };
+                let tpl = &module.source()[s.lo as usize..s.hi as usize];
+                if uses.is_match(tpl) {
+                    instructions = Some((m, id, alias.clone()));
+                }
+            }
+        }
+        let Some((im, iid, alias)) = instructions else {
+            absent(
+                roles,
+                Role::ReviewInstructions,
+                "no template invokes the code-review workflow by name",
+            );
+            absent(
+                roles,
+                Role::ReviewRoutingGate,
+                "no review instructions found",
+            );
+            return;
+        };
+        roles.functions.push(self.describe(
+            Role::ReviewInstructions,
+            im,
+            iid,
+            vec![format!("template `…({{ name: ${{…({alias})}}, args: ${{…}} }})` naming the code-review workflow")],
+            "high",
+        ));
+        // The gate: a function of this module that checks the three levels and
+        // returns a feature flag, and that the instructions call.
+        let imod = &self.ci.modules[im];
+        let isrc = fn_source(imod, &imod.index.functions[iid as usize]);
+        let mut gates = Vec::new();
+        let mut by_function: HashMap<FnId, Vec<&str>> = HashMap::new();
+        for s in &imod.index.strings {
+            if let Some(f) = s.in_function {
+                by_function.entry(f).or_default().push(s.value.as_str());
+            }
+        }
+        for (i, f) in imod.index.functions.iter().enumerate() {
+            let Some(strings) = by_function.get(&(i as FnId)) else {
+                continue;
+            };
+            let levels = ["high", "xhigh", "max"].iter().all(|l| strings.contains(l));
+            let flag = strings.iter().find(|s| s.starts_with("tengu_"));
+            let src = fn_source(imod, f);
+            let returns_flag = flag.is_some_and(|fl| {
+                Regex::new(&format!(r#"return\s+[\w$]+\(\s*"{}""#, regex::escape(fl)))
+                    .unwrap()
+                    .is_match(src)
+            });
+            if levels && returns_flag {
+                let called = f.name.as_ref().is_some_and(|n| call_re(n).is_match(isrc));
+                gates.push((
+                    i as FnId,
+                    flag.map(|s| s.to_string()).unwrap_or_default(),
+                    called,
+                ));
+            }
+        }
+        gates.sort_by_key(|g| !g.2);
+        match gates.first() {
+            Some((id, flag, called)) => {
+                let mut evidence = vec![
+                    "checks the levels high, xhigh and max".to_string(),
+                    format!("returns the feature flag {flag}"),
+                ];
+                if *called {
+                    evidence.push("called by the review instructions".into());
+                }
+                roles.functions.push(self.describe(
+                    Role::ReviewRoutingGate,
+                    im,
+                    *id,
+                    evidence,
+                    if *called { "high" } else { "medium" },
+                ));
+            }
+            None => absent(
+                roles,
+                Role::ReviewRoutingGate,
+                "no function beside the instructions checks the levels and returns a flag",
+            ),
+        }
+    }
+}
+
+fn dedup_absent(roles: &mut Roles) {
+    let mut seen = Vec::new();
+    roles.absent.retain(|a| {
+        if seen.contains(&a.role) {
+            false
+        } else {
+            seen.push(a.role);
+            true
+        }
+    });
+}
+
+/// The `name` of a registrar call's meta argument, evaluated.
+fn workflow_name(ev: &mut Evaluator, module: &IndexedModule, c: &RegistrarCall) -> Option<String> {
+    let text = &module.source()[c.lo as usize..c.hi as usize];
+    let call = parse_snippet(text).ok()?;
+    let swc_ecma_ast::Expr::Call(call) = &*call else {
+        return None;
+    };
+    let meta = call.args.get(1)?;
+    let v = ev.eval(c.module, &meta.expr, c.lo, &Vec::new()).ok()?;
+    v.get("name")?.as_str().map(str::to_string)
+}
