@@ -4,3 +4,4 @@
 
 pub mod eval;
 pub mod roles;
+pub mod workflows;

@@ -437,7 +437,6 @@ impl<'a> Locator<'a> {
         // Who calls whom, to explain the path once the lookup is found.
         let mut called: HashMap<(usize, String), (usize, String)> = HashMap::new();
         let mut frontier: Vec<(usize, String)> = Vec::new();
-        let mut getter = String::new();
         for f in rmod
             .index
             .functions
@@ -446,7 +445,6 @@ impl<'a> Locator<'a> {
         {
             if let Some(n) = &f.name {
                 frontier.extend(aliases(self.ci, rm, n));
-                getter = n.clone();
             }
         }
         let mut seen: Vec<(usize, String)> = frontier.clone();

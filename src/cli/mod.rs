@@ -12,6 +12,7 @@ mod ls;
 mod pretty;
 mod symbols;
 mod verify;
+mod workflows;
 
 use crate::container::ContainerOptions;
 use crate::source::build::Build;
@@ -100,6 +101,16 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown locate npm:2.1.220/darwin-arm64\n  cc-teardown locate npm:2.1.260/darwin-arm64 --json | jq '.functions[] | {role, name, raw_start}'"
     )]
     Locate(locate::LocateArgs),
+    /// Every bundled workflow: meta, options, script facts, syntax check, review levels.
+    #[command(
+        after_help = "Example:\n  cc-teardown workflows npm:2.1.220/darwin-arm64\n  cc-teardown workflows npm:2.1.220/linux-x64 --json | jq '.workflows[] | {name, hidden, sha: .script.sha256}'"
+    )]
+    Workflows(workflows::WorkflowsArgs),
+    /// Write each bundled workflow's exact script (NAME.js) and facts (NAME.meta.json).
+    #[command(
+        after_help = "Example:\n  cc-teardown reconstruct npm:2.1.220/darwin-arm64 -o workflows/\n  cc-teardown reconstruct ./claude --name code-review -o out/\n\nExit status 1 when a script could not be reconstructed (the reason names the expression and its line)."
+    )]
+    Reconstruct(workflows::ReconstructArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -166,5 +177,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Symbols(a) => symbols::run(g, a),
         Command::Grep(a) => grep::run(g, a),
         Command::Locate(a) => locate::run(g, a),
+        Command::Workflows(a) => workflows::run(g, a),
+        Command::Reconstruct(a) => workflows::reconstruct(g, a),
     }
 }

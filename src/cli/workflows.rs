@@ -1,0 +1,274 @@
+use super::{Global, TargetArg, print_json};
+use crate::analysis::roles::Locator;
+use crate::analysis::workflows::{self, OptionValue, WorkflowScript};
+use crate::js::symbols;
+use crate::report::table::{Align, Table, facts, thousands};
+use anyhow::{Context, bail};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct WorkflowsArgs {
+    #[command(flatten)]
+    pub target: TargetArg,
+    /// Only this workflow.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+}
+
+#[derive(Args)]
+pub struct ReconstructArgs {
+    #[command(flatten)]
+    pub target: TargetArg,
+    /// Only this workflow (default: all).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Output folder: NAME.js (the exact script) and NAME.meta.json per workflow.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+}
+
+#[derive(serde::Serialize)]
+struct WorkflowsView {
+    target: String,
+    version: Option<String>,
+    workflows: Vec<WorkflowScript>,
+}
+
+fn load(
+    g: &Global,
+    target: &str,
+    only: Option<&str>,
+) -> anyhow::Result<(String, Option<String>, Vec<WorkflowScript>)> {
+    let opened = g.open(target)?;
+    let build = g.build(&opened)?;
+    let ci = super::code::index(g, &build)?;
+    let syms = symbols::recover(&ci);
+    let locator = Locator::new(&ci, &syms);
+    let roles = locator.locate();
+    let mut all = workflows::bundled(&ci, &roles, &locator);
+    if let Some(n) = only {
+        all.retain(|w| w.name == n);
+        if all.is_empty() {
+            bail!("no bundled workflow named {n:?} in {}", opened.label);
+        }
+    }
+    Ok((
+        opened.label.clone(),
+        build.version().best().map(str::to_string),
+        all,
+    ))
+}
+
+pub fn run(g: &Global, a: &WorkflowsArgs) -> anyhow::Result<i32> {
+    let (label, version, all) = load(g, &a.target.target, a.name.as_deref())?;
+    if g.json {
+        return print_json(&WorkflowsView {
+            target: label,
+            version,
+            workflows: all,
+        })
+        .map(|_| 0);
+    }
+    if all.is_empty() {
+        println!("no bundled workflows in {label}");
+        return Ok(0);
+    }
+    let mut t = Table::new(&[
+        ("workflow", Align::Left),
+        ("hidden", Align::Left),
+        ("phases", Align::Left),
+        ("lines", Align::Right),
+        ("bytes", Align::Right),
+        ("sha256", Align::Left),
+        ("syntax", Align::Left),
+        ("builder", Align::Left),
+    ]);
+    for w in &all {
+        let s = w.script.as_ref();
+        t.row(vec![
+            w.name.clone(),
+            w.hidden.to_string(),
+            w.phases
+                .iter()
+                .map(|p| p.title.as_str())
+                .collect::<Vec<_>>()
+                .join(" → "),
+            s.map_or("-".into(), |s| thousands(s.lines as u64)),
+            s.map_or("-".into(), |s| thousands(s.bytes as u64)),
+            s.map_or("-".into(), |s| s.sha256[..16].to_string()),
+            match s {
+                Some(s) if s.syntax_ok => "ok".into(),
+                Some(s) => s
+                    .syntax_error
+                    .as_ref()
+                    .map_or("error".into(), |e| format!("error {}:{}", e.line, e.col)),
+                None => "not reconstructed".into(),
+            },
+            format!(
+                "{} ({}:{})",
+                w.builder.name.as_deref().unwrap_or("?"),
+                w.builder.module.rsplit('/').next().unwrap_or(""),
+                w.builder.raw_start
+            ),
+        ]);
+    }
+    print!("{}", t.render());
+    for w in &all {
+        println!("\n== {}", w.name);
+        let mut rows = vec![("hidden", w.hidden.to_string())];
+        if let Some(d) = &w.description {
+            rows.push(("description", d.clone()));
+        }
+        if let Some(d) = &w.when_to_use {
+            rows.push(("when to use", d.clone()));
+        }
+        for p in &w.phases {
+            rows.push((
+                "phase",
+                format!(
+                    "{}{}",
+                    p.title,
+                    p.detail
+                        .as_ref()
+                        .map(|d| format!(" — {d}"))
+                        .unwrap_or_default()
+                ),
+            ));
+        }
+        for o in &w.options {
+            rows.push((
+                "option",
+                match &o.value {
+                    OptionValue::Static { value } => format!("{} = {value}", o.name),
+                    OptionValue::Computed { expression, flags } => format!(
+                        "{} = computed `{expression}`{}",
+                        o.name,
+                        if flags.is_empty() {
+                            String::new()
+                        } else {
+                            format!(
+                                " reading {}",
+                                flags
+                                    .iter()
+                                    .map(|f| format!("{} (default {})", f.flag, f.default))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )
+                        }
+                    ),
+                },
+            ));
+        }
+        if let Some(s) = &w.script {
+            rows.push((
+                "script",
+                format!(
+                    "{} lines ({} newlines), {} bytes, sha256 {}",
+                    s.lines,
+                    s.newlines,
+                    thousands(s.bytes as u64),
+                    s.sha256
+                ),
+            ));
+        }
+        if let Some(e) = &w.script_error {
+            rows.push(("not evaluated", e.to_string()));
+        }
+        if let Some(n) = &w.levels_note {
+            rows.push(("levels", format!("not derived: {n}")));
+        }
+        print!("{}", facts(&rows));
+        if let Some(levels) = &w.levels {
+            let mut t = Table::new(&[
+                ("level", Align::Left),
+                ("correctness finders", Align::Right),
+                ("cleanup finders", Align::Right),
+                ("per angle", Align::Right),
+                ("initial candidates", Align::Right),
+                ("sweep", Align::Right),
+                ("report limit", Align::Right),
+            ]);
+            for l in levels {
+                t.row(vec![
+                    l.level.clone(),
+                    l.correctness_finders.to_string(),
+                    l.cleanup_finders.to_string(),
+                    l.per_angle.to_string(),
+                    l.initial_candidate_limit.to_string(),
+                    l.sweep.map_or("none".into(), |s| s.to_string()),
+                    l.report_limit.to_string(),
+                ]);
+            }
+            print!("{}", t.render());
+        }
+    }
+    Ok(0)
+}
+
+/// A workflow name used as a file name must stay a plain file name.
+fn safe_file_stem(name: &str) -> anyhow::Result<&str> {
+    let ok = !name.is_empty()
+        && name.len() <= 100
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.starts_with('.');
+    if !ok {
+        bail!("workflow name {name:?} is not a safe file name");
+    }
+    Ok(name)
+}
+
+pub fn reconstruct(g: &Global, a: &ReconstructArgs) -> anyhow::Result<i32> {
+    let (label, version, all) = load(g, &a.target.target, a.name.as_deref())?;
+    if all.is_empty() {
+        bail!("no bundled workflows in {label}");
+    }
+    std::fs::create_dir_all(&a.output)
+        .with_context(|| format!("creating {}", a.output.display()))?;
+    let mut failed = 0;
+    let mut written = Vec::new();
+    for w in &all {
+        let stem = safe_file_stem(&w.name)?;
+        let meta = serde_json::json!({ "target": label, "version": version, "workflow": w });
+        let meta_path = a.output.join(format!("{stem}.meta.json"));
+        std::fs::write(&meta_path, serde_json::to_vec_pretty(&meta)?)
+            .with_context(|| format!("writing {}", meta_path.display()))?;
+        match &w.text {
+            Some(text) => {
+                let p = a.output.join(format!("{stem}.js"));
+                std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
+                written.push(serde_json::json!({"name": w.name, "script": p.display().to_string(), "meta": meta_path.display().to_string(), "sha256": w.script.as_ref().map(|s| s.sha256.clone())}));
+                if !g.json {
+                    let s = w.script.as_ref().expect("facts for a text");
+                    println!(
+                        "{}: {} ({} bytes, {} lines, sha256 {}, syntax {})",
+                        w.name,
+                        p.display(),
+                        thousands(s.bytes as u64),
+                        s.lines,
+                        &s.sha256[..16],
+                        if s.syntax_ok { "ok" } else { "ERROR" }
+                    );
+                }
+            }
+            None => {
+                failed += 1;
+                if !g.json {
+                    eprintln!(
+                        "{}: not reconstructed: {}",
+                        w.name,
+                        w.script_error
+                            .as_ref()
+                            .map_or("no script argument".into(), |e| e.to_string())
+                    );
+                }
+            }
+        }
+    }
+    if g.json {
+        print_json(&serde_json::json!({"target": label, "written": written, "failed": failed}))?;
+    }
+    Ok(if failed > 0 { 1 } else { 0 })
+}
