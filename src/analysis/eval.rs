@@ -651,7 +651,15 @@ impl<'a> Evaluator<'a> {
                 }
                 return Ok(json_stringify(&v, &indent).map_or(Value::Undefined, Value::Str));
             }
-            let obj = self.eval(m, &mem.obj, base, env)?;
+            // Report a failing receiver with the whole call (`Math.random()`,
+            // not just `Math`), which is what the reader needs to see.
+            let obj = self.eval(m, &mem.obj, base, env).map_err(|inner| {
+                let outer = self.err(m, e, base, "");
+                EvalError {
+                    reason: format!("`{}`: {}", inner.expr, inner.reason),
+                    ..outer
+                }
+            })?;
             return self.method(m, e, base, obj, &method, args);
         }
         let f = self.eval(m, callee, base, env)?;
