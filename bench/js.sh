@@ -62,7 +62,7 @@ log "cargo build --release"
 [ -x "$BIN" ] || die "no $BIN after the build"
 
 mkdir -p "$RES" "$JS"
-rm -f "$RES"/*.json "$RES"/*.time "$RES"/summary.md
+rm -f "$RES"/*.json "$RES"/*.time "$RES"/loads.txt "$RES"/summary.md
 
 # --- the builds (same as bench/run.sh) -------------------------------------------
 # get_build VERSION: sets BUILD_PATH and BUILD_SOURCE.
@@ -138,7 +138,23 @@ PRETTIER_CMD=(node --max-old-space-size=8192 "$PRETTIER_JS" --no-config --no-edi
 JSB_CMD=(node "$JSB_JS" -o "$OUT_JSB" "$CLI")   # its defaults (4-space indent, like ours)
 
 # --- a quiet machine, a warm page cache --------------------------------------------
+# The build above (or other work) raises the load average: wait up to
+# BENCH_QUIET_WAIT seconds (default 180) for the 1-minute figure to fall below
+# 0.5, then record it anyway. The load is also recorded before each group.
+wait_quiet() {
+    local waited=0 limit="${BENCH_QUIET_WAIT:-180}"
+    while awk -v l="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN { exit !(l >= 0.5) }' \
+        && [ "$waited" -lt "$limit" ]; do
+        [ "$waited" -eq 0 ] && log "waiting up to ${limit}s for a quiet machine (load $(cut -d' ' -f1-3 /proc/loadavg))"
+        sleep 10
+        waited=$((waited + 10))
+    done
+}
+LOADS="$RES/loads.txt"      # "label l1 l5 l15" per line
+mark_load() { printf '%s %s\n' "$1" "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$LOADS"; }
+wait_quiet
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+mark_load ours
 if awk -v l="${LOAD_BEFORE%% *}" 'BEGIN { exit !(l > 1.0) }'; then
     log "warning: load average $LOAD_BEFORE on $(nproc) cores; timings will be pessimistic"
 fi
@@ -183,6 +199,7 @@ split_files="$(find "$PDIR/" -name '*.js' -type f | wc -l)"
 rm -rf "$PRUNS" "$PDIR"
 
 # --- js-beautify: a few runs ---------------------------------------------------------
+mark_load js-beautify
 log "hyperfine: js-beautify $JSBEAUTIFY_VERSION (3 runs)"
 "${HF[@]}" --runs 3 --export-json "$RES/jsbeautify.json" \
     -n "js-beautify cli.js" "${JSB_CMD[*]}"
@@ -192,9 +209,12 @@ gtime rss-jsbeautify "${JSB_CMD[@]}" >/dev/null
 if [ "${BENCH_JS_NO_PRETTIER:-0}" = 1 ]; then
     log "skipping prettier (BENCH_JS_NO_PRETTIER=1)"
 else
+    mark_load prettier
     log "prettier $PRETTIER_VERSION: one run (/usr/bin/time; ~1 min and ~4 GB)"
     gtime prettier "${PRETTIER_CMD[@]}" >"$OUT_PRETTIER"
 fi
+
+mark_load end
 
 # --- every output is a real pretty-print, not a copy ----------------------------------
 raw_lines="$(wc -l <"$CLI")"
@@ -236,6 +256,7 @@ json.dump({
     "git_rev": sh("git", "-C", "$ROOT", "describe", "--always", "--dirty"),
     "load_before": [float(x) for x in "$LOAD_BEFORE".split()],
     "load_after": [float(x) for x in open("/proc/loadavg").read().split()[:3]],
+    "loads": [[l.split()[0], [float(x) for x in l.split()[1:4]]] for l in open("$LOADS")],
     "platform": "$PLATFORM",
     "mono": {"version": "$V_MONO", "target": "$T_MONO", "source": "$S_MONO",
              "cli_bytes": size("$CLI"), "cli_lines": lines("$CLI"), "cli_sha256": "$cli_sha"},

@@ -110,9 +110,13 @@ def main():
                f"{meta['hyperfine']}; node {meta['node']}, prettier {meta['prettier']}, "
                f"js-beautify {meta['js_beautify']}; load average "
                f"{meta['load_before']} before, {meta['load_after']} after.")
-    if meta["load_before"][0] > 1.0:
+    if meta.get("loads"):
         out.append("")
-        out.append("**Warning: the machine was busy (1-minute load average above 1 on "
+        out.append("Load average (1 / 5 / 15 min) before each group and at the end: " + "; ".join(
+            f"{label} {' / '.join(f'{x:.2f}' for x in l)}" for label, l in meta["loads"]) + ".")
+    if max(l[0] for _, l in meta.get("loads", [["", meta["load_before"]]])) > 1.0:
+        out.append("")
+        out.append("**Warning: the machine was busy (1-minute load average above 1 at one of those points, on "
                    f"{meta['cores']} cores); these figures are pessimistic.**")
     out.append("")
     o = meta["outputs"]

@@ -1,6 +1,13 @@
 use clap::Parser;
 
 fn main() {
+    // `cc-teardown ls … | head` must end quietly, as Unix tools do, rather
+    // than panic on a closed stdout.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = cc_teardown::cli::Cli::parse();
     let code = match cc_teardown::cli::run(cli) {
         Ok(code) => code,
