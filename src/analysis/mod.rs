@@ -3,5 +3,6 @@
 //! and the evaluator they share.
 
 pub mod eval;
+pub mod flags;
 pub mod roles;
 pub mod workflows;

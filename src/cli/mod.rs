@@ -4,6 +4,7 @@
 mod code;
 mod extract;
 mod fetch;
+mod flags;
 mod grep;
 mod hash;
 mod info;
@@ -111,6 +112,11 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown reconstruct npm:2.1.220/darwin-arm64 -o workflows/\n  cc-teardown reconstruct ./claude --name code-review -o out/\n\nExit status 1 when a script could not be reconstructed (the reason names the expression and its line)."
     )]
     Reconstruct(workflows::ReconstructArgs),
+    /// Every tengu_* flag, classified: feature (read through a flag getter), event (telemetry), config, other.
+    #[command(
+        after_help = "Example:\n  cc-teardown flags npm:2.1.220/darwin-arm64 --kind feature\n  cc-teardown flags npm:2.1.220/darwin-arm64 --grep review --sites\n  cc-teardown flags ./claude --json | jq '.flags[] | select(.kind == \"feature\") | .name'"
+    )]
+    Flags(flags::FlagsArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -177,6 +183,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Symbols(a) => symbols::run(g, a),
         Command::Grep(a) => grep::run(g, a),
         Command::Locate(a) => locate::run(g, a),
+        Command::Flags(a) => flags::run(g, a),
         Command::Workflows(a) => workflows::run(g, a),
         Command::Reconstruct(a) => workflows::reconstruct(g, a),
     }

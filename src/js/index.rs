@@ -83,6 +83,19 @@ pub struct Call {
     pub hi: u32,
     pub args: u32,
     pub in_function: Option<FnId>,
+    /// The first two arguments: their spans, and what they are when simple.
+    pub arg0: Option<Arg>,
+    pub arg1: Option<Arg>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Arg {
+    pub lo: u32,
+    pub hi: u32,
+    /// The argument is this identifier.
+    pub ident: Option<String>,
+    /// The argument is this string literal.
+    pub string: Option<String>,
 }
 
 /// `helper(ns, { original: () => local, … })`: the bundler's export table.
@@ -489,6 +502,24 @@ impl Visit for Indexer {
             _ => None,
         };
         if let Some((name, member)) = callee {
+            let arg = |i: usize| {
+                n.args.get(i).filter(|a| a.spread.is_none()).map(|a| {
+                    let (lo, hi) = self.span(a.expr.span());
+                    Arg {
+                        lo,
+                        hi,
+                        ident: match &*a.expr {
+                            Expr::Ident(i) => Some(i.sym.to_string()),
+                            _ => None,
+                        },
+                        string: match &*a.expr {
+                            Expr::Lit(Lit::Str(s)) => Some(s.value.to_string_lossy().into_owned()),
+                            _ => None,
+                        },
+                    }
+                })
+            };
+            let (arg0, arg1) = (arg(0), arg(1));
             self.out.calls.push(Call {
                 name,
                 member,
@@ -496,6 +527,8 @@ impl Visit for Indexer {
                 hi,
                 args: n.args.len() as u32,
                 in_function: self.current(),
+                arg0,
+                arg1,
             });
         }
         // helper(ns, { name: () => local, … })

@@ -1,0 +1,439 @@
+//! Feature flags: every `tengu_*` string, classified by how it is used.
+//!
+//! - *feature*: the first argument of a flag getter — a function that reads
+//!   the cached flag store (`cachedGrowthBookFeatures`, `cachedStatsigGates`,
+//!   `cachedDynamicConfigs`), directly or through a few calls;
+//! - *event*: the first argument of a telemetry logger — a function that
+//!   builds `{eventName, metadata}`, or a wrapper that passes its first
+//!   parameter on to one;
+//! - *config*: the first argument of any other call;
+//! - *other*: anywhere else (an object key, a comparison, a list).
+//! A name kept in a constant is followed to the calls that use the constant.
+
+use crate::analysis::eval::{Evaluator, parse_snippet};
+use crate::js::code::{CodeIndex, IndexedModule};
+use crate::js::index::{Call, FnId};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum FlagKind {
+    Feature,
+    Event,
+    Config,
+    Other,
+}
+
+impl FlagKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FlagKind::Feature => "feature",
+            FlagKind::Event => "event",
+            FlagKind::Config => "config",
+            FlagKind::Other => "other",
+        }
+    }
+}
+
+/// What a called function is, for the strings passed to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AccessorKind {
+    Getter,
+    Logger,
+    Other,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlagSite {
+    pub kind: FlagKind,
+    pub module: String,
+    pub raw_line: u32,
+    pub raw_col: u32,
+    pub pretty_line: u32,
+    /// The enclosing function (minified) and its recovered name.
+    pub function: Option<String>,
+    pub function_original: Option<String>,
+    /// The getter or logger called, when there is one.
+    pub via: Option<String>,
+    /// The default passed to a getter: a literal, or "computed: EXPR".
+    pub default: Option<serde_json::Value>,
+    /// Set when the name reached the call through this constant.
+    pub constant: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Flag {
+    pub name: String,
+    pub kind: FlagKind,
+    /// Distinct defaults over the getter sites.
+    pub defaults: Vec<serde_json::Value>,
+    pub getters: Vec<String>,
+    pub sites: Vec<FlagSite>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Accessor {
+    pub name: String,
+    pub original: Option<String>,
+    pub module: String,
+    pub kind: AccessorKind,
+    pub sites: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct FlagInventory {
+    pub flags: Vec<Flag>,
+    pub accessors: Vec<Accessor>,
+    pub counts: BTreeMap<String, usize>,
+}
+
+impl Accessor {
+    pub fn kind_str(&self) -> &'static str {
+        match self.kind {
+            AccessorKind::Getter => "getter",
+            AccessorKind::Logger => "logger",
+            AccessorKind::Other => "other",
+        }
+    }
+}
+
+impl FlagInventory {
+    pub fn get(&self, name: &str) -> Option<&Flag> {
+        self.flags.iter().find(|f| f.name == name)
+    }
+}
+
+const STORE_ANCHORS: [&str; 3] = [
+    "cachedGrowthBookFeatures",
+    "cachedStatsigGates",
+    "cachedDynamicConfigs",
+];
+
+pub fn is_flag_name(s: &str) -> bool {
+    s.starts_with("tengu_")
+        && s.len() > 6
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Classifies called functions, following a few calls to the flag store or
+/// the telemetry sink.
+pub struct Classifier<'a> {
+    ci: &'a CodeIndex,
+    memo: HashMap<(usize, String), AccessorKind>,
+}
+
+fn calls_within<'m>(m: &'m IndexedModule, lo: u32, hi: u32) -> &'m [Call] {
+    let calls = &m.index.calls;
+    let a = calls.partition_point(|c| c.lo < lo);
+    let b = calls.partition_point(|c| c.lo < hi);
+    &calls[a..b.max(a)]
+}
+
+impl<'a> Classifier<'a> {
+    pub fn new(ci: &'a CodeIndex) -> Classifier<'a> {
+        Classifier {
+            ci,
+            memo: HashMap::new(),
+        }
+    }
+
+    /// The function `name` denotes in module `m` (following one import).
+    pub fn resolve(&self, m: usize, name: &str) -> Option<(usize, FnId)> {
+        let module = &self.ci.modules[m];
+        if let Some((id, _)) = module.index.functions_named(name).next() {
+            return Some((m, id));
+        }
+        let imp = module.index.imports.iter().find(|i| i.local == name)?;
+        let target = self.ci.resolve_import(module, &imp.source)?;
+        let t = self
+            .ci
+            .modules
+            .iter()
+            .position(|x| std::ptr::eq(x, target))?;
+        let local = &target
+            .index
+            .esm_exports
+            .iter()
+            .find(|e| e.original == imp.imported)?
+            .local;
+        target
+            .index
+            .functions_named(local)
+            .next()
+            .map(|(id, _)| (t, id))
+    }
+
+    pub fn kind(&mut self, m: usize, name: &str) -> AccessorKind {
+        self.kind_at(m, name, 0)
+    }
+
+    fn kind_at(&mut self, m: usize, name: &str, depth: usize) -> AccessorKind {
+        if let Some(k) = self.memo.get(&(m, name.to_string())) {
+            return *k;
+        }
+        // Provisional answer breaks cycles.
+        self.memo.insert((m, name.to_string()), AccessorKind::Other);
+        let k = self.compute(m, name, depth);
+        self.memo.insert((m, name.to_string()), k);
+        k
+    }
+
+    fn compute(&mut self, m: usize, name: &str, depth: usize) -> AccessorKind {
+        let Some((fm, id)) = self.resolve(m, name) else {
+            return AccessorKind::Other;
+        };
+        let module = &self.ci.modules[fm];
+        let f = &module.index.functions[id as usize];
+        let src = &module.source()[f.lo as usize..f.hi as usize];
+        if src.len() > 6000 {
+            return AccessorKind::Other;
+        }
+        if STORE_ANCHORS.iter().any(|a| src.contains(a)) {
+            return AccessorKind::Getter;
+        }
+        if f.params >= 2 && src.contains("eventName:") {
+            return AccessorKind::Logger;
+        }
+        if depth >= 4 {
+            return AccessorKind::Other;
+        }
+        // A wrapper passing its first parameter on: `return Bno(e, t).value`.
+        let first_param = module
+            .index
+            .definitions
+            .iter()
+            .filter_map(|(n, defs)| {
+                defs.iter()
+                    .find(|d| {
+                        d.kind == crate::js::index::DefKind::Param
+                            && d.lo > f.lo
+                            && d.lo < f.body_lo
+                    })
+                    .map(|d| (d.lo, n.clone()))
+            })
+            .min()
+            .map(|(_, n)| n);
+        let Some(p) = first_param else {
+            return AccessorKind::Other;
+        };
+        let callees: Vec<String> = calls_within(module, f.lo, f.hi)
+            .iter()
+            .filter(|c| {
+                !c.member && c.arg0.as_ref().and_then(|a| a.ident.as_deref()) == Some(p.as_str())
+            })
+            .map(|c| c.name.clone())
+            .collect();
+        let mut result = AccessorKind::Other;
+        for c in callees {
+            match self.kind_at(fm, &c, depth + 1) {
+                AccessorKind::Getter => return AccessorKind::Getter,
+                AccessorKind::Logger => result = AccessorKind::Logger,
+                AccessorKind::Other => {}
+            }
+        }
+        result
+    }
+}
+
+/// A literal default, or "computed: EXPR".
+fn default_of(
+    ev: &mut Evaluator,
+    m: usize,
+    module: &IndexedModule,
+    arg: &crate::js::index::Arg,
+) -> serde_json::Value {
+    let text = &module.source()[arg.lo as usize..arg.hi as usize];
+    if let Ok(e) = parse_snippet(text) {
+        let literal = matches!(
+            &*e,
+            swc_ecma_ast::Expr::Lit(_)
+                | swc_ecma_ast::Expr::Unary(_)
+                | swc_ecma_ast::Expr::Array(_)
+                | swc_ecma_ast::Expr::Object(_)
+        );
+        if literal && let Ok(v) = ev.eval(m, &e, arg.lo, &Vec::new()) {
+            return v.to_json();
+        }
+    }
+    let short: String = text.chars().take(80).collect();
+    serde_json::Value::String(format!("computed: {short}"))
+}
+
+pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> FlagInventory {
+    let mut cls = Classifier::new(ci);
+    let mut ev = Evaluator::new(ci);
+    let mut sites: BTreeMap<String, Vec<FlagSite>> = BTreeMap::new();
+    let mut accessor_sites: HashMap<(usize, String), usize> = HashMap::new();
+    for (mi, m) in ci.modules.iter().enumerate() {
+        // Constants holding a flag name: `var o = "tengu_…"`.
+        let mut constants: HashMap<&str, &str> = HashMap::new();
+        // Where each constant's string literal sits.
+        let mut constant_at: HashMap<u32, &str> = HashMap::new();
+        for (name, defs) in &m.index.definitions {
+            if let [d] = defs.as_slice()
+                && let Some((lo, hi)) = d.value
+                && hi - lo < 200
+            {
+                let text = &m.source()[lo as usize..hi as usize];
+                let inner = text.trim_matches(|c| c == '"' || c == '\'');
+                if text.len() >= 2 && text.len() == inner.len() + 2 && is_flag_name(inner) {
+                    constants.insert(name.as_str(), &m.source()[lo as usize + 1..hi as usize - 1]);
+                    constant_at.insert(lo, name.as_str());
+                }
+            }
+        }
+        let used_constants: std::collections::HashSet<&str> = m
+            .index
+            .calls
+            .iter()
+            .filter_map(|c| c.arg0.as_ref().and_then(|a| a.ident.as_deref()))
+            .filter(|i| constants.contains_key(i))
+            .collect();
+        let mut at_call: HashMap<u32, usize> = HashMap::new();
+        for (ci_, c) in m.index.calls.iter().enumerate() {
+            let Some(a0) = &c.arg0 else { continue };
+            let (flag, constant) = match (&a0.string, &a0.ident) {
+                (Some(s), _) if is_flag_name(s) => (s.clone(), None),
+                (_, Some(id)) => match constants.get(id.as_str()) {
+                    Some(f) => (f.to_string(), Some(id.clone())),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            if a0.string.is_some() {
+                at_call.insert(a0.lo, ci_);
+            }
+            let kind = if c.member {
+                FlagKind::Config
+            } else {
+                match cls.kind(mi, &c.name) {
+                    AccessorKind::Getter => FlagKind::Feature,
+                    AccessorKind::Logger => FlagKind::Event,
+                    AccessorKind::Other => FlagKind::Config,
+                }
+            };
+            if kind != FlagKind::Config {
+                *accessor_sites.entry((mi, c.name.clone())).or_default() += 1;
+            }
+            let default = (kind == FlagKind::Feature)
+                .then(|| c.arg1.as_ref().map(|a| default_of(&mut ev, mi, m, a)))
+                .flatten();
+            sites.entry(flag).or_default().push(site(
+                m,
+                c.lo,
+                kind,
+                Some(c.name.clone()),
+                default,
+                constant,
+                originals,
+            ));
+        }
+        // Every other occurrence of a flag name.
+        for s in m.index.strings.iter().filter(|s| is_flag_name(&s.value)) {
+            if at_call.contains_key(&s.lo) {
+                continue;
+            }
+            // A constant passed to calls is reported through those calls; a
+            // constant nobody passes on is still "other".
+            if constant_at
+                .get(&s.lo)
+                .is_some_and(|n| used_constants.contains(n))
+            {
+                continue;
+            }
+            sites.entry(s.value.clone()).or_default().push(site(
+                m,
+                s.lo,
+                FlagKind::Other,
+                None,
+                None,
+                None,
+                originals,
+            ));
+        }
+    }
+    let mut flags = Vec::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for (name, sites) in sites {
+        let kind = sites
+            .iter()
+            .map(|s| s.kind)
+            .min()
+            .unwrap_or(FlagKind::Other);
+        let mut defaults: Vec<serde_json::Value> = Vec::new();
+        let mut getters: Vec<String> = Vec::new();
+        for s in sites.iter().filter(|s| s.kind == FlagKind::Feature) {
+            if let Some(d) = &s.default
+                && !defaults.contains(d)
+            {
+                defaults.push(d.clone());
+            }
+            if let Some(g) = &s.via
+                && !getters.contains(g)
+            {
+                getters.push(g.clone());
+            }
+        }
+        *counts.entry(kind.as_str().to_string()).or_default() += 1;
+        flags.push(Flag {
+            name,
+            kind,
+            defaults,
+            getters,
+            sites,
+        });
+    }
+    let mut accessors: Vec<Accessor> = accessor_sites
+        .into_iter()
+        .map(|((mi, name), n)| {
+            let module = &ci.modules[mi];
+            Accessor {
+                original: originals
+                    .get(&(module.name.as_str(), name.as_str()))
+                    .map(|s| s.to_string()),
+                kind: cls.kind(mi, &name),
+                module: module.name.clone(),
+                name,
+                sites: n,
+            }
+        })
+        .collect();
+    accessors.sort_by(|a, b| b.sites.cmp(&a.sites).then(a.name.cmp(&b.name)));
+    FlagInventory {
+        flags,
+        accessors,
+        counts,
+    }
+}
+
+fn site(
+    m: &IndexedModule,
+    lo: u32,
+    kind: FlagKind,
+    via: Option<String>,
+    default: Option<serde_json::Value>,
+    constant: Option<String>,
+    originals: &HashMap<(&str, &str), &str>,
+) -> FlagSite {
+    let (raw_line, raw_col) = m.raw_pos(lo);
+    let function = m
+        .index
+        .enclosing_function(lo)
+        .and_then(|f| m.index.functions[f as usize].name.clone());
+    FlagSite {
+        kind,
+        module: m.name.clone(),
+        raw_line,
+        raw_col,
+        pretty_line: m.pretty_line(lo),
+        function_original: function
+            .as_deref()
+            .and_then(|f| originals.get(&(m.name.as_str(), f)).map(|s| s.to_string())),
+        function,
+        via,
+        default,
+        constant,
+    }
+}

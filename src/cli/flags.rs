@@ -1,0 +1,142 @@
+use super::{Global, TargetArg, print_json};
+use crate::analysis::flags::{self, FlagInventory, FlagKind};
+use crate::js::symbols;
+use crate::report::table::{Align, Table};
+use clap::Args;
+
+#[derive(Args)]
+pub struct FlagsArgs {
+    #[command(flatten)]
+    pub target: TargetArg,
+    /// Only flags whose name matches this regex.
+    #[arg(long, value_name = "PATTERN")]
+    pub grep: Option<String>,
+    /// Only flags of this kind: feature, event, config, other.
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// List every site of every flag shown.
+    #[arg(long)]
+    pub sites: bool,
+}
+
+#[derive(serde::Serialize)]
+struct FlagsView<'a> {
+    target: String,
+    version: Option<String>,
+    #[serde(flatten)]
+    inventory: &'a FlagInventory,
+}
+
+pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
+    let opened = g.open(&a.target.target)?;
+    let build = g.build(&opened)?;
+    let ci = super::code::index(g, &build)?;
+    let syms = symbols::recover(&ci);
+    let originals = symbols::original_names(&syms);
+    let mut inv = flags::inventory(&ci, &originals);
+    let re = a
+        .grep
+        .as_deref()
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("bad --grep: {e}"))?;
+    if let Some(re) = &re {
+        inv.flags.retain(|f| re.is_match(&f.name));
+    }
+    if let Some(k) = &a.kind {
+        inv.flags.retain(|f| f.kind.as_str() == k);
+    }
+    if g.json {
+        return print_json(&FlagsView {
+            target: opened.label.clone(),
+            version: build.version().best().map(str::to_string),
+            inventory: &inv,
+        })
+        .map(|_| 0);
+    }
+    let mut t = Table::new(&[
+        ("flag", Align::Left),
+        ("kind", Align::Left),
+        ("default", Align::Left),
+        ("getter", Align::Left),
+        ("sites", Align::Right),
+        ("first site", Align::Left),
+    ]);
+    for f in &inv.flags {
+        let first = f.sites.first();
+        t.row(vec![
+            f.name.clone(),
+            f.kind.as_str().to_string(),
+            f.defaults
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(" | "),
+            f.getters.join(", "),
+            f.sites.len().to_string(),
+            first.map_or(String::new(), |s| {
+                format!(
+                    "{}:{} in {}",
+                    s.module.rsplit('/').next().unwrap_or(""),
+                    s.raw_line,
+                    s.function.as_deref().unwrap_or("top level")
+                )
+            }),
+        ]);
+    }
+    print!("{}", t.render());
+    let count = |k: FlagKind| inv.flags.iter().filter(|f| f.kind == k).count();
+    println!(
+        "{} flags: {} feature, {} event, {} config, {} other",
+        inv.flags.len(),
+        count(FlagKind::Feature),
+        count(FlagKind::Event),
+        count(FlagKind::Config),
+        count(FlagKind::Other)
+    );
+    let getters: Vec<String> = inv
+        .accessors
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {}{} ({} sites)",
+                x.kind_str(),
+                x.name,
+                x.original
+                    .as_ref()
+                    .map(|o| format!(" [{o}]"))
+                    .unwrap_or_default(),
+                x.sites
+            )
+        })
+        .collect();
+    println!("accessors: {}", getters.join("; "));
+    if a.sites {
+        for f in &inv.flags {
+            println!("\n{} ({})", f.name, f.kind.as_str());
+            for s in &f.sites {
+                println!(
+                    "  {}:{}:{}  pretty {}  {}  {}{}{}",
+                    s.module,
+                    s.raw_line,
+                    s.raw_col,
+                    s.pretty_line,
+                    s.kind.as_str(),
+                    s.via
+                        .as_deref()
+                        .map(|v| format!("via {v} "))
+                        .unwrap_or_default(),
+                    s.default
+                        .as_ref()
+                        .map(|d| format!("default {d} "))
+                        .unwrap_or_default(),
+                    s.function
+                        .as_deref()
+                        .map(|f| format!("in {f}"))
+                        .unwrap_or_default()
+                );
+            }
+        }
+    }
+    Ok(0)
+}
