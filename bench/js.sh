@@ -60,8 +60,11 @@ command -v npm >/dev/null 2>&1 || die "npm is needed (to install prettier and js
 log "cargo build --release"
 (cd "$ROOT" && cargo build --release --quiet)
 [ -x "$BIN" ] || die "no $BIN after the build"
-
 mkdir -p "$RES" "$JS"
+# Time a copy: a build started elsewhere during the run must not swap the binary.
+cp "$BIN" "$JS/cc-teardown"
+BIN="$JS/cc-teardown"
+GIT_REV="$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 rm -f "$RES"/*.json "$RES"/*.time "$RES"/loads.txt "$RES"/summary.md
 
 # --- the builds (same as bench/run.sh) -------------------------------------------
@@ -253,7 +256,7 @@ json.dump({
     "prettier": "$PRETTIER_VERSION",
     "js_beautify": "$JSBEAUTIFY_VERSION",
     "cc_teardown": sh("$BIN", "--version"),
-    "git_rev": sh("git", "-C", "$ROOT", "describe", "--always", "--dirty"),
+    "git_rev": "$GIT_REV",
     "load_before": [float(x) for x in "$LOAD_BEFORE".split()],
     "load_after": [float(x) for x in open("/proc/loadavg").read().split()[:3]],
     "loads": [[l.split()[0], [float(x) for x in l.split()[1:4]]] for l in open("$LOADS")],

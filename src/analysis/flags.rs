@@ -8,6 +8,7 @@
 //!   parameter on to one;
 //! - *config*: the first argument of any other call;
 //! - *other*: anywhere else (an object key, a comparison, a list).
+//!
 //! A name kept in a constant is followed to the calls that use the constant.
 
 use crate::analysis::eval::{Evaluator, parse_snippet};
@@ -124,7 +125,7 @@ pub struct Classifier<'a> {
     memo: HashMap<(usize, String), AccessorKind>,
 }
 
-fn calls_within<'m>(m: &'m IndexedModule, lo: u32, hi: u32) -> &'m [Call] {
+fn calls_within(m: &IndexedModule, lo: u32, hi: u32) -> &[Call] {
     let calls = &m.index.calls;
     let a = calls.partition_point(|c| c.lo < lo);
     let b = calls.partition_point(|c| c.lo < hi);
@@ -142,27 +143,24 @@ impl<'a> Classifier<'a> {
     /// The function `name` denotes in module `m` (following one import).
     pub fn resolve(&self, m: usize, name: &str) -> Option<(usize, FnId)> {
         let module = &self.ci.modules[m];
-        if let Some((id, _)) = module.index.functions_named(name).next() {
-            return Some((m, id));
+        // An import binds the name for the whole module: it wins over any
+        // same-named inner function (a method, a callback).
+        if let Some(imp) = module.index.imports.iter().find(|i| i.local == name) {
+            let target = self.ci.resolve_import(module, &imp.source)?;
+            let t = self
+                .ci
+                .modules
+                .iter()
+                .position(|x| std::ptr::eq(x, target))?;
+            let local = &target
+                .index
+                .esm_exports
+                .iter()
+                .find(|e| e.original == imp.imported)?
+                .local;
+            return target.index.function_named(local).map(|(id, _)| (t, id));
         }
-        let imp = module.index.imports.iter().find(|i| i.local == name)?;
-        let target = self.ci.resolve_import(module, &imp.source)?;
-        let t = self
-            .ci
-            .modules
-            .iter()
-            .position(|x| std::ptr::eq(x, target))?;
-        let local = &target
-            .index
-            .esm_exports
-            .iter()
-            .find(|e| e.original == imp.imported)?
-            .local;
-        target
-            .index
-            .functions_named(local)
-            .next()
-            .map(|(id, _)| (t, id))
+        module.index.function_named(name).map(|(id, _)| (m, id))
     }
 
     pub fn kind(&mut self, m: usize, name: &str) -> AccessorKind {
@@ -178,6 +176,38 @@ impl<'a> Classifier<'a> {
         let k = self.compute(m, name, depth);
         self.memo.insert((m, name.to_string()), k);
         k
+    }
+
+    fn method_kind(&mut self, m: usize, method: &str, depth: usize) -> AccessorKind {
+        let key = (usize::MAX - m, method.to_string());
+        if let Some(k) = self.memo.get(&key) {
+            return *k;
+        }
+        self.memo.insert(key.clone(), AccessorKind::Other);
+        let mut found = AccessorKind::Other;
+        let order = std::iter::once(m).chain((0..self.ci.modules.len()).filter(|&i| i != m));
+        for i in order {
+            let module = &self.ci.modules[i];
+            let Some((id, f)) = module.index.function_named(method) else {
+                continue;
+            };
+            let src = &module.source()[f.lo as usize..f.hi as usize];
+            let k = if src.len() <= 6000 && STORE_ANCHORS.iter().any(|a| src.contains(a)) {
+                AccessorKind::Getter
+            } else if depth < 4 {
+                let name = f.name.clone().unwrap_or_default();
+                let _ = id;
+                self.kind_at(i, &name, depth)
+            } else {
+                AccessorKind::Other
+            };
+            if k != AccessorKind::Other {
+                found = k;
+                break;
+            }
+        }
+        self.memo.insert(key, found);
+        found
     }
 
     fn compute(&mut self, m: usize, name: &str, depth: usize) -> AccessorKind {
@@ -200,34 +230,25 @@ impl<'a> Classifier<'a> {
             return AccessorKind::Other;
         }
         // A wrapper passing its first parameter on: `return Bno(e, t).value`.
-        let first_param = module
-            .index
-            .definitions
-            .iter()
-            .filter_map(|(n, defs)| {
-                defs.iter()
-                    .find(|d| {
-                        d.kind == crate::js::index::DefKind::Param
-                            && d.lo > f.lo
-                            && d.lo < f.body_lo
-                    })
-                    .map(|d| (d.lo, n.clone()))
-            })
-            .min()
-            .map(|(_, n)| n);
+        let first_param = f.first_param.clone();
         let Some(p) = first_param else {
             return AccessorKind::Other;
         };
-        let callees: Vec<String> = calls_within(module, f.lo, f.hi)
+        let callees: Vec<(String, bool)> = calls_within(module, f.lo, f.hi)
             .iter()
-            .filter(|c| {
-                !c.member && c.arg0.as_ref().and_then(|a| a.ident.as_deref()) == Some(p.as_str())
-            })
-            .map(|c| c.name.clone())
+            .filter(|c| c.arg0.as_ref().and_then(|a| a.ident.as_deref()) == Some(p.as_str()))
+            .map(|c| (c.name.clone(), c.member))
             .collect();
         let mut result = AccessorKind::Other;
-        for c in callees {
-            match self.kind_at(fm, &c, depth + 1) {
+        for (c, member) in callees {
+            // `store().getFeatureValue(e, t)`: a method, found by its name
+            // in this module or another chunk.
+            let kind = if member {
+                self.method_kind(fm, &c, depth + 1)
+            } else {
+                self.kind_at(fm, &c, depth + 1)
+            };
+            match kind {
                 AccessorKind::Getter => return AccessorKind::Getter,
                 AccessorKind::Logger => result = AccessorKind::Logger,
                 AccessorKind::Other => {}
@@ -385,9 +406,25 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
             sites,
         });
     }
-    let mut accessors: Vec<Accessor> = accessor_sites
+    // One row per function, however many chunks import it under local names.
+    let mut by_target: HashMap<(usize, Option<FnId>, String), usize> = HashMap::new();
+    for ((mi, name), n) in accessor_sites {
+        let key = match cls.resolve(mi, &name) {
+            Some((tm, tid)) => (
+                tm,
+                Some(tid),
+                ci.modules[tm].index.functions[tid as usize]
+                    .name
+                    .clone()
+                    .unwrap_or(name),
+            ),
+            None => (mi, None, name),
+        };
+        *by_target.entry(key).or_default() += n;
+    }
+    let mut accessors: Vec<Accessor> = by_target
         .into_iter()
-        .map(|((mi, name), n)| {
+        .map(|((mi, _, name), n)| {
             let module = &ci.modules[mi];
             Accessor {
                 original: originals

@@ -4,5 +4,6 @@
 
 pub mod eval;
 pub mod flags;
+pub mod gates;
 pub mod roles;
 pub mod workflows;

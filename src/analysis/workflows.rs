@@ -268,7 +268,7 @@ fn options_of(
 }
 
 /// The function an option expression refers to or calls, resolved across chunks.
-fn referenced_function<'c>(
+pub fn referenced_function<'c>(
     ci: &'c CodeIndex,
     m: usize,
     e: &Expr,
@@ -285,7 +285,7 @@ fn referenced_function<'c>(
         _ => return None,
     };
     let module = &ci.modules[m];
-    if let Some((id, _)) = module.index.functions_named(&name).next() {
+    if let Some((id, _)) = module.index.function_named(&name) {
         return Some((module, id));
     }
     let imp = module.index.imports.iter().find(|i| i.local == name)?;

@@ -17,6 +17,9 @@ pub struct FlagsArgs {
     /// List every site of every flag shown.
     #[arg(long)]
     pub sites: bool,
+    /// Show cached values from this Claude Code config (default: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json). Never written.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<std::path::PathBuf>,
 }
 
 #[derive(serde::Serialize)]
@@ -25,6 +28,11 @@ struct FlagsView<'a> {
     version: Option<String>,
     #[serde(flatten)]
     inventory: &'a FlagInventory,
+    config: crate::analysis::gates::CachedFlags,
+    /// Cached value of every feature flag this build reads (null: not cached).
+    cached: std::collections::BTreeMap<String, serde_json::Value>,
+    cached_not_read: Vec<String>,
+    read_not_cached: Vec<String>,
 }
 
 pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
@@ -46,18 +54,61 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
     if let Some(k) = &a.kind {
         inv.flags.retain(|f| f.kind.as_str() == k);
     }
+    let config = super::gates::config_for(a.config.as_ref());
+    let all_names: std::collections::HashSet<&str> =
+        inv.flags.iter().map(|f| f.name.as_str()).collect();
+    let features: Vec<&str> = inv
+        .flags
+        .iter()
+        .filter(|f| f.kind == FlagKind::Feature)
+        .map(|f| f.name.as_str())
+        .collect();
+    let cached: std::collections::BTreeMap<String, serde_json::Value> = features
+        .iter()
+        .map(|f| {
+            (
+                f.to_string(),
+                config
+                    .values
+                    .get(*f)
+                    .cloned()
+                    .unwrap_or(serde_json::Value::Null),
+            )
+        })
+        .collect();
+    let cached_not_read: Vec<String> = config
+        .values
+        .keys()
+        .filter(|k| !all_names.contains(k.as_str()))
+        .cloned()
+        .collect();
+    let read_not_cached: Vec<String> = if config.values.is_empty() {
+        Vec::new()
+    } else {
+        features
+            .iter()
+            .filter(|f| !config.values.contains_key(**f))
+            .map(|f| f.to_string())
+            .collect()
+    };
     if g.json {
         return print_json(&FlagsView {
             target: opened.label.clone(),
             version: build.version().best().map(str::to_string),
             inventory: &inv,
+            config,
+            cached,
+            cached_not_read,
+            read_not_cached,
         })
         .map(|_| 0);
     }
+    let with_cache = !config.values.is_empty();
     let mut t = Table::new(&[
         ("flag", Align::Left),
         ("kind", Align::Left),
         ("default", Align::Left),
+        ("cached", Align::Left),
         ("getter", Align::Left),
         ("sites", Align::Right),
         ("first site", Align::Left),
@@ -72,6 +123,11 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
                 .map(|d| d.to_string())
                 .collect::<Vec<_>>()
                 .join(" | "),
+            match config.values.get(&f.name) {
+                Some(v) => v.to_string(),
+                None if with_cache && f.kind == FlagKind::Feature => "(not cached)".into(),
+                None => String::new(),
+            },
             f.getters.join(", "),
             f.sites.len().to_string(),
             first.map_or(String::new(), |s| {
@@ -111,6 +167,23 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
         })
         .collect();
     println!("accessors: {}", getters.join("; "));
+    match (&config.problem, &config.path) {
+        (Some(p), _) => println!("config: {p}"),
+        (None, Some(path)) => {
+            println!("config: {path} ({} cached values)", config.values.len());
+            if !cached_not_read.is_empty() {
+                println!(
+                    "cached but never read by this build: {}",
+                    cached_not_read.join(", ")
+                );
+            }
+            println!(
+                "read by this build but not cached: {} flag(s) (--json lists them)",
+                read_not_cached.len()
+            );
+        }
+        _ => {}
+    }
     if a.sites {
         for f in &inv.flags {
             println!("\n{} ({})", f.name, f.kind.as_str());

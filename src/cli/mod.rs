@@ -5,6 +5,7 @@ mod code;
 mod extract;
 mod fetch;
 mod flags;
+mod gates;
 mod grep;
 mod hash;
 mod info;
@@ -117,6 +118,11 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown flags npm:2.1.220/darwin-arm64 --kind feature\n  cc-teardown flags npm:2.1.220/darwin-arm64 --grep review --sites\n  cc-teardown flags ./claude --json | jq '.flags[] | select(.kind == \"feature\") | .name'"
     )]
     Flags(flags::FlagsArgs),
+    /// The conditions of each gate (review routing, computed workflow options, flag-decided functions) and their verdict under cached flag values.
+    #[command(
+        after_help = "Example:\n  cc-teardown gates npm:2.1.220/darwin-arm64\n  cc-teardown gates npm:2.1.220/darwin-arm64 --config ~/.claude.json --json | jq '.gates[0].verdict'\n  cc-teardown gates ./claude --all"
+    )]
+    Gates(gates::GatesArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -184,6 +190,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Grep(a) => grep::run(g, a),
         Command::Locate(a) => locate::run(g, a),
         Command::Flags(a) => flags::run(g, a),
+        Command::Gates(a) => gates::run(g, a),
         Command::Workflows(a) => workflows::run(g, a),
         Command::Reconstruct(a) => workflows::reconstruct(g, a),
     }

@@ -30,6 +30,8 @@ pub struct Function {
     /// Byte span of the body (after the parameters).
     pub body_lo: u32,
     pub params: u32,
+    /// The first parameter's name, when it is a plain identifier.
+    pub first_param: Option<String>,
     pub parent: Option<FnId>,
 }
 
@@ -127,6 +129,8 @@ pub struct ModuleIndex {
     /// ESM `export { local as exported }` and `export function exported`.
     pub esm_exports: Vec<ExportEntry>,
     pub imports: Vec<ImportEntry>,
+    /// The first function bearing each name.
+    pub by_name: HashMap<String, FnId>,
 }
 
 impl ModuleIndex {
@@ -143,7 +147,13 @@ impl ModuleIndex {
             pending_name: None,
         };
         program.visit_with(&mut v);
-        v.out
+        let mut out = v.out;
+        for (i, f) in out.functions.iter().enumerate() {
+            if let Some(n) = &f.name {
+                out.by_name.entry(n.clone()).or_insert(i as FnId);
+            }
+        }
+        out
     }
 
     /// The innermost function containing byte `offset`.
@@ -159,6 +169,13 @@ impl ModuleIndex {
             }
             i = f.parent? as usize;
         }
+    }
+
+    /// The first function with this name.
+    pub fn function_named(&self, name: &str) -> Option<(FnId, &Function)> {
+        self.by_name
+            .get(name)
+            .map(|&i| (i, &self.functions[i as usize]))
     }
 
     /// Functions with this name (declared or bound).
@@ -223,7 +240,7 @@ impl Indexer {
         kind: FnKind,
         span: swc_common::Span,
         body_lo: swc_common::BytePos,
-        params: usize,
+        params: &[&Pat],
     ) -> FnId {
         let (lo, hi) = self.span(span);
         let id = self.out.functions.len() as FnId;
@@ -233,7 +250,11 @@ impl Indexer {
             lo,
             hi,
             body_lo: self.off(body_lo),
-            params: params as u32,
+            params: params.len() as u32,
+            first_param: params
+                .first()
+                .and_then(|p| p.as_ident())
+                .map(|b| b.id.sym.to_string()),
             parent: self.current(),
         });
         self.stack.push(id);
@@ -316,7 +337,7 @@ impl Visit for Indexer {
             FnKind::Declaration,
             n.function.span,
             body_lo,
-            n.function.params.len(),
+            &n.function.params.iter().map(|p| &p.pat).collect::<Vec<_>>(),
         );
         for p in &n.function.params {
             self.bind_pat(&p.pat, DefKind::Param, None);
@@ -338,7 +359,7 @@ impl Visit for Indexer {
             FnKind::Expression,
             n.function.span,
             body_lo,
-            n.function.params.len(),
+            &n.function.params.iter().map(|p| &p.pat).collect::<Vec<_>>(),
         );
         for p in &n.function.params {
             self.bind_pat(&p.pat, DefKind::Param, None);
@@ -354,7 +375,7 @@ impl Visit for Indexer {
             FnKind::Arrow,
             n.span,
             n.body.span().lo,
-            n.params.len(),
+            &n.params.iter().collect::<Vec<_>>(),
         );
         for p in &n.params {
             self.bind_pat(p, DefKind::Param, None);
@@ -385,7 +406,7 @@ impl Visit for Indexer {
             FnKind::Method,
             n.function.span,
             body_lo,
-            n.function.params.len(),
+            &n.function.params.iter().map(|p| &p.pat).collect::<Vec<_>>(),
         );
         n.function.visit_children_with(self);
         self.stack.pop();
@@ -403,7 +424,7 @@ impl Visit for Indexer {
             FnKind::Method,
             n.function.span,
             body_lo,
-            n.function.params.len(),
+            &n.function.params.iter().map(|p| &p.pat).collect::<Vec<_>>(),
         );
         n.function.visit_children_with(self);
         self.stack.pop();

@@ -1,0 +1,816 @@
+//! Gates: functions that return a boolean decided by checks on their
+//! arguments, the session, settings and environment, and feature flags.
+//! Each is read statement by statement — `if (X) return false;` means "X
+//! must not hold" — into an ordered list of conditions in plain words, and
+//! judged against a user's cached flag values.
+
+use crate::analysis::eval::{Evaluator, Value, parse_snippet};
+use crate::analysis::flags::{AccessorKind, Classifier, is_flag_name};
+use crate::js::code::{CodeIndex, IndexedModule};
+use crate::js::index::FnId;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use swc_common::Spanned;
+use swc_ecma_ast::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConditionKind {
+    Argument,
+    ContextOption,
+    SettingsEnvironment,
+    ToolAvailability,
+    FeatureFlag,
+    Other,
+}
+
+impl ConditionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConditionKind::Argument => "argument",
+            ConditionKind::ContextOption => "context option",
+            ConditionKind::SettingsEnvironment => "settings/environment",
+            ConditionKind::ToolAvailability => "tool availability",
+            ConditionKind::FeatureFlag => "feature flag",
+            ConditionKind::Other => "other",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Condition {
+    pub index: usize,
+    pub kind: ConditionKind,
+    pub text: String,
+    /// For flag conditions: the flag, its default, and the value it must have.
+    pub flag: Option<String>,
+    pub default: Option<serde_json::Value>,
+    pub expect: Option<bool>,
+    /// Flags read inside a helper (settings/environment conditions).
+    pub helper_flags: Vec<(String, serde_json::Value)>,
+    pub module: String,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum Verdict {
+    Passes,
+    BlockedBy { condition: usize, text: String },
+    DependsOnRuntimeContext { conditions: Vec<String> },
+}
+
+impl Verdict {
+    pub fn describe(&self) -> String {
+        match self {
+            Verdict::Passes => "passes".into(),
+            Verdict::BlockedBy { text, .. } => format!("blocked by {text}"),
+            Verdict::DependsOnRuntimeContext { conditions } => {
+                format!("depends on runtime context: {}", conditions.join("; "))
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Gate {
+    pub function: Option<String>,
+    pub original: Option<String>,
+    pub role: String,
+    pub module: String,
+    pub raw_line: u32,
+    pub pretty_line: u32,
+    pub conditions: Vec<Condition>,
+    pub verdict: Option<Verdict>,
+    #[serde(skip)]
+    pub module_index: usize,
+    #[serde(skip)]
+    pub fn_id: FnId,
+}
+
+/// Cached flag values from a Claude Code config.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CachedFlags {
+    pub path: Option<String>,
+    pub values: std::collections::BTreeMap<String, serde_json::Value>,
+    /// Why the config could not be used, if it could not.
+    pub problem: Option<String>,
+}
+
+impl CachedFlags {
+    pub fn load(path: &std::path::Path) -> CachedFlags {
+        let mut c = CachedFlags {
+            path: Some(path.display().to_string()),
+            ..Default::default()
+        };
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                c.problem = Some(format!("cannot read {}: {e}", path.display()));
+                return c;
+            }
+        };
+        let v: serde_json::Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                c.problem = Some(format!("{} is not valid JSON: {e}", path.display()));
+                return c;
+            }
+        };
+        for key in [
+            "cachedGrowthBookFeatures",
+            "cachedStatsigGates",
+            "cachedDynamicConfigs",
+        ] {
+            if let Some(obj) = v.get(key).and_then(|o| o.as_object()) {
+                for (k, val) in obj {
+                    c.values.entry(k.clone()).or_insert_with(|| val.clone());
+                }
+            }
+        }
+        if c.values.is_empty() {
+            c.problem = Some(format!("{} holds no cached flag values", path.display()));
+        }
+        c
+    }
+
+    /// The default config: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json.
+    pub fn default_path() -> Option<std::path::PathBuf> {
+        if let Some(d) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+            return Some(std::path::PathBuf::from(d).join(".claude.json"));
+        }
+        std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".claude.json"))
+    }
+}
+
+fn truthy(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Null => false,
+        serde_json::Value::Bool(b) => *b,
+        serde_json::Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        serde_json::Value::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
+/// Judge a gate's conditions against cached flag values (defaults when absent).
+pub fn verdict(conditions: &[Condition], cache: &CachedFlags) -> Verdict {
+    let mut runtime = Vec::new();
+    for c in conditions {
+        match (&c.flag, c.expect) {
+            (Some(flag), Some(expect)) => {
+                let value = cache
+                    .values
+                    .get(flag)
+                    .cloned()
+                    .or_else(|| c.default.clone())
+                    .unwrap_or(serde_json::Value::Null);
+                if truthy(&value) != expect {
+                    return Verdict::BlockedBy {
+                        condition: c.index,
+                        text: format!("{flag} = {value}"),
+                    };
+                }
+            }
+            _ => runtime.push(c.text.clone()),
+        }
+    }
+    if runtime.is_empty() {
+        Verdict::Passes
+    } else {
+        Verdict::DependsOnRuntimeContext {
+            conditions: runtime,
+        }
+    }
+}
+
+pub struct GateReader<'a> {
+    ci: &'a CodeIndex,
+    cls: Classifier<'a>,
+    ev: Evaluator<'a>,
+}
+
+/// `isNonInteractiveSession` → "non interactive session".
+fn words(camel: &str) -> String {
+    let s = camel.strip_prefix("is").unwrap_or(camel);
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push(' ');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// `t.options?.isSkillPreload` → ["options", "isSkillPreload"] on param `t`.
+fn member_path(e: &Expr) -> Option<(String, Vec<String>)> {
+    match e {
+        Expr::Ident(i) => Some((i.sym.to_string(), Vec::new())),
+        Expr::Member(m) => {
+            let (root, mut path) = member_path(&m.obj)?;
+            match &m.prop {
+                MemberProp::Ident(p) => path.push(p.sym.to_string()),
+                _ => return None,
+            }
+            Some((root, path))
+        }
+        Expr::OptChain(o) => match &*o.base {
+            OptChainBase::Member(m) => member_path(&Expr::Member(m.clone())),
+            _ => None,
+        },
+        Expr::Paren(p) => member_path(&p.expr),
+        _ => None,
+    }
+}
+
+impl<'a> GateReader<'a> {
+    pub fn new(ci: &'a CodeIndex) -> GateReader<'a> {
+        GateReader {
+            ci,
+            cls: Classifier::new(ci),
+            ev: Evaluator::new(ci),
+        }
+    }
+
+    /// Read function `id` of module `m` as a gate; None when its body is
+    /// not a list of checks.
+    pub fn read(&mut self, m: usize, id: FnId) -> Option<Vec<Condition>> {
+        let module = &self.ci.modules[m];
+        let f = &module.index.functions[id as usize];
+        let text = &module.source()[f.lo as usize..f.hi as usize];
+        if text.len() > 3000 {
+            return None;
+        }
+        let wrapped = format!("({text})");
+        let base = f.lo.saturating_sub(1);
+        let expr = parse_snippet(&wrapped).ok()?;
+        let (params, stmts): (Vec<String>, Vec<Stmt>) = match &*expr {
+            Expr::Paren(p) => match &*p.expr {
+                Expr::Fn(func) => (
+                    func.function
+                        .params
+                        .iter()
+                        .filter_map(|p| p.pat.as_ident().map(|b| b.id.sym.to_string()))
+                        .collect(),
+                    func.function.body.as_ref()?.stmts.clone(),
+                ),
+                Expr::Arrow(a) => (
+                    a.params
+                        .iter()
+                        .filter_map(|p| p.as_ident().map(|b| b.id.sym.to_string()))
+                        .collect(),
+                    match &*a.body {
+                        ArrowFunctionBody::FunctionBody(b) => b.stmts.clone(),
+                        ArrowFunctionBody::Expr(e) => vec![Stmt::Return(ReturnStmt {
+                            span: e.span(),
+                            arg: Some(e.clone()),
+                        })],
+                    },
+                ),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let mut out = Vec::new();
+        let n = stmts.len();
+        for (i, s) in stmts.iter().enumerate() {
+            match s {
+                Stmt::If(IfStmt {
+                    test,
+                    cons,
+                    alt: None,
+                    ..
+                }) => {
+                    let ret = match &**cons {
+                        Stmt::Return(r) => r.arg.as_deref().map(bool_literal),
+                        Stmt::Block(b) if b.stmts.len() == 1 => match &b.stmts[0] {
+                            Stmt::Return(r) => r.arg.as_deref().map(bool_literal),
+                            _ => None,
+                        },
+                        _ => None,
+                    }??;
+                    // `if (X) return false` → X must not hold; `return true` → X suffices.
+                    let mut c = self.describe(m, module, test, base, &params, ret)?;
+                    if ret {
+                        c.text = format!("either {} (then it passes at once)", c.text);
+                    }
+                    out.push(c);
+                }
+                Stmt::Return(ReturnStmt { arg: Some(e), .. }) if i + 1 == n => {
+                    if bool_literal(e) == Some(true) {
+                        continue;
+                    }
+                    out.push(self.describe(m, module, e, base, &params, true)?);
+                }
+                Stmt::Decl(_) | Stmt::Expr(_) => {}
+                _ => return None,
+            }
+        }
+        for (i, c) in out.iter_mut().enumerate() {
+            c.index = i + 1;
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// Describe `e` as a condition that must be `want` (true or false).
+    fn describe(
+        &mut self,
+        m: usize,
+        module: &IndexedModule,
+        e: &Expr,
+        base: u32,
+        params: &[String],
+        want: bool,
+    ) -> Option<Condition> {
+        let lo = base + e.span().lo.0.saturating_sub(1);
+        let line = module.raw_pos(lo).0;
+        let mk = |kind, text: String| Condition {
+            index: 0,
+            kind,
+            text,
+            flag: None,
+            default: None,
+            expect: None,
+            helper_flags: Vec::new(),
+            module: module.name.clone(),
+            line,
+        };
+        match e {
+            Expr::Unary(u) if u.op == UnaryOp::Bang => {
+                return self.describe(m, module, &u.arg, base, params, !want);
+            }
+            Expr::Paren(p) => return self.describe(m, module, &p.expr, base, params, want),
+            _ => {}
+        }
+        // e !== "a" && e !== "b" … : the argument is one of the values.
+        if let Some((arg, values)) = excluded_values(e) {
+            let pos = params
+                .iter()
+                .position(|p| *p == arg)
+                .map_or(String::new(), |i| format!("argument {}", i + 1));
+            let subject = if values
+                .iter()
+                .all(|v| ["low", "medium", "high", "xhigh", "max"].contains(&v.as_str()))
+            {
+                format!("the level ({pos})")
+            } else {
+                pos
+            };
+            let list = match values.len() {
+                1 => values[0].clone(),
+                _ => format!(
+                    "{} or {}",
+                    values[..values.len() - 1].join(", "),
+                    values[values.len() - 1]
+                ),
+            };
+            let text = if want {
+                format!("{subject} is not {list}")
+            } else {
+                format!("{subject} is {list}")
+            };
+            return Some(mk(ConditionKind::Argument, text));
+        }
+        // ctx.options?.tools?.some(t => isTool(t, NAME)): the session has a tool.
+        let call_parts: Option<(&Expr, &[ExprOrSpread])> = match e {
+            Expr::Call(c) => match &c.callee {
+                Callee::Expr(callee) => Some((&**callee, &c.args[..])),
+                _ => None,
+            },
+            Expr::OptChain(o) => match &*o.base {
+                OptChainBase::Call(c) => Some((&*c.callee, &c.args[..])),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((callee, args)) = call_parts
+            && let Some((_, path)) = member_path(callee)
+            && path.last().map(String::as_str) == Some("some")
+            && path.iter().any(|p| p == "tools")
+        {
+            let tool = args
+                .first()
+                .and_then(|a| self.tool_name(m, &a.expr, base))
+                .unwrap_or_else(|| "a".into());
+            let text = if want {
+                format!("the session has the {tool} tool")
+            } else {
+                format!("the session lacks the {tool} tool")
+            };
+            return Some(mk(ConditionKind::ToolAvailability, text));
+        }
+        if let Some((root, path)) = member_path(e)
+            && params.contains(&root)
+            && path.len() >= 2
+        {
+            let option = path.last().unwrap().clone();
+            let phrase = match (option.as_str(), want) {
+                ("isNonInteractiveSession", false) => {
+                    "the session is interactive (not `claude -p`)".to_string()
+                }
+                ("isSkillPreload", false) => "the skill is not being preloaded".to_string(),
+                (o, false) => format!("not a {} ({})", words(o), path.join(".")),
+                (o, true) => format!("{} ({})", words(o), path.join(".")),
+            };
+            return Some(mk(
+                ConditionKind::ContextOption,
+                format!("{phrase} [{}]", path.join(".")),
+            ));
+        }
+        if let Expr::Call(c) = e
+            && let Callee::Expr(callee) = &c.callee
+            && let Expr::Ident(fname) = &**callee
+        {
+            let name = fname.sym.to_string();
+            if self.cls.kind(m, &name) == AccessorKind::Getter {
+                let flag = c.args.first().and_then(|a| {
+                    match self.ev.eval(m, &a.expr, base, &Vec::new()) {
+                        Ok(Value::Str(s)) if is_flag_name(&s) => Some(s),
+                        _ => None,
+                    }
+                })?;
+                let default = c.args.get(1).map(|a| {
+                    self.ev
+                        .eval(m, &a.expr, base, &Vec::new())
+                        .map(|v| v.to_json())
+                        .unwrap_or(serde_json::Value::Null)
+                });
+                let shown = default
+                    .as_ref()
+                    .map_or("none".to_string(), |d| d.to_string());
+                let mut cond = mk(
+                    ConditionKind::FeatureFlag,
+                    format!(
+                        "the flag {flag} is {} (default {shown})",
+                        if want { "true" } else { "false" }
+                    ),
+                );
+                cond.flag = Some(flag);
+                cond.default = default;
+                cond.expect = Some(want);
+                return Some(cond);
+            }
+            // A helper: name what it reads.
+            if let Some((hm, hid)) = self.cls.resolve(m, &name) {
+                let reads = self.helper_reads(hm, hid, 0);
+                let mut cond = mk(
+                    ConditionKind::SettingsEnvironment,
+                    helper_text(&name, &reads, want),
+                );
+                cond.helper_flags = reads.flags.clone();
+                return Some(cond);
+            }
+        }
+        let text = &module.source()[lo as usize..(base + e.span().hi.0.saturating_sub(1)) as usize];
+        Some(mk(
+            ConditionKind::Other,
+            format!(
+                "`{}` is {}",
+                text.chars().take(100).collect::<String>(),
+                if want { "true" } else { "false" }
+            ),
+        ))
+    }
+
+    fn tool_name(&mut self, m: usize, cb: &Expr, base: u32) -> Option<String> {
+        let body = match cb {
+            Expr::Arrow(a) => match &*a.body {
+                ArrowFunctionBody::Expr(e) => e.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let Expr::Call(c) = &*body else { return None };
+        let last = c.args.last()?;
+        match self.ev.eval(m, &last.expr, base, &Vec::new()) {
+            Ok(Value::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// What a helper function reads, following its calls a few levels.
+    fn helper_reads(&mut self, m: usize, id: FnId, depth: usize) -> Reads {
+        let mut r = Reads::default();
+        let module = &self.ci.modules[m];
+        let f = &module.index.functions[id as usize];
+        let src = &module.source()[f.lo as usize..f.hi as usize];
+        if src.len() > 4000 {
+            return r;
+        }
+        static ENV: std::sync::LazyLock<regex::Regex> =
+            std::sync::LazyLock::new(|| regex::Regex::new(r"process\.env\.([A-Z0-9_]+)").unwrap());
+        static SETTINGS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"settings\??\.([A-Za-z0-9_]+)").unwrap()
+        });
+        r.env
+            .extend(ENV.captures_iter(src).map(|c| c[1].to_string()));
+        r.settings
+            .extend(SETTINGS.captures_iter(src).map(|c| c[1].to_string()));
+        if src.contains("available") {
+            r.available = true;
+        }
+        let calls: Vec<crate::js::index::Call> = module
+            .index
+            .calls
+            .iter()
+            .filter(|c| c.lo >= f.lo && c.lo < f.hi && !c.member)
+            .cloned()
+            .collect();
+        for c in calls {
+            if let Some(p) = c.arg0.as_ref().and_then(|a| a.string.as_deref()) {
+                if p.starts_with("allow_") {
+                    r.policy.insert(p.to_string());
+                    continue;
+                }
+                if is_flag_name(p) && self.cls.kind(m, &c.name) == AccessorKind::Getter {
+                    let d = c
+                        .arg1
+                        .as_ref()
+                        .and_then(|a| {
+                            parse_snippet(&module.source()[a.lo as usize..a.hi as usize])
+                                .ok()
+                                .and_then(|e| self.ev.eval(m, &e, a.lo, &Vec::new()).ok())
+                        })
+                        .map(|v| v.to_json())
+                        .unwrap_or(serde_json::Value::Null);
+                    if !r.flags.iter().any(|(n, _)| n == p) {
+                        r.flags.push((p.to_string(), d));
+                    }
+                    continue;
+                }
+            }
+            if depth < 3
+                && let Some((cm, cid)) = self.cls.resolve(m, &c.name)
+                && (cm, cid) != (m, id)
+            {
+                let inner = self.helper_reads(cm, cid, depth + 1);
+                r.merge(inner);
+            }
+        }
+        r
+    }
+}
+
+#[derive(Default, Debug)]
+struct Reads {
+    env: BTreeSet<String>,
+    settings: BTreeSet<String>,
+    policy: BTreeSet<String>,
+    flags: Vec<(String, serde_json::Value)>,
+    available: bool,
+}
+
+impl Reads {
+    fn merge(&mut self, o: Reads) {
+        self.env.extend(o.env);
+        self.settings.extend(o.settings);
+        self.policy.extend(o.policy);
+        for f in o.flags {
+            if !self.flags.iter().any(|x| x.0 == f.0) {
+                self.flags.push(f);
+            }
+        }
+        self.available |= o.available;
+    }
+}
+
+/// "workflows are enabled, available and permitted by policy (reads …)".
+fn helper_text(name: &str, r: &Reads, want: bool) -> String {
+    // The subject: the word the names read have in common.
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    let noise = [
+        "claude", "code", "disable", "enable", "allow", "is", "env", "use",
+    ];
+    for n in r.env.iter().chain(&r.settings).chain(&r.policy) {
+        // camelCase splits at capitals; SHOUTING_CASE only at underscores.
+        let camel = n.chars().any(|c| c.is_lowercase());
+        let spaced: String = n
+            .chars()
+            .flat_map(|c| {
+                if camel && c.is_uppercase() {
+                    vec![' ', c]
+                } else {
+                    vec![c]
+                }
+            })
+            .collect();
+        for w in spaced.split(['_', ' ']).filter(|w| !w.is_empty()) {
+            let w = w.to_lowercase();
+            if !noise.contains(&w.as_str()) {
+                *counts.entry(w).or_default() += 1;
+            }
+        }
+    }
+    let subject = counts
+        .iter()
+        .max_by_key(|(_, c)| **c)
+        .map(|(w, _)| w.clone());
+    let mut facets = Vec::new();
+    if r.settings
+        .iter()
+        .chain(&r.env)
+        .any(|s| s.to_lowercase().contains("enable") || s.to_lowercase().contains("disable"))
+    {
+        facets.push("enabled");
+    }
+    if r.available || !r.flags.is_empty() {
+        facets.push("available");
+    }
+    if !r.policy.is_empty() {
+        facets.push("permitted by policy");
+    }
+    let mut reads = Vec::new();
+    if !r.env.is_empty() {
+        reads.push(format!(
+            "env {}",
+            r.env.iter().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !r.settings.is_empty() {
+        reads.push(format!(
+            "settings {}",
+            r.settings.iter().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !r.policy.is_empty() {
+        reads.push(format!(
+            "policy {}",
+            r.policy.iter().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !r.flags.is_empty() {
+        reads.push(format!(
+            "flag {}",
+            r.flags
+                .iter()
+                .map(|(f, d)| format!("{f} (default {d})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let head = match (subject, facets.is_empty()) {
+        (Some(s), false) => {
+            let list = match facets.len() {
+                1 => facets[0].to_string(),
+                _ => format!(
+                    "{} and {}",
+                    facets[..facets.len() - 1].join(", "),
+                    facets[facets.len() - 1]
+                ),
+            };
+            if want {
+                format!("{s} are {list}")
+            } else {
+                format!("{s} are not {list}")
+            }
+        }
+        _ => format!("{name}() is {}", if want { "true" } else { "false" }),
+    };
+    if reads.is_empty() {
+        head
+    } else {
+        format!("{head} — {name}() reads {}", reads.join("; "))
+    }
+}
+
+fn bool_literal(e: &Expr) -> Option<bool> {
+    match e {
+        Expr::Lit(Lit::Bool(b)) => Some(b.value),
+        Expr::Unary(u) if u.op == UnaryOp::Bang => match &*u.arg {
+            Expr::Lit(Lit::Num(n)) => Some(n.value == 0.0),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `x !== "a" && x !== "b"` → (x, [a, b]).
+fn excluded_values(e: &Expr) -> Option<(String, Vec<String>)> {
+    match e {
+        Expr::Bin(b) if b.op == BinaryOp::LogicalAnd => {
+            let (l, mut lv) = excluded_values(&b.left)?;
+            let (r, rv) = excluded_values(&b.right)?;
+            (l == r).then(|| {
+                lv.extend(rv);
+                (l, lv)
+            })
+        }
+        Expr::Bin(b) if matches!(b.op, BinaryOp::NotEqEq | BinaryOp::NotEq) => {
+            match (&*b.left, &*b.right) {
+                (Expr::Ident(i), Expr::Lit(Lit::Str(s)))
+                | (Expr::Lit(Lit::Str(s)), Expr::Ident(i)) => Some((
+                    i.sym.to_string(),
+                    vec![s.value.to_string_lossy().into_owned()],
+                )),
+                _ => None,
+            }
+        }
+        Expr::Paren(p) => excluded_values(&p.expr),
+        _ => None,
+    }
+}
+
+/// Every gate worth explaining: the review-routing gate, the functions
+/// behind computed workflow options, and every small function that returns
+/// a boolean decided by a flag read.
+pub fn discover(
+    ci: &CodeIndex,
+    roles: &crate::analysis::roles::Roles,
+    workflows: &[crate::analysis::workflows::WorkflowScript],
+    originals: &std::collections::HashMap<(&str, &str), &str>,
+) -> Vec<Gate> {
+    let mut reader = GateReader::new(ci);
+    let mut out: Vec<Gate> = Vec::new();
+    let push = |reader: &mut GateReader, m: usize, id: FnId, role: String, out: &mut Vec<Gate>| {
+        if out.iter().any(|g| g.module_index == m && g.fn_id == id) {
+            return;
+        }
+        let Some(conditions) = reader.read(m, id) else {
+            return;
+        };
+        let module = &ci.modules[m];
+        let f = &module.index.functions[id as usize];
+        out.push(Gate {
+            original: f.name.as_deref().and_then(|n| {
+                originals
+                    .get(&(module.name.as_str(), n))
+                    .map(|s| s.to_string())
+            }),
+            function: f.name.clone(),
+            role,
+            module: module.name.clone(),
+            raw_line: module.raw_pos(f.lo).0,
+            pretty_line: module.pretty_line(f.lo),
+            conditions,
+            verdict: None,
+            module_index: m,
+            fn_id: id,
+        });
+    };
+    for f in roles.get(crate::analysis::roles::Role::ReviewRoutingGate) {
+        push(
+            &mut reader,
+            f.module_index,
+            f.function,
+            "review-routing-gate".into(),
+            &mut out,
+        );
+    }
+    for w in workflows {
+        let Some(m) = ci.modules.iter().position(|x| x.name == w.builder.module) else {
+            continue;
+        };
+        for o in &w.options {
+            if let crate::analysis::workflows::OptionValue::Computed { expression, .. } = &o.value
+                && let Ok(e) = parse_snippet(expression)
+                && let Some((module, id)) =
+                    crate::analysis::workflows::referenced_function(ci, m, &e)
+            {
+                let mi = ci
+                    .modules
+                    .iter()
+                    .position(|x| std::ptr::eq(x, module))
+                    .unwrap_or(m);
+                push(
+                    &mut reader,
+                    mi,
+                    id,
+                    format!("workflow option {}.{}", w.name, o.name),
+                    &mut out,
+                );
+            }
+        }
+    }
+    let mut cls = Classifier::new(ci);
+    for (mi, m) in ci.modules.iter().enumerate() {
+        let mut candidates: Vec<FnId> = Vec::new();
+        for c in &m.index.calls {
+            if let (Some(f), Some(a)) = (c.in_function, &c.arg0)
+                && (a.string.as_deref().is_some_and(is_flag_name) || a.ident.is_some())
+                && !c.member
+                && !candidates.contains(&f)
+                && (m.index.functions[f as usize].hi - m.index.functions[f as usize].lo) < 600
+                && cls.kind(mi, &c.name) == AccessorKind::Getter
+            {
+                candidates.push(f);
+            }
+        }
+        for f in candidates {
+            let before = out.len();
+            push(&mut reader, mi, f, "flag-gate".into(), &mut out);
+            // Keep only gates that actually test a flag.
+            if out.len() > before
+                && !out
+                    .last()
+                    .unwrap()
+                    .conditions
+                    .iter()
+                    .any(|c| c.flag.is_some())
+            {
+                out.pop();
+            }
+        }
+    }
+    out
+}

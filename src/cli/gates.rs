@@ -1,0 +1,126 @@
+use super::{Global, TargetArg, print_json};
+use crate::analysis::gates::{self, CachedFlags, Gate};
+use crate::analysis::roles::Locator;
+use crate::analysis::workflows;
+use crate::js::symbols;
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct GatesArgs {
+    #[command(flatten)]
+    pub target: TargetArg,
+    /// Cached flag values to judge the gates with (default: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json). Never written.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Also list every small flag-decided function ("flag-gate"), not only the workflow gates.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(serde::Serialize)]
+struct GatesView {
+    target: String,
+    version: Option<String>,
+    config: CachedFlags,
+    gates: Vec<Gate>,
+}
+
+pub fn config_for(path: Option<&PathBuf>) -> CachedFlags {
+    match path.cloned().or_else(CachedFlags::default_path) {
+        Some(p) if path.is_some() || p.exists() => CachedFlags::load(&p),
+        Some(p) => CachedFlags {
+            path: Some(p.display().to_string()),
+            problem: Some(format!("no config at {} (pass --config PATH)", p.display())),
+            ..Default::default()
+        },
+        None => CachedFlags {
+            problem: Some("no config found (pass --config PATH)".into()),
+            ..Default::default()
+        },
+    }
+}
+
+pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
+    let opened = g.open(&a.target.target)?;
+    let build = g.build(&opened)?;
+    let ci = super::code::index(g, &build)?;
+    let syms = symbols::recover(&ci);
+    let originals = symbols::original_names(&syms);
+    let locator = Locator::new(&ci, &syms);
+    let roles = locator.locate();
+    let wfs = workflows::bundled(&ci, &roles, &locator);
+    let mut all = gates::discover(&ci, &roles, &wfs, &originals);
+    let config = config_for(a.config.as_ref());
+    for gate in &mut all {
+        gate.verdict = Some(gates::verdict(&gate.conditions, &config));
+    }
+    if g.json {
+        return print_json(&GatesView {
+            target: opened.label.clone(),
+            version: build.version().best().map(str::to_string),
+            config,
+            gates: all,
+        })
+        .map(|_| 0);
+    }
+    match (&config.problem, &config.path) {
+        (Some(p), _) => println!("config: {p}; verdicts use each flag's default"),
+        (None, Some(path)) => println!(
+            "config: {path} ({} cached flag values)",
+            config.values.len()
+        ),
+        _ => {}
+    }
+    if !roles
+        .functions
+        .iter()
+        .any(|f| f.role == crate::analysis::roles::Role::ReviewRoutingGate)
+    {
+        println!("no review-routing gate in this build");
+    }
+    let shown: Vec<&Gate> = all
+        .iter()
+        .filter(|gt| a.all || gt.role != "flag-gate")
+        .collect();
+    for gt in &shown {
+        println!(
+            "\n{} {}{} — {}:{} (pretty {})",
+            gt.role,
+            gt.function.as_deref().unwrap_or("(anonymous)"),
+            gt.original
+                .as_ref()
+                .map(|o| format!(" [{o}]"))
+                .unwrap_or_default(),
+            gt.module.rsplit('/').next().unwrap_or(""),
+            gt.raw_line,
+            gt.pretty_line
+        );
+        for c in &gt.conditions {
+            let cached = c
+                .flag
+                .as_ref()
+                .and_then(|f| config.values.get(f))
+                .map(|v| format!("  [cached: {v}]"))
+                .unwrap_or_default();
+            println!(
+                "  {}. {:<20} {}{cached}  ({}:{})",
+                c.index,
+                c.kind.as_str(),
+                c.text,
+                c.module.rsplit('/').next().unwrap_or(""),
+                c.line
+            );
+        }
+        if let Some(v) = &gt.verdict {
+            println!("  verdict: {}", v.describe());
+        }
+    }
+    let hidden = all.len() - shown.len();
+    if hidden > 0 {
+        println!(
+            "\n… and {hidden} more flag-decided functions (--all lists them, --json has them all)"
+        );
+    }
+    Ok(0)
+}
