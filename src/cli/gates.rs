@@ -16,6 +16,9 @@ pub struct GatesArgs {
     /// Also list every small flag-decided function ("flag-gate"), not only the workflow gates.
     #[arg(long)]
     pub all: bool,
+    /// Also compute the flag inventory (as `flags` does), sharing the one parse and index.
+    #[arg(long)]
+    pub flags: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -24,6 +27,8 @@ struct GatesView {
     version: Option<String>,
     config: CachedFlags,
     gates: Vec<Gate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flags: Option<crate::analysis::flags::FlagInventory>,
 }
 
 pub fn config_for(path: Option<&PathBuf>) -> CachedFlags {
@@ -52,6 +57,9 @@ pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
     let wfs = workflows::bundled(&ci, &roles, &locator);
     let mut all = gates::discover(&ci, &roles, &wfs, &originals);
     let config = config_for(a.config.as_ref());
+    let inventory = a
+        .flags
+        .then(|| crate::analysis::flags::inventory(&ci, &originals));
     for gate in &mut all {
         gate.verdict = Some(gates::verdict(&gate.conditions, &config));
     }
@@ -61,6 +69,7 @@ pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
             version: build.version().best().map(str::to_string),
             config,
             gates: all,
+            flags: inventory,
         })
         .map(|_| 0);
     }
@@ -115,6 +124,10 @@ pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
         if let Some(v) = &gt.verdict {
             println!("  verdict: {}", v.describe());
         }
+    }
+    if let Some(inv) = &inventory {
+        let counts: Vec<String> = inv.counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        println!("\nflags: {} ({})", inv.flags.len(), counts.join(", "));
     }
     let hidden = all.len() - shown.len();
     if hidden > 0 {

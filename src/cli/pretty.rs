@@ -110,10 +110,11 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
         && a.at_pretty.is_none();
     let chosen_index = chosen.index;
     let ci = crate::js::parse::with_big_stack(|| {
+        // Printing needs no index: skip it (and its memory).
         if folder {
-            CodeIndex::build(graph, g.max_decoded)
+            CodeIndex::build_filtered(graph, g.max_decoded, |_| true, false)
         } else {
-            CodeIndex::build_filtered(graph, g.max_decoded, |m| m.index == chosen_index)
+            CodeIndex::build_filtered(graph, g.max_decoded, |m| m.index == chosen_index, false)
         }
     })?;
 

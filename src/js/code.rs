@@ -62,14 +62,16 @@ fn module_text(bytes: &[u8]) -> String {
 
 impl CodeIndex {
     pub fn build(graph: &BunGraph, limit: u64) -> Result<CodeIndex, JsError> {
-        Self::build_filtered(graph, limit, |_| true)
+        Self::build_filtered(graph, limit, |_| true, true)
     }
 
-    /// Index only the modules `keep` accepts (e.g. one module for `pretty --at`).
+    /// Index only the modules `keep` accepts (e.g. one module for `pretty --at`);
+    /// `with_index: false` parses and prints only (what `pretty` needs).
     pub fn build_filtered(
         graph: &BunGraph,
         limit: u64,
         keep: impl Fn(&crate::bun::Module) -> bool,
+        with_index: bool,
     ) -> Result<CodeIndex, JsError> {
         let start = Instant::now();
         let mut skipped = Vec::new();
@@ -106,6 +108,21 @@ impl CodeIndex {
                     // big single-bundle builds then use both cores too.
                     let program = &parsed.program;
                     let file = &parsed.file;
+                    if !with_index {
+                        let t3 = Instant::now();
+                        let printed = print::print(&parsed, &comments);
+                        t.print = t3.elapsed();
+                        return Ok((
+                            IndexedModule {
+                                graph_index: m.index,
+                                name: m.name.to_string(),
+                                parsed,
+                                index: ModuleIndex::default(),
+                                printed: printed?,
+                            },
+                            t,
+                        ));
+                    }
                     let (index, printed) = std::thread::scope(|s| {
                         let h = std::thread::Builder::new()
                             .stack_size(parse::STACK_BYTES)
