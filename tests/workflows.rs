@@ -125,7 +125,13 @@ fn single_bundle_fixture_roles() {
         vec![("BuildReview", "code-review"), ("BuildSecond", "second")]
     );
     let reg = role(&v, "workflow-registrar")[0];
-    assert_eq!(reg["raw_start"], 10);
+    let text = std::fs::read_to_string(&single).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("function Reg("))
+        .unwrap()
+        + 1;
+    assert_eq!(reg["raw_start"], line);
 }
 
 fn split_build(dir: &Path) -> String {
