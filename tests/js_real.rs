@@ -45,8 +45,19 @@ fn v2_1_220_bundle_strings_round_trip_exactly() {
             .unwrap()
             .to_string();
         parse::with_big_stack(|| {
-            let (p, c) = parse::parse("cli.js", src, Goal::Script).unwrap();
+            let (mut p, c) = parse::parse("cli.js", src.clone(), Goal::Script).unwrap();
             let printed = print::print(&p, &c).unwrap();
+            // Printing on two cores gives the same bytes and line map.
+            let (_, c2) = parse::parse("cli.js", src, Goal::Script).unwrap();
+            let split = print::print_split(&mut p, &c2).unwrap();
+            assert!(
+                split.code == printed.code,
+                "split printing differs on the real bundle"
+            );
+            assert_eq!(
+                split.map.pretty_to_raw(427672),
+                printed.map.pretty_to_raw(427672)
+            );
             let mut before = Strings::default();
             p.program.visit_with(&mut before);
             drop(p);

@@ -102,15 +102,17 @@ impl CodeIndex {
                         Goal::Script
                     };
                     let t1 = Instant::now();
-                    let (parsed, comments) = parse::parse(m.name, src, goal)?;
+                    let (mut parsed, comments) = parse::parse(m.name, src, goal)?;
                     t.parse = t1.elapsed();
                     // Index on a second thread while this one prints: the
                     // big single-bundle builds then use both cores too.
                     let program = &parsed.program;
                     let file = &parsed.file;
                     if !with_index {
+                        // Nothing else reads the AST meanwhile: a big
+                        // module can be printed on both cores.
                         let t3 = Instant::now();
-                        let printed = print::print(&parsed, &comments);
+                        let printed = print::print_split(&mut parsed, &comments);
                         t.print = t3.elapsed();
                         return Ok((
                             IndexedModule {

@@ -156,8 +156,18 @@ impl<W: WriteJs> WriteJs for LineRecorder<W> {
     }
 }
 
-pub fn print(p: &Parsed, comments: &SingleThreadedComments) -> Result<Printed, JsError> {
-    let mut buf = Vec::with_capacity(p.file.src.len() * 2);
+type Entries = Vec<(u32, u32, bool)>;
+
+/// Emit `program` (from the source file starting at swc position `base`):
+/// the output bytes and the (raw offset, output line, direct) entries.
+fn emit(
+    cm: &swc_common::sync::Lrc<swc_common::SourceMap>,
+    base: u32,
+    size_hint: usize,
+    program: &swc_ecma_ast::Program,
+    comments: &SingleThreadedComments,
+) -> Result<(Vec<u8>, Entries), JsError> {
+    let mut buf = Vec::with_capacity(size_hint * 2);
     let lines = Rc::new(Cell::new(0u32));
     let entries = {
         let counter = LineCounter {
@@ -165,24 +175,28 @@ pub fn print(p: &Parsed, comments: &SingleThreadedComments) -> Result<Printed, J
             lines: lines.clone(),
         };
         let mut wr = LineRecorder {
-            inner: JsWriter::new(p.cm.clone(), "\n", counter, None),
+            inner: JsWriter::new(cm.clone(), "\n", counter, None),
             lines,
-            entries: Vec::with_capacity(p.file.src.len() / 6),
+            entries: Vec::with_capacity(size_hint / 6),
             pending: Vec::new(),
-            base: p.file.start_pos.0,
+            base,
         };
         let mut emitter = Emitter {
             cfg: Config::default().with_minify(false).with_target(TARGET),
-            cm: p.cm.clone(),
+            cm: cm.clone(),
             comments: Some(comments),
             wr: &mut wr,
         };
         emitter
-            .emit_program(&p.program)
+            .emit_program(program)
             .map_err(|e| JsError::Print(e.to_string()))?;
         wr.text(None);
         wr.entries
     };
+    Ok((buf, entries))
+}
+
+fn finish(src: &str, buf: Vec<u8>, entries: &Entries) -> Result<Printed, JsError> {
     let code = String::from_utf8(buf).map_err(|e| JsError::Print(e.to_string()))?;
     // Lines as an editor counts them: a final newline ends the last line.
     let newlines = memchr::memchr_iter(b'\n', code.as_bytes()).count() as u32;
@@ -191,14 +205,203 @@ pub fn print(p: &Parsed, comments: &SingleThreadedComments) -> Result<Printed, J
     } else {
         newlines + 1
     };
-    let map = LineMap::new(p.file.src.as_bytes(), &entries, pretty_lines);
+    let map = LineMap::new(src.as_bytes(), entries, pretty_lines);
     Ok(Printed { code, map })
+}
+
+pub fn print(p: &Parsed, comments: &SingleThreadedComments) -> Result<Printed, JsError> {
+    let (buf, entries) = emit(
+        &p.cm,
+        p.file.start_pos.0,
+        p.file.src.len(),
+        &p.program,
+        comments,
+    )?;
+    finish(&p.file.src, buf, &entries)
+}
+
+/// Modules smaller than this print on one thread.
+const SPLIT_MIN_BYTES: usize = 4 << 20;
+/// The marker statement that shows where one half ends and the other begins.
+const SENTINEL: &str = "__cc_teardown_split_7f3a__";
+
+/// The statement list that holds most of a script: its body, or the body of
+/// the function a CJS-wrapped bundle consists of.
+fn main_list(program: &mut swc_ecma_ast::Program) -> Option<&mut Vec<swc_ecma_ast::Stmt>> {
+    use swc_ecma_ast::*;
+    let Program::Script(script) = program else {
+        return None;
+    };
+    if script.body.len() != 1 {
+        return Some(&mut script.body);
+    }
+    let Stmt::Expr(ExprStmt { expr, .. }) = &mut script.body[0] else {
+        return None;
+    };
+    let mut e: &mut Expr = expr;
+    loop {
+        match e {
+            Expr::Paren(p) => e = &mut p.expr,
+            Expr::Call(c) => match &mut c.callee {
+                Callee::Expr(callee) => e = callee,
+                _ => return None,
+            },
+            Expr::Fn(f) => return f.function.body.as_mut().map(|b| &mut b.stmts),
+            _ => return None,
+        }
+    }
+}
+
+fn sentinel() -> swc_ecma_ast::Stmt {
+    use swc_ecma_ast::*;
+    Stmt::Expr(ExprStmt {
+        span: swc_common::DUMMY_SP,
+        expr: Box::new(Expr::Ident(Ident::new_no_ctxt(
+            SENTINEL.into(),
+            swc_common::DUMMY_SP,
+        ))),
+    })
+}
+
+/// The line (0-based) holding the sentinel, and its byte range.
+fn sentinel_line(buf: &[u8]) -> Option<(u32, usize, usize)> {
+    let at = memchr::memmem::find(buf, SENTINEL.as_bytes())?;
+    let start = memchr::memrchr(b'\n', &buf[..at]).map_or(0, |i| i + 1);
+    let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |i| at + i + 1);
+    let line = memchr::memchr_iter(b'\n', &buf[..start]).count() as u32;
+    Some((line, start, end))
+}
+
+/// Print a large script on two cores: the main statement list is cut in
+/// two, each half printed by swc inside the same wrapper with a sentinel
+/// statement at the cut, and the halves joined at the sentinels — so every
+/// separator and comment is emitted by swc itself, as in one pass. Falls
+/// back to [`print`] when the script has no list worth splitting.
+pub fn print_split(p: &mut Parsed, comments: &SingleThreadedComments) -> Result<Printed, JsError> {
+    if p.file.src.len() < SPLIT_MIN_BYTES || p.file.src.contains(SENTINEL) {
+        return print(p, comments);
+    }
+    let Some(list) = main_list(&mut p.program) else {
+        return print(p, comments);
+    };
+    if list.len() < 64 {
+        return print(p, comments);
+    }
+    let mut first = std::mem::take(list);
+    // Cut where half of the source bytes are behind.
+    let lo = swc_common::Spanned::span(&first[0]).lo.0;
+    let hi = swc_common::Spanned::span(first.last().unwrap()).hi.0;
+    let mid = lo + (hi - lo) / 2;
+    let k = first
+        .partition_point(|s| swc_common::Spanned::span(s).lo.0 < mid)
+        .clamp(1, first.len() - 1);
+    let mut second = first.split_off(k);
+    let mut shell_b = p.program.clone();
+    first.push(sentinel());
+    second.insert(0, sentinel());
+    *main_list(&mut p.program).expect("same shape") = first;
+    *main_list(&mut shell_b).expect("same shape") = second;
+    let (leading, trailing) = {
+        let (l, t) = comments.borrow_all();
+        (l.clone(), t.clone())
+    };
+    let base = p.file.start_pos.0;
+    let size = p.file.src.len() / 2;
+    let cm = p.cm.clone();
+    let program_a = &p.program;
+    let (a, b) = std::thread::scope(|s| {
+        let hb = std::thread::Builder::new()
+            .stack_size(super::parse::STACK_BYTES)
+            .spawn_scoped(s, move || {
+                let own = SingleThreadedComments::from_leading_and_trailing(
+                    Rc::new(std::cell::RefCell::new(leading)),
+                    Rc::new(std::cell::RefCell::new(trailing)),
+                );
+                let r = emit(&cm, base, size, &shell_b, &own);
+                (r, shell_b)
+            })
+            .expect("spawn printer thread");
+        let a = emit(&p.cm, base, size, program_a, comments);
+        let (b, shell_b) = hb.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (a, (b, shell_b))
+    });
+    // Put the statements back as they were.
+    let (b, mut shell_b) = b;
+    let mut second = std::mem::take(main_list(&mut shell_b).expect("same shape"));
+    second.remove(0);
+    let list = main_list(&mut p.program).expect("same shape");
+    list.pop();
+    list.extend(second);
+    let ((buf_a, entries_a), (buf_b, entries_b)) = (a?, b?);
+    let (Some((line_a, start_a, _)), Some((line_b, _, end_b))) =
+        (sentinel_line(&buf_a), sentinel_line(&buf_b))
+    else {
+        return print(p, comments);
+    };
+    let mut buf = buf_a;
+    buf.truncate(start_a);
+    buf.extend_from_slice(&buf_b[end_b..]);
+    let mut entries: Entries = entries_a.into_iter().filter(|e| e.1 < line_a).collect();
+    entries.extend(
+        entries_b
+            .into_iter()
+            .filter(|e| e.1 > line_b)
+            .map(|(o, l, d)| (o, l - line_b - 1 + line_a, d)),
+    );
+    finish(&p.file.src, buf, &entries)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::js::parse::{Goal, parse};
+
+    #[test]
+    fn split_printing_equals_one_pass() {
+        // A CJS-wrapped script over the split threshold, with comments
+        // everywhere (including around the cut) and multi-line templates.
+        let mut src = String::from(
+            "// @bun pragma of ours\n/* licence */\n(function(exports, require, module) {\n",
+        );
+        let mut i = 0;
+        while src.len() < SPLIT_MIN_BYTES + 200_000 {
+            src.push_str(&format!(
+                "/*! c{i} */var v{i}=`line\n${{a{i}}}\ttab`;function f{i}(e){{return e?{{k:\"{i}\"}}:[1,2]}} // t{i}\n"
+            ));
+            i += 1;
+        }
+        src.push_str("})\n// after\n");
+        let (p1, c1) = parse("big.js", src.clone(), Goal::Script).unwrap();
+        let one = print(&p1, &c1).unwrap();
+        let (mut p2, c2) = parse("big.js", src.clone(), Goal::Script).unwrap();
+        let two = print_split(&mut p2, &c2).unwrap();
+        if one.code != two.code {
+            let d = one
+                .code
+                .bytes()
+                .zip(two.code.bytes())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            panic!(
+                "split output differs at {d}:\n--- one\n{}\n--- two\n{}",
+                &one.code[d.saturating_sub(300)..(d + 300).min(one.code.len())],
+                &two.code[d.saturating_sub(300)..(d + 300).min(two.code.len())]
+            );
+        }
+        assert_eq!(one.map.pretty_lines, two.map.pretty_lines);
+        for line in (1..one.map.pretty_lines).step_by(997) {
+            assert_eq!(
+                one.map.pretty_to_raw(line),
+                two.map.pretty_to_raw(line),
+                "line {line}"
+            );
+        }
+        // The program is whole again afterwards (fresh comments: printing
+        // takes them from the map).
+        let (_, c3) = parse("big.js", src, Goal::Script).unwrap();
+        let again = print(&p2, &c3).unwrap();
+        assert!(again.code == one.code);
+    }
 
     #[test]
     fn function_after_imports_maps_to_its_line() {
