@@ -261,6 +261,18 @@ impl Indexer {
         id
     }
 
+    /// A function with a body: recorded, its parameters bound, its body visited.
+    fn function(&mut self, name: Option<String>, kind: FnKind, f: &swc_ecma_ast::Function) {
+        let body_lo = f.body.as_ref().map_or(f.span.lo, |b| b.span.lo);
+        let params: Vec<&Pat> = f.params.iter().map(|p| &p.pat).collect();
+        self.enter(name, kind, f.span, body_lo, &params);
+        for p in &params {
+            self.bind_pat(p, DefKind::Param, None);
+        }
+        f.visit_children_with(self);
+        self.stack.pop();
+    }
+
     fn bind_pat(&mut self, pat: &Pat, kind: DefKind, value: Option<swc_common::Span>) {
         match pat {
             Pat::Ident(b) => self.define(&b.id.sym, kind, b.id.span, value),
@@ -327,45 +339,17 @@ impl Visit for Indexer {
             n.ident.span,
             Some(n.function.span),
         );
-        let body_lo = n
-            .function
-            .body
-            .as_ref()
-            .map_or(n.function.span.lo, |b| b.span.lo);
-        self.enter(
+        self.function(
             Some(n.ident.sym.to_string()),
             FnKind::Declaration,
-            n.function.span,
-            body_lo,
-            &n.function.params.iter().map(|p| &p.pat).collect::<Vec<_>>(),
+            &n.function,
         );
-        for p in &n.function.params {
-            self.bind_pat(&p.pat, DefKind::Param, None);
-        }
-        n.function.visit_children_with(self);
-        self.stack.pop();
     }
 
     fn visit_fn_expr(&mut self, n: &FnExpr) {
         let bound = self.pending_name.take();
         let name = n.ident.as_ref().map(|i| i.sym.to_string()).or(bound);
-        let body_lo = n
-            .function
-            .body
-            .as_ref()
-            .map_or(n.function.span.lo, |b| b.span.lo);
-        self.enter(
-            name,
-            FnKind::Expression,
-            n.function.span,
-            body_lo,
-            &n.function.params.iter().map(|p| &p.pat).collect::<Vec<_>>(),
-        );
-        for p in &n.function.params {
-            self.bind_pat(&p.pat, DefKind::Param, None);
-        }
-        n.function.visit_children_with(self);
-        self.stack.pop();
+        self.function(name, FnKind::Expression, &n.function);
     }
 
     fn visit_arrow_expr(&mut self, n: &ArrowExpr) {
@@ -395,39 +379,11 @@ impl Visit for Indexer {
     }
 
     fn visit_class_method(&mut self, n: &ClassMethod) {
-        let name = prop_name(&n.key);
-        let body_lo = n
-            .function
-            .body
-            .as_ref()
-            .map_or(n.function.span.lo, |b| b.span.lo);
-        self.enter(
-            name,
-            FnKind::Method,
-            n.function.span,
-            body_lo,
-            &n.function.params.iter().map(|p| &p.pat).collect::<Vec<_>>(),
-        );
-        n.function.visit_children_with(self);
-        self.stack.pop();
+        self.function(prop_name(&n.key), FnKind::Method, &n.function);
     }
 
     fn visit_method_prop(&mut self, n: &MethodProp) {
-        let name = prop_name(&n.key);
-        let body_lo = n
-            .function
-            .body
-            .as_ref()
-            .map_or(n.function.span.lo, |b| b.span.lo);
-        self.enter(
-            name,
-            FnKind::Method,
-            n.function.span,
-            body_lo,
-            &n.function.params.iter().map(|p| &p.pat).collect::<Vec<_>>(),
-        );
-        n.function.visit_children_with(self);
-        self.stack.pop();
+        self.function(prop_name(&n.key), FnKind::Method, &n.function);
     }
 
     fn visit_key_value_prop(&mut self, n: &KeyValueProp) {
