@@ -213,24 +213,7 @@ fn newest_published_version() {
     if offline() {
         return;
     }
-    let out = bin()
-        .args([
-            "fetch",
-            "latest",
-            "--platform",
-            "linux-x64",
-            "--json",
-            "--quiet",
-        ])
-        .timeout(std::time::Duration::from_secs(900))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let f: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = fetch_json("latest", "linux-x64");
     let version = f["version"].as_str().unwrap();
     let v = json(&["info", f["path"].as_str().unwrap()]);
     assert_eq!(

@@ -272,8 +272,9 @@ pub fn offline() -> bool {
     false
 }
 
-/// Fetch a real build through the project's own `fetch`; returns its path.
-pub fn fetch(version: &str, platform: &str) -> PathBuf {
+/// Fetch a real build through the project's own `fetch`; returns its JSON
+/// (`path`, `version`, `integrity`, `cache_hit`, …).
+pub fn fetch_json(version: &str, platform: &str) -> serde_json::Value {
     let out = bin()
         .args([
             "fetch",
@@ -291,8 +292,12 @@ pub fn fetch(version: &str, platform: &str) -> PathBuf {
         "fetch {version}/{platform} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    PathBuf::from(v["path"].as_str().unwrap())
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Fetch a real build; returns its path.
+pub fn fetch(version: &str, platform: &str) -> PathBuf {
+    PathBuf::from(fetch_json(version, platform)["path"].as_str().unwrap())
 }
 
 /// Run the binary with `--json` and parse stdout.
