@@ -9,9 +9,11 @@ mod gates;
 mod grep;
 mod hash;
 mod info;
+mod installs;
 mod locate;
 mod ls;
 mod pretty;
+mod report;
 mod symbols;
 mod verify;
 mod workflows;
@@ -123,6 +125,16 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown gates npm:2.1.220/darwin-arm64\n  cc-teardown gates npm:2.1.220/darwin-arm64 --config ~/.claude.json --json | jq '.gates[0].verdict'\n  cc-teardown gates ./claude --all"
     )]
     Gates(gates::GatesArgs),
+    /// Every Claude Code installation here, and which one the shell runs.
+    #[command(
+        after_help = "Example:\n  cc-teardown installs\n  cc-teardown installs --root /mnt/other-machine --json | jq '.installs[] | {path, version, selected}'\n\nTARGET `installed` (the selected one) and `installed:VERSION` work in every command."
+    )]
+    Installs(installs::InstallsArgs),
+    /// One teardown report: facts, hashes, layout, located roles, workflows with levels, gates with verdicts, flags — as Markdown, JSON or a self-contained HTML page.
+    #[command(
+        after_help = "Example:\n  cc-teardown report npm:2.1.220/darwin-arm64 --format md -o teardown.md\n  cc-teardown report --format html -o teardown.html        # the installation the shell runs\n  cc-teardown report installed:2.1.260 --format json"
+    )]
+    Report(report::ReportArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -185,6 +197,8 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Hash(a) => hash::run(g, a),
         Command::Verify(a) => verify::run(g, a),
         Command::Fetch(a) => fetch::run(g, a),
+        Command::Report(a) => report::run(g, a),
+        Command::Installs(a) => installs::run(g, a),
         Command::Pretty(a) => pretty::run(g, a),
         Command::Symbols(a) => symbols::run(g, a),
         Command::Grep(a) => grep::run(g, a),

@@ -4,3 +4,4 @@
 pub mod info;
 pub mod modules;
 pub mod table;
+pub mod teardown;

@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod cache;
+pub mod installs;
 pub mod npm;
 pub mod registry;
 pub mod tarball;
@@ -140,7 +141,7 @@ pub struct Opened {
 }
 
 impl Opened {
-    fn new(label: String, origin: Origin, path: PathBuf) -> Result<Opened, SourceError> {
+    pub(crate) fn new(label: String, origin: Origin, path: PathBuf) -> Result<Opened, SourceError> {
         let file_name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -261,29 +262,9 @@ fn open_tarball(p: &Path, bytes: &[u8], opts: &SourceOptions) -> Result<Opened, 
     Ok(o)
 }
 
-/// The installed `claude`: a native install's version folder when a version
-/// is named, else the first `claude` on PATH with links followed.
+/// The installed `claude`: see [`installs`].
 fn installed_path(version: Option<&str>) -> Result<PathBuf, SourceError> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    if let Some(v) = version {
-        let p = home
-            .map(|h| h.join(".local/share/claude/versions").join(v))
-            .filter(|p| p.is_file())
-            .ok_or_else(|| {
-                SourceError::NotInstalled(format!("no ~/.local/share/claude/versions/{v}"))
-            })?;
-        return Ok(p);
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        let c = dir.join("claude");
-        if c.is_file() {
-            return std::fs::canonicalize(&c).map_err(|e| SourceError::io(&c, e));
-        }
-    }
-    Err(SourceError::NotInstalled(
-        "no claude on PATH; name a build instead, e.g. npm:2.1.220/darwin-arm64".into(),
-    ))
+    installs::installed_path(version)
 }
 
 #[cfg(test)]

@@ -1,0 +1,60 @@
+use super::{Global, print_json};
+use crate::report::table::{Align, Table};
+use crate::source::installs::{self, Scope};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct InstallsArgs {
+    /// Inspect another file-system tree: HOME, PATH and CLAUDE_CONFIG_DIR are taken inside it.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+pub fn run(g: &Global, a: &InstallsArgs) -> anyhow::Result<i32> {
+    let report = installs::scan(&Scope::from_env(a.root.clone()));
+    if g.json {
+        return print_json(&report).map(|_| 0);
+    }
+    if report.installs.is_empty() {
+        println!(
+            "no Claude Code installation found (looked at PATH and the installers' locations)"
+        );
+        return Ok(0);
+    }
+    let mut t = Table::new(&[
+        ("", Align::Left),
+        ("kind", Align::Left),
+        ("version", Align::Left),
+        ("path", Align::Left),
+        ("resolved", Align::Left),
+        ("bundle sha256", Align::Left),
+    ]);
+    for i in &report.installs {
+        t.row(vec![
+            if i.selected {
+                "*".into()
+            } else {
+                String::new()
+            },
+            format!("{:?}", i.kind).to_lowercase(),
+            i.version.clone().unwrap_or_else(|| "unknown".into()),
+            i.path.clone(),
+            if i.resolved == i.path {
+                "=".into()
+            } else {
+                i.resolved.clone()
+            },
+            i.bundle_sha256.as_ref().map_or_else(
+                || i.note.clone().unwrap_or_default(),
+                |s| s[..16].to_string(),
+            ),
+        ]);
+    }
+    print!("{}", t.render());
+    println!("* what the shell runs (first claude on PATH)");
+    for w in &report.warnings {
+        println!("warning: {w}");
+    }
+    Ok(0)
+}

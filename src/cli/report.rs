@@ -1,0 +1,152 @@
+use super::{Global, print_json};
+use crate::analysis::roles::{Locator, Role};
+use crate::analysis::{flags, gates, workflows};
+use crate::bun::digest::{bundle_digest, sha256_hex};
+use crate::js::symbols;
+use crate::report::info::InfoView;
+use crate::report::teardown::{self, Hashes, Teardown};
+use crate::source::installs;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Md,
+    Json,
+    Html,
+}
+
+#[derive(Args)]
+pub struct ReportArgs {
+    /// What to report on (default: the installation the shell runs).
+    #[arg(value_name = "TARGET")]
+    pub target: Option<String>,
+    /// md (Markdown), json, or html (one self-contained page).
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+    /// Write the report here instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Cached flag values for the gate verdicts (default: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
+pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
+    let target = match &a.target {
+        Some(t) => t.clone(),
+        None => {
+            let scan = installs::scan(&installs::Scope::from_env(None));
+            if !scan.installs.iter().any(|i| i.selected) {
+                anyhow::bail!(
+                    "no installed claude found; name a build, e.g. `cc-teardown report npm:2.1.220/darwin-arm64`"
+                );
+            }
+            "installed".to_string()
+        }
+    };
+    let opened = g.open(&target)?;
+    let build = g.build(&opened)?;
+    let install = (opened.origin == crate::source::Origin::Installed)
+        .then(|| {
+            installs::scan(&installs::Scope::from_env(None))
+                .installs
+                .into_iter()
+                .find(|i| std::path::Path::new(&i.resolved) == opened.path)
+        })
+        .flatten();
+    let ci = super::code::index(g, &build)?;
+    let syms = symbols::recover(&ci);
+    let originals = symbols::original_names(&syms);
+    let locator = Locator::new(&ci, &syms);
+    let roles = locator.locate();
+    let wfs = workflows::bundled(&ci, &roles, &locator);
+    let config = super::gates::config_for(a.config.as_ref());
+    let mut all_gates = gates::discover(&ci, &roles, &wfs, &originals);
+    all_gates.retain(|gt| gt.role != "flag-gate");
+    for gt in &mut all_gates {
+        gt.verdict = Some(gates::verdict(&gt.conditions, &config));
+    }
+    let inventory = flags::inventory(&ci, &originals);
+    let info = InfoView::from_build(&build);
+    let (file, payload) = rayon::join(
+        || sha256_hex(opened.bytes()),
+        || sha256_hex(build.located.payload),
+    );
+    let hashes = Hashes {
+        file,
+        payload,
+        bundle: info.bundle.sha256.clone(),
+        bundle_digest: bundle_digest(&build.graph, g.max_decoded)?.0,
+    };
+    let mut undetermined = Vec::new();
+    if info.version.is_none() {
+        undetermined.push(
+            "the Claude Code version (no version header or constant in the bundle)".to_string(),
+        );
+    }
+    for r in &roles.absent {
+        undetermined.push(format!("role {}: {}", r.role.as_str(), r.reason));
+    }
+    for w in &wfs {
+        if let Some(e) = &w.script_error {
+            undetermined.push(format!("the {} script: {e}", w.name));
+        }
+        if let Some(n) = &w.levels_note {
+            undetermined.push(format!("the {} levels: {n}", w.name));
+        }
+    }
+    if let Some(p) = &config.problem {
+        undetermined.push(format!(
+            "cached flag values: {p}; verdicts use the defaults"
+        ));
+    }
+    let routing_gate = all_gates
+        .iter()
+        .find(|gt| gt.role == Role::ReviewRoutingGate.as_str())
+        .cloned();
+    let option_gates: Vec<_> = all_gates
+        .iter()
+        .filter(|gt| gt.role != Role::ReviewRoutingGate.as_str())
+        .cloned()
+        .collect();
+    let gate_refs: Vec<&gates::Gate> = all_gates.iter().collect();
+    let report = Teardown {
+        tool: format!("cc-teardown {}", env!("CARGO_PKG_VERSION")),
+        flags: Teardown::summarise_flags(&inventory, &gate_refs, &config),
+        scripts: wfs
+            .iter()
+            .filter_map(|w| w.text.clone().map(|t| (w.name.clone(), t)))
+            .collect(),
+        info,
+        install,
+        hashes,
+        roles,
+        workflows: wfs,
+        routing_gate,
+        option_gates,
+        config,
+        undetermined,
+    };
+    let text = match (a.format, g.json) {
+        (Format::Json, _) | (_, true) => serde_json::to_string_pretty(&report)? + "\n",
+        (Format::Md, _) => teardown::markdown(&report),
+        (Format::Html, _) => teardown::html(&report),
+    };
+    match &a.output {
+        Some(p) => {
+            std::fs::write(p, &text).with_context(|| format!("writing {}", p.display()))?;
+            if !g.quiet && !g.json {
+                eprintln!("wrote {}", p.display());
+            }
+        }
+        None => {
+            if g.json && a.format != Format::Json {
+                return print_json(&report).map(|_| 0);
+            }
+            print!("{text}");
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,279 @@
+//! `installs` on fake file-system trees, and the teardown `report` in
+//! Markdown, JSON and HTML (rendered by a real headless Chromium).
+
+mod common;
+
+use common::*;
+use std::path::Path;
+
+fn link_or_copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    if std::fs::hard_link(from, to).is_err() {
+        std::fs::copy(from, to).unwrap();
+    }
+}
+
+#[cfg(unix)]
+fn symlink(target: &str, at: &Path) {
+    std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(target, at).unwrap();
+}
+
+fn installs(root: &Path, home: &str, path: &str) -> serde_json::Value {
+    let out = bin()
+        .args(["installs", "--json", "--root", root.to_str().unwrap()])
+        .env("HOME", home)
+        .env("PATH", path)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn wrappers_placeholders_and_path_order_in_a_fake_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let build = |v: &str| {
+        elf_with_section(&with_header(
+            &build_payload(
+                &[Spec::js(
+                    "/$bunfs/root/cli",
+                    format!("// Version: {v}\nexport{{}};").as_bytes(),
+                )],
+                0,
+            ),
+            8,
+        ))
+    };
+    // A Nix-style wrapper script in /usr/bin that execs the real program.
+    std::fs::create_dir_all(root.join("nix/store/abc-claude/bin")).unwrap();
+    std::fs::write(
+        root.join("nix/store/abc-claude/bin/.claude-wrapped"),
+        build("7.7.7"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("usr/bin")).unwrap();
+    std::fs::write(
+        root.join("usr/bin/claude"),
+        "#!/bin/sh\nexport X=1\nexec -a \"$0\" \"/nix/store/abc-claude/bin/.claude-wrapped\" \"$@\"\n",
+    )
+    .unwrap();
+    // An npm global install whose platform package is missing.
+    let pkg = root.join("usr/local/lib/node_modules/@anthropic-ai/claude-code");
+    std::fs::create_dir_all(pkg.join("bin")).unwrap();
+    std::fs::write(
+        pkg.join("package.json"),
+        r#"{"name":"@anthropic-ai/claude-code","version":"8.8.8"}"#,
+    )
+    .unwrap();
+    std::fs::write(pkg.join("bin/claude.exe"), "placeholder").unwrap();
+    symlink(
+        "../lib/node_modules/@anthropic-ai/claude-code/bin/claude.exe",
+        &root.join("usr/local/bin/claude"),
+    );
+
+    let v = installs(root, "/home/nobody", "/usr/bin:/usr/local/bin");
+    let list = v["installs"].as_array().unwrap();
+    assert_eq!(list.len(), 2, "{v}");
+    assert_eq!(list[0]["path"], "/usr/bin/claude");
+    assert_eq!(
+        list[0]["resolved"],
+        "/nix/store/abc-claude/bin/.claude-wrapped"
+    );
+    assert_eq!(list[0]["kind"], "nix");
+    assert_eq!(list[0]["version"], "7.7.7", "read from the bundle");
+    assert_eq!(list[0]["selected"], true);
+    assert_eq!(list[1]["kind"], "npm");
+    assert_eq!(list[1]["version"], "8.8.8");
+    assert!(list[1]["note"].as_str().unwrap().contains("placeholder"));
+    assert!(v["warnings"][0].as_str().unwrap().contains("2 versions"));
+    // PATH order decides what is selected.
+    let v = installs(root, "/home/nobody", "/usr/local/bin:/usr/bin");
+    assert_eq!(v["installs"][0]["kind"], "npm");
+    assert_eq!(v["installs"][0]["selected"], true);
+}
+
+#[cfg(unix)]
+#[test]
+fn native_installs_of_2_1_220_and_2_1_260() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let versions = root.join("home/u/.local/share/claude/versions");
+    link_or_copy(&fetch("2.1.220", "darwin-arm64"), &versions.join("2.1.220"));
+    link_or_copy(&fetch("2.1.260", "darwin-arm64"), &versions.join("2.1.260"));
+    symlink(
+        "/home/u/.local/share/claude/versions/2.1.220",
+        &root.join("home/u/.local/bin/claude"),
+    );
+    let v = installs(root, "/home/u", "/home/u/.local/bin:/usr/bin");
+    let list = v["installs"].as_array().unwrap();
+    assert_eq!(list.len(), 2, "{v}");
+    let i220 = list.iter().find(|i| i["version"] == "2.1.220").unwrap();
+    let i260 = list.iter().find(|i| i["version"] == "2.1.260").unwrap();
+    assert_eq!(i220["selected"], true);
+    assert_eq!(i220["path"], "/home/u/.local/bin/claude");
+    assert_eq!(
+        i220["resolved"],
+        "/home/u/.local/share/claude/versions/2.1.220"
+    );
+    assert_eq!(i220["kind"], "native");
+    assert_eq!(
+        i220["bundle_sha256"],
+        "d60e0e81efcc86861d9a7094b027b2b7b7cbd99469eebbcd6a5b707030211120"
+    );
+    assert_eq!(i260["selected"], false);
+    let warning = v["warnings"][0].as_str().unwrap();
+    assert!(
+        warning.contains("2.1.220")
+            && warning.contains("2.1.260")
+            && warning.contains("runs 2.1.220"),
+        "{warning}"
+    );
+    // The human output warns too.
+    let out = bin()
+        .args(["installs", "--root", root.to_str().unwrap()])
+        .env("HOME", "/home/u")
+        .env("PATH", "/home/u/.local/bin")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("warning: 2 versions are installed"));
+}
+
+#[test]
+fn markdown_report_of_2_1_220() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("claude.json");
+    std::fs::write(&cfg, r#"{"cachedGrowthBookFeatures": {"tengu_workflows_enabled": true, "tengu_review_workflow_routing": false}}"#).unwrap();
+    let out = bin()
+        .args([
+            "report",
+            "npm:2.1.220/darwin-arm64",
+            "--format",
+            "md",
+            "--config",
+            cfg.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.contains("d60e0e81efcc86861d9a7094b027b2b7b7cbd99469eebbcd6a5b707030211120"));
+    for (role, lines) in [
+        ("workflow-registrar", "13604–13604"),
+        ("workflow-lookup", "13992–13992"),
+        ("workflow-builder (code-review)", "15832–16186"),
+        ("workflows-init", "16614–16614"),
+        ("review-instructions", "23712–23720"),
+        ("review-routing-gate", "23725–23725"),
+    ] {
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {role} |")))
+            .unwrap_or_else(|| panic!("{role} row"));
+        assert!(row.contains(lines), "{row}");
+    }
+    assert!(md.contains("## Workflow: code-review") && md.contains("## Workflow: deep-research"));
+    assert!(md.contains("| high | 3 | 1 | 48 | none | 10 |"));
+    assert!(md.contains("| xhigh | 5 | 1 | 80 | 8 | 15 |"));
+    assert!(md.contains("| max | 5 | 1 | 80 | 8 | 15 |"));
+    let gate = md
+        .split("## Review-routing gate")
+        .nth(1)
+        .unwrap()
+        .split("\n## ")
+        .next()
+        .unwrap();
+    for n in 1..=6 {
+        assert!(
+            gate.contains(&format!("\n{n}. ")),
+            "condition {n} in {gate}"
+        );
+    }
+    assert!(!gate.contains("\n7. "));
+    assert!(gate.contains("blocked by tengu_review_workflow_routing = false"));
+}
+
+#[test]
+fn html_report_renders_in_headless_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("report.html");
+    let single = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/js/single.js");
+    let out = bin()
+        .args([
+            "report",
+            single.to_str().unwrap(),
+            "--format",
+            "html",
+            "-o",
+            html.to_str().unwrap(),
+            "--config",
+            "/nonexistent.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !text.contains("http://") && !text.contains("https://") && !text.contains("<script"),
+        "self-contained, no scripts"
+    );
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("Debian's chromium is needed (apt-get install chromium); .ci/run installs it");
+    let profile = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            &format!("--user-data-dir={}", profile.path().display()),
+            "--dump-dom",
+            &format!("file://{}", html.display()),
+        ])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dom.contains("<table>"),
+        "the page rendered: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for fact in [
+        "Located functions",
+        "workflow-registrar",
+        "Workflow: code-review",
+        "Review-routing gate",
+        "tengu_fixture_routing",
+        "blocked by tengu_fixture_routing = false",
+        "Appendix: code-review script",
+    ] {
+        assert!(dom.contains(fact), "{fact} on the page");
+    }
+}
