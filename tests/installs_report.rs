@@ -277,3 +277,54 @@ fn html_report_renders_in_headless_chromium() {
         assert!(dom.contains(fact), "{fact} on the page");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn installed_targets_use_the_selected_installation() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let versions = home.join(".local/share/claude/versions");
+    std::fs::create_dir_all(&versions).unwrap();
+    for v in ["5.0.1", "5.0.2"] {
+        let payload = build_payload(
+            &[Spec::js(
+                "/$bunfs/root/cli",
+                format!("// Version: {v}\nexport{{}};").as_bytes(),
+            )],
+            0,
+        );
+        std::fs::write(
+            versions.join(v),
+            elf_with_section(&with_header(&payload, 8)),
+        )
+        .unwrap();
+    }
+    symlink(
+        versions.join("5.0.1").to_str().unwrap(),
+        &home.join(".local/bin/claude"),
+    );
+    let run = |target: &str| {
+        let out = bin()
+            .args(["info", target, "--json"])
+            .env("HOME", &home)
+            .env("PATH", home.join(".local/bin"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{target}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(run("installed")["version"], "5.0.1");
+    assert_eq!(run("installed:5.0.2")["version"], "5.0.2");
+    let out = bin()
+        .args(["info", "installed:9.9.9"])
+        .env("HOME", &home)
+        .env("PATH", home.join(".local/bin"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no installation of version 9.9.9"));
+}
