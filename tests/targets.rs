@@ -182,7 +182,24 @@ fn no_registry_configured_is_a_clear_error() {
 
 #[test]
 fn every_command_has_help_with_an_example() {
-    for cmd in ["info", "ls", "extract", "hash", "verify", "fetch"] {
+    for cmd in [
+        "info",
+        "ls",
+        "extract",
+        "hash",
+        "verify",
+        "fetch",
+        "pretty",
+        "symbols",
+        "grep",
+        "locate",
+        "workflows",
+        "reconstruct",
+        "flags",
+        "gates",
+        "installs",
+        "report",
+    ] {
         let out = bin().args([cmd, "--help"]).output().unwrap();
         assert!(out.status.success());
         let text = String::from_utf8_lossy(&out.stdout);
