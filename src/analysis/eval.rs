@@ -383,34 +383,20 @@ impl<'a> Evaluator<'a> {
     fn binding_value(&mut self, m: usize, name: &str, def: &Definition) -> Result<Value, String> {
         let module = self.module(m);
         if def.kind == DefKind::Import {
-            let imp = module
-                .index
-                .imports
-                .iter()
-                .find(|i| i.local == name)
-                .ok_or_else(|| format!("import of {name} not found"))?;
-            let target = self.ci.resolve_import(module, &imp.source).ok_or_else(|| {
-                format!(
-                    "{name} is imported from {}, which is not in this build",
-                    imp.source
-                )
+            let (t, local) = self.ci.follow_import(m, name).ok_or_else(|| {
+                let source = module
+                    .index
+                    .imports
+                    .iter()
+                    .find(|i| i.local == name)
+                    .map_or("?", |i| i.source.as_str());
+                format!("{name} is imported from {source}, which this build does not export")
             })?;
-            let t = self
-                .ci
-                .modules
-                .iter()
-                .position(|x| std::ptr::eq(x, target))
-                .unwrap_or(0);
-            let local = target
-                .index
-                .esm_exports
-                .iter()
-                .find(|e| e.original == imp.imported)
-                .map(|e| e.local.clone())
-                .ok_or_else(|| format!("{} does not export {}", target.name, imp.imported))?;
+            let exporter = self.ci.modules[t].name.clone();
+            let local = local.to_string();
             return self
                 .binding(t, &local)?
-                .ok_or_else(|| format!("{local} (exported by {}) has no value", target.name));
+                .ok_or_else(|| format!("{local} (exported by {exporter}) has no value"));
         }
         if matches!(def.kind, DefKind::Function) {
             // A function whose body is `return <expr>` can be called here.

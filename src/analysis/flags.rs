@@ -142,25 +142,7 @@ impl<'a> Classifier<'a> {
 
     /// The function `name` denotes in module `m` (following one import).
     pub fn resolve(&self, m: usize, name: &str) -> Option<(usize, FnId)> {
-        let module = &self.ci.modules[m];
-        // An import binds the name for the whole module: it wins over any
-        // same-named inner function (a method, a callback).
-        if let Some(imp) = module.index.imports.iter().find(|i| i.local == name) {
-            let target = self.ci.resolve_import(module, &imp.source)?;
-            let t = self
-                .ci
-                .modules
-                .iter()
-                .position(|x| std::ptr::eq(x, target))?;
-            let local = &target
-                .index
-                .esm_exports
-                .iter()
-                .find(|e| e.original == imp.imported)?
-                .local;
-            return target.index.function_named(local).map(|(id, _)| (t, id));
-        }
-        module.index.function_named(name).map(|(id, _)| (m, id))
+        self.ci.resolve_function(m, name)
     }
 
     pub fn kind(&mut self, m: usize, name: &str) -> AccessorKind {

@@ -764,14 +764,8 @@ pub fn discover(
         for o in &w.options {
             if let crate::analysis::workflows::OptionValue::Computed { expression, .. } = &o.value
                 && let Ok(e) = parse_snippet(expression)
-                && let Some((module, id)) =
-                    crate::analysis::workflows::referenced_function(ci, m, &e)
+                && let Some((mi, id)) = crate::analysis::workflows::referenced_function(ci, m, &e)
             {
-                let mi = ci
-                    .modules
-                    .iter()
-                    .position(|x| std::ptr::eq(x, module))
-                    .unwrap_or(m);
                 push(
                     &mut reader,
                     mi,

@@ -5,7 +5,7 @@
 use crate::analysis::eval::{Dependency, EvalError, Evaluator, Value, parse_snippet};
 use crate::analysis::roles::{Locator, Role, Roles};
 use crate::bun::digest::sha256_hex;
-use crate::js::code::{CodeIndex, IndexedModule};
+use crate::js::code::CodeIndex;
 use crate::js::index::FnId;
 use crate::js::parse::{self, Goal};
 use serde::Serialize;
@@ -268,11 +268,7 @@ fn options_of(
 }
 
 /// The function an option expression refers to or calls, resolved across chunks.
-pub fn referenced_function<'c>(
-    ci: &'c CodeIndex,
-    m: usize,
-    e: &Expr,
-) -> Option<(&'c IndexedModule, FnId)> {
+pub fn referenced_function(ci: &CodeIndex, m: usize, e: &Expr) -> Option<(usize, FnId)> {
     let name = match e {
         Expr::Ident(i) => i.sym.to_string(),
         Expr::Call(c) => match &c.callee {
@@ -284,37 +280,16 @@ pub fn referenced_function<'c>(
         },
         _ => return None,
     };
-    let module = &ci.modules[m];
-    if let Some((id, _)) = module.index.function_named(&name) {
-        return Some((module, id));
-    }
-    let imp = module.index.imports.iter().find(|i| i.local == name)?;
-    let target = ci.resolve_import(module, &imp.source)?;
-    let local = target
-        .index
-        .esm_exports
-        .iter()
-        .find(|x| x.original == imp.imported)?
-        .local
-        .clone();
-    target
-        .index
-        .functions_named(&local)
-        .next()
-        .map(|(id, _)| (target, id))
+    ci.resolve_function(m, &name)
 }
 
 /// Two-argument calls in a function whose first argument evaluates to a
 /// `tengu_*` string: the flag reads (the second argument is the default).
 pub fn flags_read(ci: &CodeIndex, ev: &mut Evaluator, m: usize, e: &Expr) -> Vec<FlagRead> {
-    let Some((module, id)) = referenced_function(ci, m, e) else {
+    let Some((mi, id)) = referenced_function(ci, m, e) else {
         return Vec::new();
     };
-    let mi = ci
-        .modules
-        .iter()
-        .position(|x| std::ptr::eq(x, module))
-        .unwrap_or(m);
+    let module = &ci.modules[mi];
     let mut out = Vec::new();
     for c in module
         .index

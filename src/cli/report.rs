@@ -34,28 +34,28 @@ pub struct ReportArgs {
 }
 
 pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
-    let target = match &a.target {
-        Some(t) => t.clone(),
-        None => {
-            let scan = installs::scan(&installs::Scope::from_env(None));
-            if !scan.installs.iter().any(|i| i.selected) {
-                anyhow::bail!(
-                    "no installed claude found; name a build, e.g. `cc-teardown report npm:2.1.220/darwin-arm64`"
-                );
-            }
-            "installed".to_string()
-        }
-    };
+    let target = a.target.clone().unwrap_or_else(|| "installed".to_string());
+    // One scan of the installations serves both the default target and the
+    // install facts (it opens and hashes every installed build).
+    let scan = target
+        .starts_with("installed")
+        .then(|| installs::scan(&installs::Scope::from_env(None)));
+    if a.target.is_none()
+        && !scan
+            .as_ref()
+            .is_some_and(|s| s.installs.iter().any(|i| i.selected))
+    {
+        anyhow::bail!(
+            "no installed claude found; name a build, e.g. `cc-teardown report npm:2.1.220/darwin-arm64`"
+        );
+    }
     let opened = g.open(&target)?;
     let build = g.build(&opened)?;
-    let install = (opened.origin == crate::source::Origin::Installed)
-        .then(|| {
-            installs::scan(&installs::Scope::from_env(None))
-                .installs
-                .into_iter()
-                .find(|i| std::path::Path::new(&i.resolved) == opened.path)
-        })
-        .flatten();
+    let install = scan.and_then(|s| {
+        s.installs
+            .into_iter()
+            .find(|i| std::path::Path::new(&i.resolved) == opened.path)
+    });
     let ci = super::code::index(g, &build)?;
     let syms = symbols::recover(&ci);
     let originals = symbols::original_names(&syms);

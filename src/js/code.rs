@@ -180,6 +180,48 @@ impl CodeIndex {
         self.modules.iter().find(|m| m.name == name)
     }
 
+    /// Where an imported name of module `m` is defined: the exporting
+    /// module's index and its local name for the export.
+    pub fn follow_import(&self, m: usize, name: &str) -> Option<(usize, &str)> {
+        let module = &self.modules[m];
+        let imp = module.index.imports.iter().find(|i| i.local == name)?;
+        let target = self.resolve_import(module, &imp.source)?;
+        let t = self.modules.iter().position(|x| std::ptr::eq(x, target))?;
+        let local = &target
+            .index
+            .esm_exports
+            .iter()
+            .find(|e| e.original == imp.imported)?
+            .local;
+        Some((t, local.as_str()))
+    }
+
+    /// The function `name` denotes in module `m`. An import binds the name
+    /// for the whole module, so it wins over any same-named inner function
+    /// (a method, a callback).
+    pub fn resolve_function(
+        &self,
+        m: usize,
+        name: &str,
+    ) -> Option<(usize, crate::js::index::FnId)> {
+        if self.modules[m]
+            .index
+            .imports
+            .iter()
+            .any(|i| i.local == name)
+        {
+            let (t, local) = self.follow_import(m, name)?;
+            return self.modules[t]
+                .index
+                .function_named(local)
+                .map(|(id, _)| (t, id));
+        }
+        self.modules[m]
+            .index
+            .function_named(name)
+            .map(|(id, _)| (m, id))
+    }
+
     /// The module an import source names (`/$bunfs/root/chunk-x.js` or `./chunk-x.js`).
     pub fn resolve_import(&self, from: &IndexedModule, source: &str) -> Option<&IndexedModule> {
         if let Some(m) = self.module(source) {
