@@ -2,6 +2,7 @@
 //! build once, and hands the facts to `report` for rendering.
 
 mod code;
+mod diff;
 mod extract;
 mod fetch;
 mod flags;
@@ -135,6 +136,11 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown report npm:2.1.220/darwin-arm64 --format md -o teardown.md\n  cc-teardown report --format html -o teardown.html        # the installation the shell runs\n  cc-teardown report installed:2.1.260 --format json"
     )]
     Report(report::ReportArgs),
+    /// What changed between two builds: identity, modules, workflows, flags, gates, roles, functions and texts — despite renamed minified names.
+    #[command(
+        after_help = "Example:\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64 --json | jq '.workflows.removed'\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.220/linux-x64 --only workflows,flags,gates\n  cc-teardown diff ./old/claude ./new/claude --format md -o changes.md\n\nSections: identity, modules, workflows, flags, gates, roles, functions, text."
+    )]
+    Diff(diff::DiffArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -198,6 +204,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Verify(a) => verify::run(g, a),
         Command::Fetch(a) => fetch::run(g, a),
         Command::Report(a) => report::run(g, a),
+        Command::Diff(a) => diff::run(g, a),
         Command::Installs(a) => installs::run(g, a),
         Command::Pretty(a) => pretty::run(g, a),
         Command::Symbols(a) => symbols::run(g, a),

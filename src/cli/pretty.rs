@@ -1,5 +1,5 @@
 use super::{Global, TargetArg, print_json};
-use crate::js::code::{CodeIndex, IndexedModule};
+use crate::js::code::{CodeIndex, Depth, IndexedModule};
 use anyhow::{Context, bail};
 use clap::Args;
 use std::io::Write;
@@ -112,9 +112,14 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
     let ci = crate::js::parse::with_big_stack(|| {
         // Printing needs no index: skip it (and its memory).
         if folder {
-            CodeIndex::build_filtered(graph, g.max_decoded, |_| true, false)
+            CodeIndex::build_filtered(graph, g.max_decoded, |_| true, Depth::Print)
         } else {
-            CodeIndex::build_filtered(graph, g.max_decoded, |m| m.index == chosen_index, false)
+            CodeIndex::build_filtered(
+                graph,
+                g.max_decoded,
+                |m| m.index == chosen_index,
+                Depth::Print,
+            )
         }
     })?;
 

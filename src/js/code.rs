@@ -5,6 +5,7 @@ use super::JsError;
 use super::index::ModuleIndex;
 use super::parse::{self, Goal, Parsed};
 use super::print::{self, Printed};
+use super::shape::Shapes;
 use crate::bun::{BunGraph, ModuleFormat};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
@@ -19,6 +20,19 @@ pub struct IndexedModule {
     pub file: swc_common::sync::Lrc<swc_common::SourceFile>,
     pub index: ModuleIndex,
     pub printed: Printed,
+    /// Rename-proof function hashes, when built with [`Depth::Shapes`].
+    pub shapes: Option<Shapes>,
+}
+
+/// How much of each module to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// Parse and print (what `pretty` needs).
+    Print,
+    /// Also index (what the analyses need).
+    Index,
+    /// Also record function shapes (what `diff` needs).
+    Shapes,
 }
 
 impl IndexedModule {
@@ -64,16 +78,16 @@ fn module_text(bytes: &[u8]) -> String {
 
 impl CodeIndex {
     pub fn build(graph: &BunGraph, limit: u64) -> Result<CodeIndex, JsError> {
-        Self::build_filtered(graph, limit, |_| true, true)
+        Self::build_filtered(graph, limit, |_| true, Depth::Index)
     }
 
     /// Index only the modules `keep` accepts (e.g. one module for `pretty --at`);
-    /// `with_index: false` parses and prints only (what `pretty` needs).
+    /// `depth` says how much to build of each.
     pub fn build_filtered(
         graph: &BunGraph,
         limit: u64,
         keep: impl Fn(&crate::bun::Module) -> bool,
-        with_index: bool,
+        depth: Depth,
     ) -> Result<CodeIndex, JsError> {
         let start = Instant::now();
         let mut skipped = Vec::new();
@@ -110,7 +124,7 @@ impl CodeIndex {
                     // big single-bundle builds then use both cores too.
                     let program = &parsed.program;
                     let file = &parsed.file;
-                    if !with_index {
+                    if depth == Depth::Print {
                         // Nothing else reads the AST meanwhile: a big
                         // module can be printed on both cores.
                         let t3 = Instant::now();
@@ -123,27 +137,31 @@ impl CodeIndex {
                                 file: release(parsed),
                                 index: ModuleIndex::default(),
                                 printed: printed?,
+                                shapes: None,
                             },
                             t,
                         ));
                     }
-                    let (index, printed) = std::thread::scope(|s| {
+                    let (index, shapes, printed) = std::thread::scope(|s| {
                         let h = std::thread::Builder::new()
                             .stack_size(parse::STACK_BYTES)
                             .spawn_scoped(s, move || {
                                 let t2 = Instant::now();
-                                let i = ModuleIndex::build_program(program, file.start_pos.0);
-                                (i, t2.elapsed())
+                                let base = file.start_pos.0;
+                                let i = ModuleIndex::build_program(program, base);
+                                let shapes =
+                                    (depth == Depth::Shapes).then(|| Shapes::build(program, base));
+                                (i, shapes, t2.elapsed())
                             })
                             .expect("spawn index thread");
                         let t3 = Instant::now();
                         let printed = print::print(&parsed, &comments);
                         let print_time = t3.elapsed();
-                        let (index, index_time) =
+                        let (index, shapes, index_time) =
                             h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
                         t.index = index_time;
                         t.print = print_time;
-                        (index, printed)
+                        (index, shapes, printed)
                     });
                     Ok((
                         IndexedModule {
@@ -152,6 +170,7 @@ impl CodeIndex {
                             file: release(parsed),
                             index,
                             printed: printed?,
+                            shapes,
                         },
                         t,
                     ))

@@ -6,6 +6,7 @@ pub mod index;
 pub mod lines;
 pub mod parse;
 pub mod print;
+pub mod shape;
 pub mod symbols;
 
 #[derive(Debug, thiserror::Error)]

@@ -1,0 +1,192 @@
+use super::Global;
+use crate::analysis::diff::{self, Section, Side};
+use crate::js::code::Depth;
+use crate::report::diff::{self as view, DiffView, Paint};
+use crate::report::info::InfoView;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// Plain text, a summary first (colour on a terminal).
+    Human,
+    /// A Markdown report one could publish.
+    Md,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args)]
+pub struct DiffArgs {
+    /// The older build (any TARGET).
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// The newer build (any TARGET).
+    #[arg(value_name = "B")]
+    pub b: String,
+    /// Only these sections (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "SECTIONS")]
+    pub only: Vec<Section>,
+    /// human, md or json (--json is the same as --format json).
+    #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
+    pub format: DiffFormat,
+    /// Write the report here instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// How many items of each list (and diffs) the human and Markdown reports show; JSON has all.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub limit: usize,
+    /// Colour the human report.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Exit with status 1 when the builds differ in the sections compared.
+    #[arg(long)]
+    pub exit_code: bool,
+}
+
+fn spinner(g: &Global, msg: String) -> Option<indicatif::ProgressBar> {
+    (!g.quiet && !g.json && std::io::stderr().is_terminal()).then(|| {
+        let s = indicatif::ProgressBar::new_spinner();
+        s.set_message(msg);
+        s.enable_steady_tick(std::time::Duration::from_millis(120));
+        s
+    })
+}
+
+/// Whether anything differs in the sections compared.
+fn differs(v: &DiffView) -> bool {
+    let d = &v.diff;
+    v.identity
+        .as_ref()
+        .is_some_and(|i| i.fields.iter().any(|f| f.differs))
+        || d.modules.as_ref().is_some_and(|m| {
+            !(m.changed.is_empty()
+                && m.renamed.is_empty()
+                && m.added.is_empty()
+                && m.removed.is_empty())
+        })
+        || d.workflows
+            .as_ref()
+            .is_some_and(|w| !(w.added.is_empty() && w.removed.is_empty() && w.changed.is_empty()))
+        || d.flags.as_ref().is_some_and(|f| {
+            !(f.added.is_empty()
+                && f.removed.is_empty()
+                && f.kind_changed.is_empty()
+                && f.default_changed.is_empty())
+        })
+        || d.gates
+            .as_ref()
+            .is_some_and(|g| !(g.added.is_empty() && g.removed.is_empty() && g.changed.is_empty()))
+        || d.roles
+            .as_ref()
+            .is_some_and(|r| !(r.only_a.is_empty() && r.only_b.is_empty()))
+        || d.functions
+            .as_ref()
+            .is_some_and(|f| !(f.changed.is_empty() && f.added.is_empty() && f.removed.is_empty()))
+        || d.text
+            .as_ref()
+            .is_some_and(|t| !(t.changed.is_empty() && t.added.is_empty() && t.removed.is_empty()))
+}
+
+pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
+    let sections: Vec<Section> = if a.only.is_empty() {
+        Section::ALL.to_vec()
+    } else {
+        a.only.clone()
+    };
+    let mut timings: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let t0 = Instant::now();
+    let oa = g.open(&a.a)?;
+    let ob = g.open(&a.b)?;
+    let (ba, bb) = (g.build(&oa)?, g.build(&ob)?);
+    timings.insert("open", t0.elapsed().as_millis() as u64);
+    let needs_code = sections.iter().any(|s| *s != Section::Identity);
+    let depth = if sections.iter().any(|s| s.needs_shapes()) {
+        Depth::Shapes
+    } else {
+        Depth::Index
+    };
+    let t1 = Instant::now();
+    let sides = if needs_code {
+        let s = spinner(g, "parsing, indexing and analysing both builds…".into());
+        let index = |b: &crate::source::build::Build| {
+            crate::js::parse::with_big_stack(|| {
+                crate::js::code::CodeIndex::build_filtered(&b.graph, g.max_decoded, |_| true, depth)
+            })
+        };
+        // Both builds at once: a single-bundle build parses on one core.
+        let (ra, rb) = rayon::join(
+            || index(&ba).map(Side::analyse),
+            || index(&bb).map(Side::analyse),
+        );
+        if let Some(s) = s {
+            s.finish_and_clear();
+        }
+        Some((
+            ra.with_context(|| oa.label.clone())?,
+            rb.with_context(|| ob.label.clone())?,
+        ))
+    } else {
+        None
+    };
+    timings.insert("index_and_analyse", t1.elapsed().as_millis() as u64);
+    let t2 = Instant::now();
+    let s = spinner(g, "comparing…".into());
+    let d = match &sides {
+        Some((sa, sb)) => diff::compare(&ba.graph, sa, &bb.graph, sb, &sections),
+        None => Default::default(),
+    };
+    if let Some(s) = s {
+        s.finish_and_clear();
+    }
+    timings.insert("compare", t2.elapsed().as_millis() as u64);
+    timings.insert("total", t0.elapsed().as_millis() as u64);
+    let v = DiffView {
+        a: oa.label.clone(),
+        b: ob.label.clone(),
+        identity: sections
+            .contains(&Section::Identity)
+            .then(|| view::identity(&InfoView::from_build(&ba), &InfoView::from_build(&bb))),
+        diff: d,
+        timings_ms: timings,
+    };
+    let format = if g.json { DiffFormat::Json } else { a.format };
+    let colour = match a.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            a.output.is_none()
+                && format == DiffFormat::Human
+                && std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none()
+        }
+    };
+    let text = match format {
+        DiffFormat::Json => serde_json::to_string_pretty(&v)? + "\n",
+        DiffFormat::Md => view::markdown(&v, a.limit),
+        DiffFormat::Human => view::human(&v, Paint(colour), a.limit),
+    };
+    match &a.output {
+        Some(p) => {
+            std::fs::write(p, &text).with_context(|| format!("writing {}", p.display()))?;
+            if !g.quiet && !g.json {
+                eprintln!("wrote {}", p.display());
+            }
+        }
+        None => {
+            use std::io::Write;
+            std::io::stdout().lock().write_all(text.as_bytes())?;
+        }
+    }
+    Ok(if a.exit_code && differs(&v) { 1 } else { 0 })
+}

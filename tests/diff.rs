@@ -1,0 +1,392 @@
+//! `diff`: on fixtures written for these tests (fixtures/js/diff/) and on
+//! real Claude Code builds — 2.1.220 vs 2.1.260 (darwin-arm64), and
+//! 2.1.220 on two platforms.
+
+mod common;
+
+use cc_teardown::analysis::diff::lines::erase_names;
+use common::*;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn fixture(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/js/diff")
+        .join(p)
+}
+
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn names(v: &serde_json::Value) -> Vec<Option<&str>> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str())
+        .collect()
+}
+
+#[test]
+fn fixture_renames_are_not_changes_and_real_changes_are() {
+    let (a, b) = (fixture("a.js"), fixture("b.js"));
+    let v = json(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--only",
+        "functions,text",
+    ]);
+    let f = &v["functions"];
+    // Ab/Ty and Pm/Ge differ only in names; Kx/Lo and Zr/Hh changed; Wv
+    // went and Ux came.
+    assert_eq!(f["units_a"], 5);
+    assert_eq!(f["unchanged"], 2, "{f:#}");
+    let changed: Vec<(&str, &str)> = f["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["a"]["name"].as_str().unwrap(),
+                c["b"]["name"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changed,
+        vec![("Kx", "Lo"), ("Zr", "Hh")],
+        "largest change first"
+    );
+    let kx = &f["changed"][0];
+    assert_eq!(
+        (kx["lines_added"].as_u64(), kx["lines_removed"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let d = kx["diff"].as_str().unwrap();
+    assert!(d.contains("+        strict: true"), "{d}");
+    // The renamed `Qa.retries` → `Mn.retries` is on a changed line only
+    // because a comma was added to it; unchanged renamed lines are context.
+    assert!(d.contains("     return JSON.stringify({"), "{d}");
+    assert_eq!(names(&f["added"]), vec![Some("Ux")]);
+    assert_eq!(names(&f["removed"]), vec![Some("Wv")]);
+    let t = &v["text"];
+    let changed = t["changed"].as_array().unwrap();
+    assert_eq!(changed.len(), 1, "{t:#}");
+    assert!(
+        changed[0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+ has been archived and will be deleted")
+    );
+    assert_eq!(
+        strings(&t["added"]),
+        vec!["brand new helper added by the newer build for retries"]
+    );
+    assert_eq!(
+        strings(&t["removed"]),
+        vec!["obsolete helper that the newer build drops entirely"]
+    );
+    assert!(
+        v.get("identity").is_none() && v.get("flags").is_none(),
+        "--only narrows"
+    );
+}
+
+#[test]
+fn same_file_twice_has_no_differences_and_exit_code_says_so() {
+    let a = fixture("a.js");
+    let a = a.to_str().unwrap();
+    let v = json(&["diff", a, a]);
+    assert_eq!(v["functions"]["unchanged"], 5);
+    assert!(
+        v["identity"]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["differs"] == false)
+    );
+    bin().args(["diff", a, a, "--exit-code"]).assert().code(0);
+    let b = fixture("b.js");
+    bin()
+        .args([
+            "diff",
+            a,
+            b.to_str().unwrap(),
+            "--exit-code",
+            "--only",
+            "functions",
+        ])
+        .assert()
+        .code(1);
+}
+
+#[test]
+fn human_output_has_summary_first_and_colour_only_when_asked() {
+    let (a, b) = (fixture("a.js"), fixture("b.js"));
+    let run = |extra: &[&str]| {
+        let out = bin()
+            .args(["diff", a.to_str().unwrap(), b.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = run(&[]);
+    assert!(
+        !plain.contains('\x1b'),
+        "no colour when stdout is not a terminal"
+    );
+    let first: Vec<&str> = plain.lines().take(12).collect();
+    assert!(
+        first
+            .iter()
+            .any(|l| l.trim_start().starts_with("functions")),
+        "{plain}"
+    );
+    let pos = |s: &str| {
+        plain
+            .find(s)
+            .unwrap_or_else(|| panic!("{s} missing:\n{plain}"))
+    };
+    assert!(
+        pos("  functions ") < pos("\nFunctions"),
+        "summary before details"
+    );
+    let coloured = run(&["--color", "always"]);
+    assert!(coloured.contains("\x1b[32m+"), "added lines in green");
+    let md = run(&["--format", "md"]);
+    assert!(md.starts_with("# What changed:"));
+    assert!(md.contains("## Summary") && md.contains("```diff\n"));
+}
+
+#[test]
+fn bad_targets_give_one_line_errors() {
+    let out = bin()
+        .args([
+            "diff",
+            "/nonexistent/claude",
+            fixture("a.js").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("/nonexistent/claude"), "{err}");
+    bin()
+        .args(["diff", "a", "b", "--only", "nonsense"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn real_2_1_220_vs_2_1_260_darwin() {
+    if offline() {
+        return;
+    }
+    let a = "npm:2.1.220/darwin-arm64";
+    let b = "npm:2.1.260/darwin-arm64";
+    let v = json(&["diff", a, b, "--quiet"]);
+    // Identity: a single bundle became a code-split ESM build.
+    let field = |name: &str| {
+        v["identity"]["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["field"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(field("code-split")["a"], false);
+    assert_eq!(field("code-split")["b"], true);
+    let chunks = field("JavaScript modules")["b"].as_u64().unwrap();
+    assert!(chunks > 1000, "{chunks}");
+    let structure = v["identity"]["structure_b"].as_str().unwrap();
+    assert!(
+        structure.starts_with("code-split ESM build (")
+            && structure.ends_with(" JavaScript chunks)"),
+        "{structure}"
+    );
+    // Workflows: the hidden code-review is gone, deep-research changed.
+    let w = &v["workflows"];
+    assert_eq!(strings(&w["removed"]), vec!["code-review"]);
+    assert_eq!(w["hidden"]["code-review"], true);
+    assert_eq!(strings(&w["changed"]), vec!["deep-research"]);
+    let dr = &w["details"][0];
+    assert_eq!(dr["name"], "deep-research");
+    assert!(
+        dr["script_diff"]["unified"]
+            .as_str()
+            .unwrap()
+            .starts_with("@@ ")
+    );
+    assert_ne!(dr["script_a"]["sha256"], dr["script_b"]["sha256"]);
+    // Flags: the diff equals the set difference of each build's inventory.
+    let inv = |t: &str| -> BTreeSet<String> {
+        json(&["flags", t])["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (fa, fb) = (inv(a), inv(b));
+    let added: Vec<String> = fb.difference(&fa).cloned().collect();
+    let removed: Vec<String> = fa.difference(&fb).cloned().collect();
+    assert_eq!(strings(&v["flags"]["added"]), added);
+    assert_eq!(strings(&v["flags"]["removed"]), removed);
+    assert!(!added.is_empty() && !removed.is_empty());
+    // The routing flag is no longer read, and the gate it guarded is gone.
+    let routing = v["gates"]["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["flag"] == "tengu_review_workflow_routing")
+        .expect("the routing flag is reported")
+        .clone();
+    assert_eq!(
+        (routing["read_a"].as_bool(), routing["read_b"].as_bool()),
+        (Some(true), Some(false))
+    );
+    let removed_gates: Vec<&str> = v["gates"]["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    assert!(
+        removed_gates.contains(&"review-routing-gate"),
+        "{removed_gates:?}"
+    );
+    let only_a: Vec<&str> = v["roles"]["only_a"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["role"].as_str().unwrap())
+        .collect();
+    for r in [
+        "review-routing-gate",
+        "review-instructions",
+        "workflow-builder",
+    ] {
+        assert!(only_a.contains(&r), "{only_a:?}");
+    }
+    // Modules: the old bundle's strings are found spread over many chunks.
+    let split = &v["modules"]["splits"][0];
+    assert_eq!(split["from"], "src/entrypoints/cli.js");
+    assert!(split["into"].as_u64().unwrap() > 100, "{split}");
+    // Functions and texts were compared.
+    assert!(v["functions"]["unchanged"].as_u64().unwrap() > 5000);
+    assert!(!v["functions"]["changed"].as_array().unwrap().is_empty());
+    assert!(!v["text"]["added"].as_array().unwrap().is_empty());
+
+    // The human summary names the same facts.
+    let out = bin()
+        .args(["diff", a, b, "--quiet", "--limit", "2"])
+        .output()
+        .unwrap();
+    let h = String::from_utf8(out.stdout).unwrap();
+    let summary: String = h.lines().take(16).collect::<Vec<_>>().join("\n");
+    for needle in [
+        "removed code-review (hidden)",
+        "changed deep-research",
+        "code-split ESM build",
+        "tengu_review_workflow_routing: read (feature, default false) → absent",
+        "removed review-routing-gate",
+    ] {
+        assert!(
+            summary.contains(needle),
+            "{needle} missing from the summary:\n{summary}"
+        );
+    }
+}
+
+#[test]
+fn real_2_1_220_darwin_vs_linux_differs_only_in_platform_code() {
+    if offline() {
+        return;
+    }
+    let a = "npm:2.1.220/darwin-arm64";
+    let b = "npm:2.1.220/linux-x64";
+    let v = json(&["diff", a, b, "--quiet"]);
+    let sha = v["identity"]["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["field"] == "bundle sha256")
+        .unwrap()
+        .clone();
+    assert_eq!(sha["differs"], true, "the bundles differ");
+    let w = &v["workflows"];
+    for k in ["added", "removed", "changed"] {
+        assert_eq!(w[k], serde_json::json!([]), "workflows.{k}");
+    }
+    assert_eq!(
+        strings(&w["unchanged"]),
+        vec!["code-review", "deep-research"]
+    );
+    let f = &v["flags"];
+    for k in ["added", "removed", "kind_changed", "default_changed"] {
+        assert_eq!(f[k], serde_json::json!([]), "flags.{k}");
+    }
+    let g = &v["gates"];
+    for k in ["added", "removed", "changed"] {
+        assert_eq!(g[k], serde_json::json!([]), "gates.{k}");
+    }
+    assert_eq!(v["roles"]["only_a"], serde_json::json!([]));
+    assert_eq!(v["roles"]["only_b"], serde_json::json!([]));
+    // Functions: the renamed builders are not changes; whatever is listed
+    // as changed differs in more than names.
+    let fns = &v["functions"];
+    let units = fns["units_a"].as_u64().unwrap();
+    assert!(
+        fns["unchanged"].as_u64().unwrap() * 100 > units * 95,
+        "{}",
+        fns["unchanged"]
+    );
+    let builders = |t: &str| -> Vec<String> {
+        json(&["locate", t])["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    let (ba, bb) = (builders(a), builders(b));
+    assert_ne!(ba, bb, "the minified names differ between the platforms");
+    let listed = |k: &str, side: &str| -> Vec<String> {
+        fns[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| {
+                let r = if side.is_empty() { c } else { &c[side] };
+                r["name"].as_str().map(str::to_string)
+            })
+            .collect()
+    };
+    for n in &ba {
+        assert!(!listed("changed", "a").contains(n), "{n} listed as changed");
+        assert!(!listed("removed", "").contains(n), "{n} listed as removed");
+    }
+    for n in &bb {
+        assert!(!listed("changed", "b").contains(n), "{n} listed as changed");
+        assert!(!listed("added", "").contains(n), "{n} listed as added");
+    }
+    for c in fns["changed"].as_array().unwrap() {
+        let d = c["diff"].as_str().unwrap();
+        let side = |p: char| -> BTreeSet<String> {
+            d.lines()
+                .filter(|l| l.starts_with(p) && !l.starts_with("@@"))
+                .map(|l| erase_names(l[1..].trim()).0)
+                .collect()
+        };
+        assert_ne!(side('-'), side('+'), "a rename listed as a change:\n{d}");
+    }
+}
