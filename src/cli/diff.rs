@@ -126,8 +126,8 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
         };
         // Both builds at once: a single-bundle build parses on one core.
         let (ra, rb) = rayon::join(
-            || index(&ba).map(Side::analyse),
-            || index(&bb).map(Side::analyse),
+            || index(&ba).map(|ci| Side::analyse(ci, &sections)),
+            || index(&bb).map(|ci| Side::analyse(ci, &sections)),
         );
         if let Some(s) = s {
             s.finish_and_clear();

@@ -198,11 +198,17 @@ pub fn summary(v: &DiffView) -> Vec<(&'static str, String)> {
             Value::Null => "-".into(),
             other => other.to_string(),
         };
-        if let Some(f) = field("version") {
-            out.push(("version", format!("{} → {}", show(&f.a), show(&f.b))));
-        }
-        if let Some(f) = field("platform") {
-            out.push(("platform", format!("{} → {}", show(&f.a), show(&f.b))));
+        for (label, name) in [("version", "version"), ("platform", "platform")] {
+            if let Some(f) = field(name) {
+                out.push((
+                    label,
+                    if f.differs {
+                        format!("{} → {}", show(&f.a), show(&f.b))
+                    } else {
+                        format!("{} (both)", show(&f.a))
+                    },
+                ));
+            }
         }
         out.push((
             "structure",
@@ -540,7 +546,8 @@ pub fn human(v: &DiffView, p: Paint, limit: usize) -> String {
             names(&f.removed, limit * 3)
         );
         for c in f.kind_changed.iter().take(limit * 3) {
-            let _ = writeln!(o, "  ~ kind     {}: {} → {}", c.name, c.a, c.b);
+            let k = |v: &Value| v.as_str().unwrap_or("?").to_string();
+            let _ = writeln!(o, "  ~ kind     {}: {} → {}", c.name, k(&c.a), k(&c.b));
         }
         for c in f.default_changed.iter().take(limit * 3) {
             let _ = writeln!(o, "  ~ default  {}: {} → {}", c.name, c.a, c.b);
@@ -883,7 +890,8 @@ pub fn markdown(v: &DiffView, limit: usize) -> String {
         if !f.kind_changed.is_empty() || !f.default_changed.is_empty() {
             let _ = writeln!(o, "\n| flag | change | A | B |\n|---|---|---|---|");
             for c in &f.kind_changed {
-                let _ = writeln!(o, "| `{}` | kind | {} | {} |", c.name, c.a, c.b);
+                let k = |v: &Value| v.as_str().unwrap_or("?").to_string();
+                let _ = writeln!(o, "| `{}` | kind | {} | {} |", c.name, k(&c.a), k(&c.b));
             }
             for c in &f.default_changed {
                 let _ = writeln!(o, "| `{}` | default | `{}` | `{}` |", c.name, c.a, c.b);

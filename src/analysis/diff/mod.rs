@@ -61,8 +61,26 @@ pub struct Side {
 }
 
 impl Side {
-    pub fn analyse(ci: CodeIndex) -> Side {
+    /// Run the analyses the sections need (roles, workflows, gates and flags
+    /// only for the sections that report them).
+    pub fn analyse(ci: CodeIndex, sections: &[Section]) -> Side {
         let syms = symbols::recover(&ci);
+        let facts = sections.iter().any(|s| {
+            matches!(
+                s,
+                Section::Workflows | Section::Flags | Section::Gates | Section::Roles
+            )
+        });
+        if !facts {
+            return Side {
+                ci,
+                symbols: syms,
+                roles: Roles::default(),
+                workflows: Vec::new(),
+                gates: Vec::new(),
+                flags: FlagInventory::default(),
+            };
+        }
         let (roles, wfs, gates, inventory) = {
             let originals = symbols::original_names(&syms);
             let locator = Locator::new(&ci, &syms);
