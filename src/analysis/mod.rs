@@ -6,4 +6,5 @@ pub mod eval;
 pub mod flags;
 pub mod gates;
 pub mod roles;
+pub mod simulate;
 pub mod workflows;
