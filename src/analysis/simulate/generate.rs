@@ -27,11 +27,11 @@ impl Rng {
     /// A generator for one call, independent of how much others consumed.
     pub fn for_call(seed: u64, call: u64) -> Rng {
         let mut r = Rng::new(seed.wrapping_mul(0x100_0000_01b3) ^ call);
-        r.next();
+        r.next_u64();
         r
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -44,11 +44,11 @@ impl Rng {
         if hi <= lo {
             return lo;
         }
-        lo + self.next() % (hi - lo + 1)
+        lo + self.next_u64() % (hi - lo + 1)
     }
 
     pub fn chance(&mut self) -> bool {
-        self.next() & 1 == 1
+        self.next_u64() & 1 == 1
     }
 }
 
