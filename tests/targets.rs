@@ -195,6 +195,7 @@ fn every_command_has_help_with_an_example() {
         "locate",
         "workflows",
         "reconstruct",
+        "simulate",
         "flags",
         "gates",
         "installs",
