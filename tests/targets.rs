@@ -195,10 +195,12 @@ fn every_command_has_help_with_an_example() {
         "locate",
         "workflows",
         "reconstruct",
+        "simulate",
         "flags",
         "gates",
         "installs",
         "report",
+        "diff",
     ] {
         let out = bin().args([cmd, "--help"]).output().unwrap();
         assert!(out.status.success());

@@ -7,4 +7,5 @@ pub mod eval;
 pub mod flags;
 pub mod gates;
 pub mod roles;
+pub mod simulate;
 pub mod workflows;

@@ -15,6 +15,7 @@ mod locate;
 mod ls;
 mod pretty;
 mod report;
+mod simulate;
 mod symbols;
 mod verify;
 mod workflows;
@@ -141,6 +142,11 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64 --json | jq '.workflows.removed'\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.220/linux-x64 --only workflows,flags,gates\n  cc-teardown diff ./old/claude ./new/claude --format md -o changes.md\n\nSections: identity, modules, workflows, flags, gates, roles, functions, text."
     )]
     Diff(diff::DiffArgs),
+    /// Dry-run a bundled workflow (or any script) under a simulated Workflow runtime, without a model: a trace of stages, agent calls, fan-outs, logs and the result.
+    #[command(
+        after_help = "Example:\n  cc-teardown simulate npm:2.1.220/darwin-arm64 --workflow code-review --args \"xhigh main...HEAD\"\n  cc-teardown simulate npm:2.1.260/darwin-arm64 --workflow deep-research --args \"why is the sky blue\" --json | jq '.agents | length'\n  cc-teardown simulate npm:2.1.220/darwin-arm64 --workflow code-review --args high --scenario empty-scope.json\n  cc-teardown simulate --script workflows/code-review.js --args max --seed 7 --timeout-ms 2000\n\nAgent results come from --scenario (docs/simulate.md), else a seeded generator that follows each call's schema.\nExit status: 0 when the script completed, 1 when it threw, hit a limit or used a missing global, 2 on bad input."
+    )]
+    Simulate(simulate::SimulateArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -214,5 +220,6 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Gates(a) => gates::run(g, a),
         Command::Workflows(a) => workflows::run(g, a),
         Command::Reconstruct(a) => workflows::reconstruct(g, a),
+        Command::Simulate(a) => simulate::run(g, a),
     }
 }

@@ -35,7 +35,9 @@ struct WorkflowsView {
     workflows: Vec<WorkflowScript>,
 }
 
-fn load(
+/// Every bundled workflow of `target` (only `only`, when given): the
+/// target's label, its version and the workflows.
+pub(crate) fn load(
     g: &Global,
     target: &str,
     only: Option<&str>,
@@ -48,9 +50,18 @@ fn load(
     let roles = locator.locate();
     let mut all = workflows::bundled(&ci, &roles, &locator);
     if let Some(n) = only {
+        let available: Vec<String> = all.iter().map(|w| w.name.clone()).collect();
         all.retain(|w| w.name == n);
         if all.is_empty() {
-            bail!("no bundled workflow named {n:?} in {}", opened.label);
+            bail!(
+                "no bundled workflow named {n:?} in {} (available: {})",
+                opened.label,
+                if available.is_empty() {
+                    "none".to_string()
+                } else {
+                    available.join(", ")
+                }
+            );
         }
     }
     Ok((

@@ -1,0 +1,350 @@
+use super::{Global, TARGET_HELP, print_json};
+use crate::analysis::simulate::{self, Limits, Options, Outcome, Scenario, Trace};
+use crate::bun::digest::sha256_hex;
+use crate::report::table::{Align, Table};
+use anyhow::{Context, bail};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args)]
+pub struct SimulateArgs {
+    #[arg(
+        value_name = "TARGET",
+        help = TARGET_HELP,
+        required_unless_present = "script",
+        conflicts_with = "script"
+    )]
+    pub target: Option<String>,
+    /// The bundled workflow to run (see `cc-teardown workflows TARGET`).
+    #[arg(
+        long,
+        value_name = "NAME",
+        required_unless_present = "script",
+        conflicts_with = "script"
+    )]
+    pub workflow: Option<String>,
+    /// Run this script instead of a bundled one: a NAME.js written by `reconstruct`, or any script.
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// The script's `args` global, as the Workflow tool passes it (a string); absent means undefined.
+    #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
+    pub args: Option<String>,
+    /// Scenario file (JSON) mapping agent calls to results; default: generate every result.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+    /// Seed of the result generator (default: the scenario's, else 0).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Stop the script after this many milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout_ms: u64,
+    /// Memory cap of the JavaScript engine, in MB.
+    #[arg(long, value_name = "MB", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub memory_mb: u64,
+    /// Stop the script at more agent calls than this.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max_agents: u32,
+    /// Keep every prompt's full text in the JSON trace.
+    #[arg(long)]
+    pub prompts: bool,
+}
+
+#[derive(serde::Serialize)]
+struct ScriptRef {
+    /// `bundled` or `file`.
+    source: &'static str,
+    name: String,
+    target: Option<String>,
+    version: Option<String>,
+    path: Option<String>,
+    bytes: usize,
+    sha256: String,
+}
+
+#[derive(serde::Serialize)]
+struct View<'a> {
+    script: &'a ScriptRef,
+    ok: bool,
+    #[serde(flatten)]
+    trace: &'a Trace,
+}
+
+pub fn run(g: &Global, a: &SimulateArgs) -> anyhow::Result<i32> {
+    // The scenario first: a bad one fails fast, before a build is opened.
+    let scenario = match &a.scenario {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("reading scenario {}", p.display()))?;
+            Scenario::parse(&text).with_context(|| format!("scenario {}", p.display()))?
+        }
+        None => Scenario::default(),
+    };
+    let (text, script, declared) = match (&a.script, &a.target, &a.workflow) {
+        (Some(path), _, _) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading script {}", path.display()))?;
+            let name = path
+                .file_stem()
+                .map_or("script".into(), |s| s.to_string_lossy().to_string());
+            let script = ScriptRef {
+                source: "file",
+                name,
+                target: None,
+                version: None,
+                path: Some(path.display().to_string()),
+                bytes: text.len(),
+                sha256: sha256_hex(text.as_bytes()),
+            };
+            (text, script, Vec::new())
+        }
+        (None, Some(target), Some(name)) => {
+            let (label, version, mut all) = super::workflows::load(g, target, Some(name))?;
+            let w = all.remove(0);
+            let Some(text) = w.text else {
+                bail!(
+                    "workflow {name:?} in {label} could not be reconstructed: {}",
+                    w.script_error
+                        .map_or("no script argument".into(), |e| e.to_string())
+                );
+            };
+            let script = ScriptRef {
+                source: "bundled",
+                name: w.name.clone(),
+                target: Some(label),
+                version,
+                path: None,
+                bytes: text.len(),
+                sha256: sha256_hex(text.as_bytes()),
+            };
+            let declared = w.phases.iter().map(|p| p.title.clone()).collect();
+            (text, script, declared)
+        }
+        _ => bail!("give TARGET and --workflow NAME, or --script FILE"),
+    };
+    let options = Options {
+        args: a.args.clone().map(serde_json::Value::String),
+        seed: a.seed,
+        limits: Limits {
+            timeout: Duration::from_millis(a.timeout_ms),
+            memory_bytes: (a.memory_mb as usize) << 20,
+            max_agents: a.max_agents,
+        },
+        declared_phases: declared,
+        keep_prompts: a.prompts,
+    };
+    let trace = simulate::simulate(&text, scenario, &options)?;
+    let ok = trace.succeeded();
+    if g.json {
+        print_json(&View {
+            script: &script,
+            ok,
+            trace: &trace,
+        })?;
+    } else {
+        print!("{}", render(&script, &trace));
+    }
+    if !ok {
+        // The outcome on stderr too, so it shows whatever stdout is piped to.
+        let mut why = trace.status.describe();
+        if trace.status == simulate::Status::Completed {
+            why = format!(
+                "completed, but the script uses globals the simulated runtime does not provide: {}",
+                names(&trace)
+            );
+        }
+        eprintln!("simulate {}: {why}", script.name);
+    }
+    Ok(if ok { 0 } else { 1 })
+}
+
+fn names(t: &Trace) -> String {
+    t.missing_globals
+        .iter()
+        .map(|m| {
+            if m.line > 0 {
+                format!("{} (line {})", m.name, m.line)
+            } else {
+                m.name.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n - 1).collect::<String>())
+    }
+}
+
+fn render(script: &ScriptRef, t: &Trace) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let from = match (&script.target, &script.path) {
+        (Some(target), _) => target.clone(),
+        (None, Some(p)) => p.clone(),
+        _ => String::new(),
+    };
+    let args = t
+        .args
+        .as_ref()
+        .map_or("undefined".to_string(), |a| a.to_string());
+    let _ = writeln!(
+        out,
+        "{} ({from}) — args {args}, seed {}",
+        script.name, t.seed
+    );
+    let _ = writeln!(
+        out,
+        "status: {} — {} agent call(s), {} fan-out(s), {} ms\n",
+        t.status.describe(),
+        t.agents.len(),
+        t.fanouts.len(),
+        t.elapsed_ms
+    );
+    if !t.phases.is_empty() {
+        let mut table = Table::new(&[
+            ("stage", Align::Left),
+            ("agents", Align::Right),
+            ("labels", Align::Left),
+        ]);
+        for p in &t.phases {
+            let mut labels: Vec<(String, usize)> = Vec::new();
+            for &i in &p.agents {
+                let l = &t.agents[i].label;
+                match labels.iter_mut().find(|(x, _)| x == l) {
+                    Some(e) => e.1 += 1,
+                    None => labels.push((l.clone(), 1)),
+                }
+            }
+            let labels = labels
+                .iter()
+                .map(|(l, n)| {
+                    if *n > 1 {
+                        format!("{l} ×{n}")
+                    } else {
+                        l.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            table.row(vec![
+                format!("{}{}", p.title, if p.marked { "" } else { " *" }),
+                p.agents.len().to_string(),
+                clip(&labels, 100),
+            ]);
+        }
+        out.push_str(&table.render());
+        if t.phases.iter().any(|p| !p.marked) {
+            let _ = writeln!(
+                out,
+                "(* named by agent options only, never marked by phase())"
+            );
+        }
+    }
+    if !t.phases_not_reached.is_empty() {
+        let _ = writeln!(
+            out,
+            "declared but not reached: {}",
+            t.phases_not_reached.join(", ")
+        );
+    }
+    if !t.agents.is_empty() {
+        out.push('\n');
+        let mut table = Table::new(&[
+            ("#", Align::Right),
+            ("stage", Align::Left),
+            ("label", Align::Left),
+            ("prompt", Align::Right),
+            ("schema", Align::Left),
+            ("outcome", Align::Left),
+        ]);
+        for c in &t.agents {
+            let outcome = match c.outcome {
+                Outcome::Result => match c.rule {
+                    Some(r) => format!("result (rule {r})"),
+                    None => "result (generated)".into(),
+                },
+                Outcome::Null => format!("null (rule {})", c.rule.unwrap_or(0)),
+                Outcome::Error => format!("error: {}", c.error.as_deref().unwrap_or("")),
+            };
+            table.row(vec![
+                c.index.to_string(),
+                c.phase.clone().unwrap_or_else(|| "-".into()),
+                clip(&c.label, 40),
+                format!("{} B", c.prompt_bytes),
+                clip(c.schema.as_deref().unwrap_or("text"), 60),
+                if c.warnings.is_empty() {
+                    outcome
+                } else {
+                    format!(
+                        "{outcome}; does not match schema: {}",
+                        c.warnings.join("; ")
+                    )
+                },
+            ]);
+        }
+        out.push_str(&table.render());
+    }
+    if !t.fanouts.is_empty() {
+        let sizes = t
+            .fanouts
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}({}{}) in {}",
+                    f.kind,
+                    f.size,
+                    if f.kind == "pipeline" {
+                        format!(" × {} stages", f.stages)
+                    } else {
+                        String::new()
+                    },
+                    f.phase.as_deref().unwrap_or("-")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = writeln!(out, "\nfan-outs: {sizes}");
+    }
+    if !t.logs.is_empty() {
+        let _ = writeln!(out, "\nlog:");
+        for l in &t.logs {
+            let _ = writeln!(
+                out,
+                "  [{}]{} {}",
+                l.phase.as_deref().unwrap_or("-"),
+                if l.source == "runtime" {
+                    " (runtime)"
+                } else {
+                    ""
+                },
+                l.message
+            );
+        }
+        if t.logs_dropped > 0 {
+            let _ = writeln!(out, "  … {} more line(s) not kept", t.logs_dropped);
+        }
+    }
+    if !t.missing_globals.is_empty() {
+        let _ = writeln!(out, "\nmissing globals: {}", names(t));
+    }
+    if !t.unsupported.is_empty() {
+        let _ = writeln!(out, "\nnot simulated: {}", t.unsupported.join(", "));
+    }
+    if let simulate::Status::Threw {
+        stack: Some(stack), ..
+    } = &t.status
+    {
+        let _ = writeln!(out, "\nstack:\n{stack}");
+    }
+    let _ = writeln!(
+        out,
+        "\nresult:\n{}",
+        serde_json::to_string_pretty(&t.result).unwrap_or_default()
+    );
+    out
+}

@@ -1,0 +1,604 @@
+//! `simulate`: dry runs of the bundled workflows of real Claude Code builds
+//! (fetched through the project's own `fetch`, scripts reconstructed at test
+//! time) and of hostile scripts written here. Every expected count comes from
+//! the run's trace or from the static analysis of `workflows`; none is typed in.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+const V220: &str = "npm:2.1.220/darwin-arm64";
+const V260: &str = "npm:2.1.260/darwin-arm64";
+
+/// Run `simulate … --json`; returns the exit code and the trace.
+fn simulate(args: &[&str]) -> (i32, Value, String) {
+    let out = bin()
+        .arg("simulate")
+        .args(args)
+        .args(["--json", "--quiet"])
+        .timeout(std::time::Duration::from_secs(600))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let trace = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: no JSON trace ({e}); stderr: {stderr}"));
+    (out.status.code().unwrap_or(-1), trace, stderr)
+}
+
+/// The 2.1.220 code-review script, reconstructed once by `reconstruct`.
+fn review_script() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        bin()
+            .args([
+                "reconstruct",
+                V220,
+                "--name",
+                "code-review",
+                "--quiet",
+                "-o",
+                dir.path().to_str().unwrap(),
+            ])
+            .assert()
+            .success();
+        dir
+    });
+    // Leaked for the process: tests in parallel share the one folder.
+    Box::leak(dir.path().join("code-review.js").into_boxed_path())
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn agents_in<'a>(t: &'a Value, phase: &str) -> Vec<&'a Value> {
+    t["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["phase"] == phase)
+        .collect()
+}
+
+fn phase_titles(t: &Value) -> Vec<String> {
+    t["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["title"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Every candidate the finders returned (Find and Sweep results).
+fn candidates(agents: &[&Value]) -> Vec<Value> {
+    agents
+        .iter()
+        .flat_map(|a| {
+            a["result"]["candidates"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+#[test]
+fn code_review_levels_from_runs_agree_with_static_analysis() {
+    if offline() {
+        return;
+    }
+    let w = json(&["workflows", V220, "--name", "code-review"]);
+    let levels = w["workflows"][0]["levels"].as_array().unwrap().clone();
+    assert_eq!(levels.len(), 3, "high, xhigh, max");
+    for level in &levels {
+        let name = level["level"].as_str().unwrap();
+        let (code, t, stderr) = simulate(&[
+            V220,
+            "--workflow",
+            "code-review",
+            "--args",
+            &format!("{name} main...HEAD"),
+            "--seed",
+            "11",
+        ]);
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert_eq!(t["status"]["kind"], "completed", "{name}");
+        assert_eq!(t["result"]["level"], name, "the script parsed the level");
+        // (1) the initial finders match the level.
+        let find = agents_in(&t, "Find");
+        let cleanup = find
+            .iter()
+            .filter(|a| a["label"].as_str().unwrap().contains("cleanup"))
+            .count();
+        assert_eq!(
+            (find.len() - cleanup) as u64,
+            level["correctness_finders"].as_u64().unwrap(),
+            "{name}: correctness finders run = those the level table defines"
+        );
+        assert_eq!(cleanup as u64, level["cleanup_finders"].as_u64().unwrap());
+        assert_eq!(
+            t["result"]["stats"]["finders"].as_u64().unwrap(),
+            find.len() as u64
+        );
+        assert_eq!(
+            t["fanouts"][0]["size"].as_u64().unwrap(),
+            find.len() as u64,
+            "the finders run as one parallel fan-out"
+        );
+        // (5) only the levels with a sweep run the additional finder.
+        let sweep = agents_in(&t, "Sweep");
+        let titles = phase_titles(&t);
+        if level["sweep"].is_null() {
+            assert!(sweep.is_empty(), "{name}: no sweep");
+            assert!(!titles.contains(&"Sweep".to_string()));
+            assert!(
+                t["phases_not_reached"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!("Sweep"))
+            );
+        } else {
+            assert_eq!(sweep.len(), 1, "{name}: one sweep finder");
+        }
+        let scope = titles.iter().position(|p| p == "Scope").unwrap();
+        let found = titles.iter().position(|p| p == "Find").unwrap();
+        let verify = titles.iter().position(|p| p == "Verify").unwrap();
+        assert!(scope < found && found < verify, "{titles:?}");
+        assert_eq!(agents_in(&t, "Scope").len(), 1);
+    }
+}
+
+#[test]
+fn candidates_at_one_location_share_one_verifier() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write(
+        dir.path(),
+        "same-location.json",
+        r#"{"rules": [
+          {"match": {"phase": "Find"}, "generate": {"lengths": {"candidates": 3},
+            "share": {"fields": ["file", "line"], "count": 2}, "optional": true}}
+        ]}"#,
+    );
+    let (code, t, stderr) = simulate(&[
+        "--script",
+        review_script().to_str().unwrap(),
+        "--args",
+        "high",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--prompts",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let found = candidates(&agents_in(&t, "Find"));
+    let mut by_location: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for c in &found {
+        by_location
+            .entry((c["file"].to_string(), c["line"].to_string()))
+            .or_default()
+            .push(c["summary"].as_str().unwrap().to_string());
+    }
+    assert!(
+        by_location.len() < found.len(),
+        "the scenario put candidates together"
+    );
+    let verifiers = agents_in(&t, "Verify");
+    assert_eq!(
+        verifiers.len(),
+        by_location.len(),
+        "one verifier per distinct (file, line)"
+    );
+    assert_eq!(
+        t["result"]["stats"]["verifierAgents"].as_u64().unwrap(),
+        by_location.len() as u64
+    );
+    // Each verifier is shown exactly the candidates at its location.
+    let mut groups: BTreeSet<Vec<String>> = by_location.into_values().collect();
+    for v in verifiers {
+        let prompt = v["prompt"].as_str().unwrap();
+        let shown: Vec<String> = found
+            .iter()
+            .map(|c| c["summary"].as_str().unwrap().to_string())
+            .filter(|s| prompt.contains(s.as_str()))
+            .collect();
+        assert!(groups.remove(&shown), "verifier saw {shown:?}");
+    }
+    assert!(groups.is_empty());
+}
+
+#[test]
+fn verdicts_stay_with_their_candidates() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write(
+        dir.path(),
+        "verdicts.json",
+        r#"{"seed": 5, "rules": [
+          {"match": {"phase": "Find"}, "generate": {"lengths": {"candidates": 2},
+            "share": {"fields": ["file", "line"], "count": 2}, "optional": true}},
+          {"match": {"phase": "Verify"}, "generate": {"lengths": {"verdicts": 2},
+            "values": {"verdict": ["CONFIRMED", "REFUTED", "PLAUSIBLE"]}}},
+          {"match": {"label": "synthesize"}, "result": {"summary": "s", "decisions": []}, "merge": false}
+        ]}"#,
+    );
+    let (code, t, stderr) = simulate(&[
+        "--script",
+        review_script().to_str().unwrap(),
+        "--args",
+        "high",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--prompts",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let found = candidates(&agents_in(&t, "Find"));
+    // What each candidate's verifier said, derived from the trace alone:
+    // the i-th candidate shown in a verifier's prompt gets verdict index i.
+    let mut expected: BTreeMap<String, String> = BTreeMap::new();
+    for v in agents_in(&t, "Verify") {
+        let prompt = v["prompt"].as_str().unwrap();
+        let mut shown: Vec<(usize, String)> = found
+            .iter()
+            .map(|c| c["summary"].as_str().unwrap().to_string())
+            .filter_map(|s| prompt.find(s.as_str()).map(|at| (at, s)))
+            .collect();
+        shown.sort();
+        for verdict in v["result"]["verdicts"].as_array().unwrap() {
+            let i = verdict["index"].as_u64().unwrap() as usize;
+            if let Some((_, s)) = shown.get(i) {
+                expected.insert(s.clone(), verdict["verdict"].as_str().unwrap().into());
+            }
+        }
+    }
+    let refuted: BTreeSet<String> = expected
+        .iter()
+        .filter(|(_, v)| *v == "REFUTED")
+        .map(|(s, _)| s.clone())
+        .collect();
+    assert!(
+        !refuted.is_empty() && refuted.len() < expected.len(),
+        "{expected:?}"
+    );
+    let got_refuted: BTreeSet<String> = t["result"]["refuted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["summary"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        got_refuted, refuted,
+        "refuted candidates are the ones refuted"
+    );
+    let findings = t["result"]["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), expected.len() - refuted.len());
+    for f in findings {
+        let s = f["summary"].as_str().unwrap();
+        assert_eq!(
+            f["verdict"].as_str().unwrap(),
+            expected[s],
+            "{s} keeps its own verdict"
+        );
+    }
+}
+
+#[test]
+fn duplicate_findings_are_combined_by_the_final_stage() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write(
+        dir.path(),
+        "duplicates.json",
+        r#"{"rules": [
+          {"match": {"phase": "Scope"}, "result": {"files": ["src/app.ts"]}},
+          {"match": {"phase": "Find"}, "times": 2, "merge": false, "result": {"candidates": [
+            {"file": "src/app.ts", "line": 42, "summary": "loop bound is off by one",
+             "failure_scenario": "the last item is never processed"}]}},
+          {"match": {"phase": "Find"}, "merge": false, "result": {"candidates": []}},
+          {"match": {"phase": "Verify"}, "generate": {"lengths": {"verdicts": 2}, "values": {"verdict": "CONFIRMED"}}},
+          {"match": {"label": "synthesize"}, "merge": false,
+           "result": {"summary": "one defect, found twice", "decisions": [{"index": 0, "merge": [1]}]}}
+        ]}"#,
+    );
+    let (code, t, stderr) = simulate(&[
+        "--script",
+        review_script().to_str().unwrap(),
+        "--args",
+        "high",
+        "--scenario",
+        scenario.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        candidates(&agents_in(&t, "Find")).len(),
+        2,
+        "two finders, one issue"
+    );
+    assert_eq!(
+        agents_in(&t, "Verify").len(),
+        1,
+        "one location, one verifier"
+    );
+    assert_eq!(agents_in(&t, "Synthesize").len(), 1);
+    let stats = &t["result"]["stats"];
+    assert_eq!(stats["verified"], 2);
+    let findings = t["result"]["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "the duplicates are one finding");
+    assert_eq!(stats["reported"], 1);
+    let summary = findings[0]["summary"].as_str().unwrap();
+    assert!(summary.starts_with("loop bound is off by one"), "{summary}");
+    assert!(
+        summary.contains("src/app.ts:42"),
+        "the merged one is noted: {summary}"
+    );
+    assert_eq!(t["result"]["summary"], "one defect, found twice");
+}
+
+#[test]
+fn an_empty_scope_stops_the_review() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write(
+        dir.path(),
+        "empty-scope.json",
+        r#"{"rules": [{"match": {"phase": "Scope"}, "result": {"files": []}}]}"#,
+    );
+    for level in ["high", "xhigh"] {
+        let (code, t, stderr) = simulate(&[
+            "--script",
+            review_script().to_str().unwrap(),
+            "--args",
+            level,
+            "--scenario",
+            scenario.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(t["status"]["kind"], "completed");
+        assert_eq!(phase_titles(&t), vec!["Scope"], "stops after Scope");
+        assert_eq!(t["agents"].as_array().unwrap().len(), 1);
+        assert!(agents_in(&t, "Find").is_empty(), "no finders");
+        assert_eq!(t["agents"][0]["rule"], 0);
+        assert_eq!(t["agents"][0]["result"]["files"], json!([]));
+        assert_eq!(t["result"]["findings"], json!([]));
+        assert_eq!(t["result"]["stats"]["finders"], 0);
+    }
+}
+
+#[test]
+fn deep_research_runs_to_completion_on_both_builds() {
+    if offline() {
+        return;
+    }
+    for target in [V220, V260] {
+        let (code, t, stderr) = simulate(&[
+            target,
+            "--workflow",
+            "deep-research",
+            "--args",
+            "how do tides work",
+            "--seed",
+            "3",
+        ]);
+        assert_eq!(code, 0, "{target}: {stderr}");
+        assert_eq!(t["status"]["kind"], "completed", "{target}");
+        assert_eq!(t["missing_globals"], json!([]));
+        let result = &t["result"];
+        assert!(
+            result.is_object() && result.get("error").is_none(),
+            "{result}"
+        );
+        let agents = t["agents"].as_array().unwrap().len();
+        // The script counts its own agent calls; the trace must agree.
+        assert_eq!(result["stats"]["agentCalls"].as_u64(), Some(agents as u64));
+        assert!(
+            t["fanouts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["kind"] == "pipeline"),
+            "{target} fans out through pipeline()"
+        );
+        assert!(phase_titles(&t).contains(&"Synthesize".to_string()));
+    }
+}
+
+#[test]
+fn same_seed_same_run_other_seed_other_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(
+        dir.path(),
+        "flow.js",
+        r#"export const meta = { name: "flow", description: "d", phases: [{ title: "One" }] }
+phase("One")
+const S = { type: "object", required: ["items"], properties: { items: { type: "array",
+  items: { type: "object", required: ["name", "ok"], properties: { name: { type: "string" },
+  ok: { type: "boolean" }, kind: { enum: ["a", "b", "c"] } } } } } }
+const rs = await parallel([1, 2, 3].map(i => () => agent("task " + i, { label: "t" + i, schema: S })))
+log("got " + rs.length)
+return { rs, r: Math.random() }
+"#,
+    );
+    let run = |seed: &str| {
+        let (code, mut t, stderr) =
+            simulate(&["--script", script.to_str().unwrap(), "--seed", seed]);
+        assert_eq!(code, 0, "{stderr}");
+        t["elapsed_ms"] = json!(0);
+        t
+    };
+    let a = run("1");
+    assert_eq!(a, run("1"), "a run repeats exactly");
+    assert_ne!(a["result"], run("2")["result"]);
+    assert_eq!(a["fanouts"][0]["size"], 3);
+    assert_eq!(a["logs"][0]["message"], "got 3");
+    assert_eq!(a["phases"][0]["agents"], json!([0, 1, 2]));
+    for ag in a["agents"].as_array().unwrap() {
+        assert_eq!(
+            ag["warnings"],
+            json!([]),
+            "generated results fit the schema"
+        );
+    }
+}
+
+#[test]
+fn hostile_scripts_are_stopped_by_the_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "loop.js",
+            "while (true) {}\n",
+            vec!["--timeout-ms", "500"],
+            "timeout",
+            "time limit",
+        ),
+        (
+            "await-loop.js",
+            "let n = 0\nwhile (true) { await null; n++ }\n",
+            vec!["--timeout-ms", "500"],
+            "timeout",
+            "time limit",
+        ),
+        (
+            "alloc.js",
+            "const keep = []\nwhile (true) keep.push(new Array(100000).fill(keep.length))\n",
+            vec!["--memory-mb", "32"],
+            "memory_limit",
+            "memory cap",
+        ),
+        (
+            "agents.js",
+            "while (true) await agent(\"again\")\n",
+            vec!["--max-agents", "40"],
+            "agent_cap",
+            "agent-call cap",
+        ),
+        (
+            "never.js",
+            "await new Promise(() => {})\n",
+            vec![],
+            "stalled",
+            "stalled",
+        ),
+    ];
+    for (name, text, extra, kind, words) in cases {
+        let script = write(dir.path(), name, text);
+        let mut args = vec!["--script", script.to_str().unwrap()];
+        args.extend(extra);
+        let started = std::time::Instant::now();
+        let (code, t, stderr) = simulate(&args);
+        assert_eq!(code, 1, "{name}");
+        assert_eq!(t["status"]["kind"], kind, "{name}");
+        assert_eq!(t["ok"], false);
+        assert!(stderr.contains(words), "{name}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "{name} was stopped promptly"
+        );
+        if kind == "agent_cap" {
+            assert_eq!(t["agents"].as_array().unwrap().len(), 40);
+        }
+    }
+}
+
+#[test]
+fn missing_globals_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(
+        dir.path(),
+        "missing.js",
+        "phase(\"A\")\nconst r = await agent(\"go\")\nfoo(r)\n",
+    );
+    let (code, t, stderr) = simulate(&["--script", script.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        t["status"],
+        json!({"kind": "missing_global", "name": "foo"})
+    );
+    assert_eq!(t["missing_globals"], json!([{"name": "foo", "line": 3}]));
+    assert_eq!(t["agents"].as_array().unwrap().len(), 1, "it ran up to foo");
+    assert!(stderr.contains("`foo`"), "{stderr}");
+    // The sandbox has no host access: module loading, process, network.
+    let script = write(
+        dir.path(),
+        "escape.js",
+        "if (typeof process === \"object\") { await fetch(\"x\") }\nreturn require(\"fs\")\n",
+    );
+    let (code, t, _) = simulate(&["--script", script.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let names: Vec<&str> = t["missing_globals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["fetch", "require"], "typeof alone is not a use");
+    assert_eq!(t["status"]["name"], "require");
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = write(dir.path(), "ok.js", "return 1\n");
+    let bad = write(dir.path(), "bad.json", "{\"rules\": [");
+    let rule = write(
+        dir.path(),
+        "rule.json",
+        r#"{"rules": [{"match": {"phase": "A"}}]}"#,
+    );
+    for (scenario, words) in [
+        (bad.to_str().unwrap(), "not valid JSON"),
+        (rule.to_str().unwrap(), "scenario rule 0"),
+        ("/nonexistent/s.json", "reading scenario"),
+    ] {
+        let out = bin()
+            .args([
+                "simulate",
+                "--script",
+                script.to_str().unwrap(),
+                "--scenario",
+                scenario,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{scenario}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error:") && err.contains(words), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    let out = bin()
+        .args(["simulate", "--script", script.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("completed"));
+    let out = bin().args(["simulate", "x.js"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "TARGET needs --workflow");
+    if offline() {
+        return;
+    }
+    let out = bin()
+        .args(["simulate", V220, "--workflow", "nope", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("code-review") && err.contains("deep-research"),
+        "lists the available ones: {err}"
+    );
+}
