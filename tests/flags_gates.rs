@@ -286,3 +286,31 @@ fn v2_1_260_routing_flag_and_gate_are_gone() {
             .any(|x| x["role"] == "workflow option deep-research.disableModelInvocation")
     );
 }
+
+/// 2.1.332 renamed the store key and injects the store into the flag
+/// client, so the getter is recognised by its `{value, source}` answers.
+#[test]
+fn v2_1_332_getters_behind_an_injected_store() {
+    if offline() {
+        return;
+    }
+    let t = "npm:2.1.332/linux-x64";
+    let v = json(&["gates", t, "--flags"]);
+    let inv = &v["flags"];
+    assert_eq!(flag(inv, "tengu_workflows_enabled")["kind"], "feature");
+    assert_eq!(flag(inv, "tengu_sorrel_avocet")["kind"], "feature");
+    let features = inv["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "feature")
+        .count();
+    assert!(features > 1000, "{features} feature flags");
+    let option = v["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["role"] == "workflow option deep-research.disableModelInvocation")
+        .expect("the deep-research option gate");
+    assert_eq!(option["conditions"][0]["flag"], "tengu_sorrel_avocet");
+}

@@ -1,8 +1,8 @@
 //! Feature flags: every `tengu_*` string, classified by how it is used.
 //!
 //! - *feature*: the first argument of a flag getter — a function that reads
-//!   the cached flag store (`cachedGrowthBookFeatures`, `cachedStatsigGates`,
-//!   `cachedDynamicConfigs`), directly or through a few calls;
+//!   the cached flag store (see [`STORE_KEYS`]) or answers `{value, source}`
+//!   lookups, directly or through a few calls;
 //! - *event*: the first argument of a telemetry logger — a function that
 //!   builds `{eventName, metadata}`, or a wrapper that passes its first
 //!   parameter on to one;
@@ -106,11 +106,23 @@ impl FlagInventory {
     }
 }
 
-const STORE_ANCHORS: [&str; 3] = [
+/// The keys of the cached flag store in `~/.claude.json`, newest first
+/// (2.1.3xx renamed `cachedGrowthBookFeatures` to `cachedFeatureFlags`).
+pub const STORE_KEYS: [&str; 4] = [
+    "cachedFeatureFlags",
     "cachedGrowthBookFeatures",
     "cachedStatsigGates",
     "cachedDynamicConfigs",
 ];
+
+/// Whether a function's source shows it is the flag getter: it reads the
+/// cached flag store by key, or — where the store is injected and no key
+/// appears (2.1.3xx) — it answers flag lookups as `{value, source}` with the
+/// sources a flag value comes from.
+fn reads_flag_store(src: &str) -> bool {
+    STORE_KEYS.iter().any(|a| src.contains(a))
+        || (src.contains("source:\"payload\"") && src.contains("source:\"fallback\""))
+}
 
 pub fn is_flag_name(s: &str) -> bool {
     s.starts_with("tengu_")
@@ -174,7 +186,7 @@ impl<'a> Classifier<'a> {
                 continue;
             };
             let src = &module.source()[f.lo as usize..f.hi as usize];
-            let k = if src.len() <= 6000 && STORE_ANCHORS.iter().any(|a| src.contains(a)) {
+            let k = if src.len() <= 6000 && reads_flag_store(src) {
                 AccessorKind::Getter
             } else if depth < 4 {
                 let name = f.name.clone().unwrap_or_default();
@@ -202,7 +214,7 @@ impl<'a> Classifier<'a> {
         if src.len() > 6000 {
             return AccessorKind::Other;
         }
-        if STORE_ANCHORS.iter().any(|a| src.contains(a)) {
+        if reads_flag_store(src) {
             return AccessorKind::Getter;
         }
         if f.params >= 2 && src.contains("eventName:") {
@@ -454,5 +466,21 @@ fn site(
         via,
         default,
         constant,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reads_flag_store;
+
+    #[test]
+    fn flag_store_readers_by_key_or_by_their_answers() {
+        assert!(reads_flag_store("return g().cachedFeatureFlags?.[e] ?? t"));
+        assert!(reads_flag_store("x.cachedGrowthBookFeatures[e]"));
+        assert!(reads_flag_store(
+            r#"if(a)return{value:a[e],source:"payload"};return{value:t,source:"fallback"}"#
+        ));
+        assert!(!reads_flag_store(r#"return{value:t,source:"fallback"}"#));
+        assert!(!reads_flag_store("return cache[e]"));
     }
 }

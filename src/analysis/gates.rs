@@ -117,11 +117,7 @@ impl CachedFlags {
                 return c;
             }
         };
-        for key in [
-            "cachedGrowthBookFeatures",
-            "cachedStatsigGates",
-            "cachedDynamicConfigs",
-        ] {
+        for key in crate::analysis::flags::STORE_KEYS {
             if let Some(obj) = v.get(key).and_then(|o| o.as_object()) {
                 for (k, val) in obj {
                     c.values.entry(k.clone()).or_insert_with(|| val.clone());
