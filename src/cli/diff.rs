@@ -176,17 +176,6 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
         DiffFormat::Md => view::markdown(&v, a.limit),
         DiffFormat::Human => view::human(&v, Paint(colour), a.limit),
     };
-    match &a.output {
-        Some(p) => {
-            std::fs::write(p, &text).with_context(|| format!("writing {}", p.display()))?;
-            if !g.quiet && !g.json {
-                eprintln!("wrote {}", p.display());
-            }
-        }
-        None => {
-            use std::io::Write;
-            std::io::stdout().lock().write_all(text.as_bytes())?;
-        }
-    }
+    super::write_output(g, a.output.as_deref(), &text)?;
     Ok(if a.exit_code && differs(&v) { 1 } else { 0 })
 }

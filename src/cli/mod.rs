@@ -199,6 +199,26 @@ pub(crate) fn print_json(v: &impl serde::Serialize) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Write a rendered report to `output` (saying so on stderr), or to stdout.
+pub(crate) fn write_output(
+    g: &Global,
+    output: Option<&std::path::Path>,
+    text: &str,
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use std::io::Write;
+    match output {
+        Some(p) => {
+            std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+            if !g.quiet && !g.json {
+                eprintln!("wrote {}", p.display());
+            }
+        }
+        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+    }
+    Ok(())
+}
+
 /// Run the command line; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     let g = &cli.global;

@@ -6,7 +6,6 @@ use crate::js::symbols;
 use crate::report::info::InfoView;
 use crate::report::teardown::{self, Hashes, Teardown};
 use crate::source::installs;
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -134,19 +133,9 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
         (Format::Md, _) => teardown::markdown(&report),
         (Format::Html, _) => teardown::html(&report),
     };
-    match &a.output {
-        Some(p) => {
-            std::fs::write(p, &text).with_context(|| format!("writing {}", p.display()))?;
-            if !g.quiet && !g.json {
-                eprintln!("wrote {}", p.display());
-            }
-        }
-        None => {
-            if g.json && a.format != Format::Json {
-                return print_json(&report).map(|_| 0);
-            }
-            print!("{text}");
-        }
+    if a.output.is_none() && g.json && a.format != Format::Json {
+        return print_json(&report).map(|_| 0);
     }
+    super::write_output(g, a.output.as_deref(), &text)?;
     Ok(0)
 }

@@ -106,11 +106,18 @@ fn mix(h: u64, t: u32) -> u64 {
     (h ^ t as u64).wrapping_mul(0x0100_0000_01b3).rotate_left(5)
 }
 
-fn hash_str(s: &[u8]) -> u32 {
+/// 64-bit FNV-1a: a fast, stable hash for literal values and anchors (not
+/// for anything an attacker could exploit: these hashes only pair code).
+pub fn fnv64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in s {
+    for &b in bytes {
         h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
     }
+    h
+}
+
+fn hash_str(s: &[u8]) -> u32 {
+    let h = fnv64(s);
     ((h >> 32) as u32 ^ h as u32) & VALUE_MASK
 }
 

@@ -78,11 +78,7 @@ struct Unit {
 }
 
 fn hash64(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in s.as_bytes() {
-        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    crate::js::shape::fnv64(s.as_bytes())
 }
 
 /// The top-level functions of one module, with their hashes and anchors.

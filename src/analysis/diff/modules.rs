@@ -8,6 +8,7 @@
 use crate::bun::BunGraph;
 use crate::bun::digest::sha256_hex;
 use crate::js::code::CodeIndex;
+use crate::js::shape::fnv64;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -80,13 +81,7 @@ fn entries(g: &BunGraph, ci: &CodeIndex) -> Vec<Entry> {
                     .strings
                     .iter()
                     .filter(|s| s.value.len() >= 4)
-                    .map(|s| {
-                        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-                        for &b in s.value.as_bytes() {
-                            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-                        }
-                        h
-                    })
+                    .map(|s| fnv64(s.value.as_bytes()))
                     .collect();
                 v.sort_unstable();
                 v.dedup();

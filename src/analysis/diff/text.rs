@@ -44,16 +44,7 @@ fn shingles(s: &str) -> Vec<u64> {
     let words: Vec<&str> = s.split_whitespace().collect();
     let mut out: Vec<u64> = words
         .windows(3.min(words.len()).max(1))
-        .map(|w| {
-            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-            for x in w {
-                for &b in x.as_bytes() {
-                    h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-                }
-                h = (h ^ 0x20).wrapping_mul(0x0100_0000_01b3);
-            }
-            h
-        })
+        .map(|w| crate::js::shape::fnv64(w.join(" ").as_bytes()))
         .collect();
     out.sort_unstable();
     out.dedup();
