@@ -390,7 +390,29 @@ fn v2_1_260_code_split_roles_and_workflows() {
     if offline() {
         return;
     }
-    let v = json(&["locate", "npm:2.1.260/darwin-arm64"]);
+    code_split_roles_and_workflows("npm:2.1.260/darwin-arm64");
+}
+
+/// 2.1.332 (the newest build at the time) hands out a filtered copy of the
+/// registrar's list and searches a merged list: the lookup is still found.
+#[test]
+fn v2_1_332_code_split_roles_and_workflows() {
+    if offline() {
+        return;
+    }
+    let v = code_split_roles_and_workflows("npm:2.1.332/linux-x64");
+    let lookup = role(&v, "workflow-lookup")[0];
+    assert!(
+        lookup["evidence"][1]
+            .as_str()
+            .unwrap()
+            .contains("a filtered copy of the registrar's list"),
+        "{lookup}"
+    );
+}
+
+fn code_split_roles_and_workflows(target: &str) -> serde_json::Value {
+    let v = json(&["locate", target]);
     let reg = role(&v, "workflow-registrar")[0];
     let builders = role(&v, "workflow-builder");
     assert_eq!(builders.len(), 1);
@@ -411,8 +433,9 @@ fn v2_1_260_code_split_roles_and_workflows() {
         .map(|a| a["role"].as_str().unwrap())
         .collect();
     assert_eq!(absent, vec!["review-instructions", "review-routing-gate"]);
-    let ws = scripts("npm:2.1.260/darwin-arm64");
+    let ws = scripts(target);
     assert_eq!(ws.len(), 1, "code-review is gone");
     assert_eq!(ws[0].0, "deep-research");
     assert_eq!(ws[0].2["syntax_ok"], true);
+    v
 }

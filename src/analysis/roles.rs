@@ -437,12 +437,20 @@ impl<'a> Locator<'a> {
         // Who calls whom, to explain the path once the lookup is found.
         let mut called: HashMap<(usize, String), (usize, String)> = HashMap::new();
         let mut frontier: Vec<(usize, String)> = Vec::new();
+        // The list's getter returns it, or (2.1.3xx) a filtered copy of it.
+        let push = format!("{list}.push(");
+        let reads_list = |src: &str| {
+            ret.is_match(src)
+                || (src.contains(list.as_str()) && !src.contains(&push) && src.contains("return"))
+        };
+        let mut filtered = false;
         for f in rmod
             .index
             .functions
             .iter()
-            .filter(|f| f.hi - f.lo < 400 && ret.is_match(fn_source(rmod, f)))
+            .filter(|f| f.hi - f.lo < 400 && reads_list(fn_source(rmod, f)))
         {
+            filtered |= !ret.is_match(fn_source(rmod, f));
             if let Some(n) = &f.name {
                 frontier.extend(aliases(self.ci, rm, n));
             }
@@ -468,8 +476,9 @@ impl<'a> Locator<'a> {
                             vec![
                                 format!("searches {name}(…) with .find(x => x.name === …)"),
                                 format!(
-                                    "{}() returns the registrar's list {list}",
-                                    path.join("() → ")
+                                    "{}() returns {}the registrar's list {list}",
+                                    path.join("() → "),
+                                    if filtered { "a filtered copy of " } else { "" }
                                 ),
                             ],
                         ));
