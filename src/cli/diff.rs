@@ -16,6 +16,7 @@ pub enum DiffFormat {
     Human,
     /// A Markdown report one could publish.
     Md,
+    /// Everything, uncapped (the shape is in docs/diff.md).
     Json,
 }
 
