@@ -58,6 +58,25 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// Run the 2.1.220 code-review script at `level` under a scenario (JSON
+/// text); the run must complete. Returns the trace.
+fn review_with(level: &str, scenario: &str, extra: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write(dir.path(), "scenario.json", scenario);
+    let mut args = vec![
+        "--script",
+        review_script().to_str().unwrap(),
+        "--args",
+        level,
+        "--scenario",
+        scenario.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (code, t, stderr) = simulate(&args);
+    assert_eq!(code, 0, "{level}: {stderr}");
+    t
+}
+
 fn agents_in<'a>(t: &'a Value, phase: &str) -> Vec<&'a Value> {
     t["agents"]
         .as_array()
@@ -160,25 +179,14 @@ fn candidates_at_one_location_share_one_verifier() {
     if offline() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = write(
-        dir.path(),
-        "same-location.json",
+    let t = review_with(
+        "high",
         r#"{"rules": [
           {"match": {"phase": "Find"}, "generate": {"lengths": {"candidates": 3},
             "share": {"fields": ["file", "line"], "count": 2}, "optional": true}}
         ]}"#,
+        &["--prompts"],
     );
-    let (code, t, stderr) = simulate(&[
-        "--script",
-        review_script().to_str().unwrap(),
-        "--args",
-        "high",
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "--prompts",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
     let found = candidates(&agents_in(&t, "Find"));
     let mut by_location: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     for c in &found {
@@ -220,10 +228,8 @@ fn verdicts_stay_with_their_candidates() {
     if offline() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = write(
-        dir.path(),
-        "verdicts.json",
+    let t = review_with(
+        "high",
         r#"{"seed": 5, "rules": [
           {"match": {"phase": "Find"}, "generate": {"lengths": {"candidates": 2},
             "share": {"fields": ["file", "line"], "count": 2}, "optional": true}},
@@ -231,17 +237,8 @@ fn verdicts_stay_with_their_candidates() {
             "values": {"verdict": ["CONFIRMED", "REFUTED", "PLAUSIBLE"]}}},
           {"match": {"label": "synthesize"}, "result": {"summary": "s", "decisions": []}, "merge": false}
         ]}"#,
+        &["--prompts"],
     );
-    let (code, t, stderr) = simulate(&[
-        "--script",
-        review_script().to_str().unwrap(),
-        "--args",
-        "high",
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "--prompts",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
     let found = candidates(&agents_in(&t, "Find"));
     // What each candidate's verifier said, derived from the trace alone:
     // the i-th candidate shown in a verifier's prompt gets verdict index i.
@@ -297,10 +294,8 @@ fn duplicate_findings_are_combined_by_the_final_stage() {
     if offline() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = write(
-        dir.path(),
-        "duplicates.json",
+    let t = review_with(
+        "high",
         r#"{"rules": [
           {"match": {"phase": "Scope"}, "result": {"files": ["src/app.ts"]}},
           {"match": {"phase": "Find"}, "times": 2, "merge": false, "result": {"candidates": [
@@ -311,16 +306,8 @@ fn duplicate_findings_are_combined_by_the_final_stage() {
           {"match": {"label": "synthesize"}, "merge": false,
            "result": {"summary": "one defect, found twice", "decisions": [{"index": 0, "merge": [1]}]}}
         ]}"#,
+        &[],
     );
-    let (code, t, stderr) = simulate(&[
-        "--script",
-        review_script().to_str().unwrap(),
-        "--args",
-        "high",
-        "--scenario",
-        scenario.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         candidates(&agents_in(&t, "Find")).len(),
         2,
@@ -351,22 +338,12 @@ fn an_empty_scope_stops_the_review() {
     if offline() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = write(
-        dir.path(),
-        "empty-scope.json",
-        r#"{"rules": [{"match": {"phase": "Scope"}, "result": {"files": []}}]}"#,
-    );
     for level in ["high", "xhigh"] {
-        let (code, t, stderr) = simulate(&[
-            "--script",
-            review_script().to_str().unwrap(),
-            "--args",
+        let t = review_with(
             level,
-            "--scenario",
-            scenario.to_str().unwrap(),
-        ]);
-        assert_eq!(code, 0, "{stderr}");
+            r#"{"rules": [{"match": {"phase": "Scope"}, "result": {"files": []}}]}"#,
+            &[],
+        );
         assert_eq!(t["status"]["kind"], "completed");
         assert_eq!(phase_titles(&t), vec!["Scope"], "stops after Scope");
         assert_eq!(t["agents"].as_array().unwrap().len(), 1);
