@@ -1,7 +1,7 @@
 //! Hostile and broken input: one clear line on stderr, a non-zero exit, no
 //! panic, and nothing written outside the output folder.
 
-mod common;
+use crate::common;
 
 use cc_teardown::bun::BunGraph;
 use cc_teardown::container::{self, ContainerOptions};

@@ -2,7 +2,7 @@
 //! real Claude Code builds — 2.1.220 vs 2.1.260 (darwin-arm64), and
 //! 2.1.220 on two platforms.
 
-mod common;
+use crate::common;
 
 use cc_teardown::analysis::diff::lines::erase_names;
 use common::*;

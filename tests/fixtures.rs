@@ -1,7 +1,7 @@
 //! The parser against payloads made by real Bun releases across every layout
 //! epoch (fixtures/gen), raw and rewrapped in synthetic containers.
 
-mod common;
+use crate::common;
 
 use cc_teardown::bun::BunGraph;
 use cc_teardown::container::{self, ContainerOptions, Format, Placement};

@@ -1,6 +1,6 @@
 //! Flag classification and gate conditions, on our fixture and real builds.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `installs` on fake file-system trees, and the teardown `report` in
 //! Markdown, JSON and HTML (rendered by a real headless Chromium).
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

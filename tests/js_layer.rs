@@ -1,7 +1,7 @@
 //! The JavaScript layer: parsing, printing, line maps, the index, symbols
 //! and grep — on synthetic code written here and on real builds.
 
-mod common;
+use crate::common;
 
 use cc_teardown::bun::BunGraph;
 use cc_teardown::js::code::CodeIndex;

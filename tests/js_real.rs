@@ -1,6 +1,6 @@
 //! The JavaScript layer on real Claude Code builds (downloaded at test time).
 
-mod common;
+use crate::common;
 
 use cc_teardown::bun::BunGraph;
 use cc_teardown::container::{self, ContainerOptions};

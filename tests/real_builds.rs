@@ -1,7 +1,7 @@
 //! The commands on real Claude Code builds, downloaded at test time through
 //! the project's own `fetch` (cached). Nothing from these builds is committed.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! time) and of hostile scripts written here. Every expected count comes from
 //! the run's trace or from the static analysis of `workflows`; none is typed in.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};

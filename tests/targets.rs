@@ -1,6 +1,6 @@
 //! Target forms that need no download: tarballs, plain JavaScript, errors.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::io::Write;

@@ -2,7 +2,7 @@
 //! tests (fixtures/js/) — checked against Node running the same fixture —
 //! and on real Claude Code builds.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,16 @@
+//! One integration-test binary: every suite is a module here, so the tests
+//! link once (linking swc and QuickJS eleven times cost minutes on a fresh
+//! machine) and one `cargo test` runs them all.
+mod common;
+
+mod bad_input;
+mod diff;
+mod fixtures;
+mod flags_gates;
+mod installs_report;
+mod js_layer;
+mod js_real;
+mod real_builds;
+mod simulate;
+mod targets;
+mod workflows;
