@@ -259,7 +259,10 @@ impl CodeIndex {
 fn release(parsed: Parsed) -> swc_common::sync::Lrc<swc_common::SourceFile> {
     let file = parsed.file.clone();
     if file.src.len() > (1 << 20) {
-        std::thread::spawn(move || drop(parsed));
+        // Dropping recurses once per AST level: the same stack as parsing.
+        let _ = std::thread::Builder::new()
+            .stack_size(parse::STACK_BYTES)
+            .spawn(move || drop(parsed));
     } else {
         drop(parsed);
     }

@@ -1,15 +1,18 @@
 //! Parsing a module with swc: script or module goal, explicit resource
-//! management on, recovered errors treated as errors, on a thread with a
-//! stack large enough for deeply nested minified code.
+//! management on, recovered errors treated as errors, nesting bounded by
+//! [`depth::MAX_NESTING`], on a stack large enough for that depth.
 
 use super::JsError;
+use super::depth;
 use swc_common::comments::SingleThreadedComments;
 use swc_common::sync::Lrc;
 use swc_common::{FileName, SourceFile, SourceMap, Spanned};
 use swc_ecma_ast::{EsVersion, Program};
 use swc_ecma_parser::{EsSyntax, Parser, StringInput, Syntax};
 
-/// Stack for parser, printer and visitors: minified bundles nest deeply.
+/// Stack for parser, printer and visitors: minified bundles nest deeply,
+/// and [`depth::MAX_NESTING`] levels must fit with a wide margin (measured
+/// in tests/nesting.rs). Only the pages actually used are committed.
 pub const STACK_BYTES: usize = 512 << 20;
 
 /// Which grammar a module is parsed with.
@@ -53,11 +56,24 @@ pub fn syntax() -> Syntax {
 /// anything else as a script, falling back to module when a script parse
 /// fails on `import`/`export`. Comments come back separately: they are
 /// single-threaded in swc, and only the printer wants them.
+///
+/// Input nested deeper than [`depth::MAX_NESTING`] is refused with
+/// [`JsError::TooDeep`], before parsing when the lexical scan sees it, else
+/// right after (the AST is then freed without recursion); see [`depth`].
 pub fn parse(
     name: &str,
     src: String,
     goal: Goal,
 ) -> Result<(Parsed, SingleThreadedComments), JsError> {
+    depth::with_stack(|| parse_bounded(name, src, goal))
+}
+
+fn parse_bounded(
+    name: &str,
+    src: String,
+    goal: Goal,
+) -> Result<(Parsed, SingleThreadedComments), JsError> {
+    depth::check_source(name, &src)?;
     let cm: Lrc<SourceMap> = Default::default();
     let file = cm.new_source_file(Lrc::new(FileName::Custom(name.to_string())), src);
     let comments = SingleThreadedComments::default();
@@ -69,6 +85,11 @@ pub fn parse(
         }
         Err(e) => return Err(e),
     };
+    if let Err(span) = depth::check_program(&program) {
+        let at = span.lo.0.saturating_sub(file.start_pos.0) as usize;
+        depth::dismantle_program(program);
+        return Err(depth::too_deep(name, &file.src, at));
+    }
     let goal = match program {
         Program::Module(_) => Goal::Module,
         Program::Script(_) => Goal::Script,

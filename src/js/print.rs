@@ -210,13 +210,16 @@ fn finish(src: &str, buf: Vec<u8>, entries: &Entries) -> Result<Printed, JsError
 }
 
 pub fn print(p: &Parsed, comments: &SingleThreadedComments) -> Result<Printed, JsError> {
-    let (buf, entries) = emit(
-        &p.cm,
-        p.file.start_pos.0,
-        p.file.src.len(),
-        &p.program,
-        comments,
-    )?;
+    // swc's emitter recurses once per AST level: run where the parse limit fits.
+    let (buf, entries) = super::depth::with_stack(|| {
+        emit(
+            &p.cm,
+            p.file.start_pos.0,
+            p.file.src.len(),
+            &p.program,
+            comments,
+        )
+    })?;
     finish(&p.file.src, buf, &entries)
 }
 
@@ -321,7 +324,7 @@ pub fn print_split(p: &mut Parsed, comments: &SingleThreadedComments) -> Result<
                 (r, shell_b)
             })
             .expect("spawn printer thread");
-        let a = emit(&p.cm, base, size, program_a, comments);
+        let a = super::depth::with_stack(|| emit(&p.cm, base, size, program_a, comments));
         let (b, shell_b) = hb.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         (a, (b, shell_b))
     });
