@@ -196,6 +196,40 @@ fn snippets_and_the_ast_check_are_bounded_too() {
     assert!(is_too_deep(&e), "{e}");
 }
 
+/// Two chains the scan sees one at a time: an AST near `AST_LIMIT`, the
+/// deepest any command walks.
+fn deepest_accepted() -> String {
+    let k = MAX_NESTING as usize - 10;
+    format!("var x=a{}{};", rep(".b", k), rep("+c", k))
+}
+
+#[test]
+fn the_deepest_ast_accepted_goes_through_everything() {
+    let src = deepest_accepted();
+    let d = parse::with_big_stack(|| {
+        let (p, _) = parse::parse("cli.js", src.clone(), Goal::Script).unwrap();
+        depth::check_program(&p.program).unwrap()
+    });
+    assert!(d > depth::AST_LIMIT - 30, "{d}");
+    pipeline(&src).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("cli.js");
+    std::fs::write(&p, &src).unwrap();
+    let p = p.to_str().unwrap();
+    let small = dir.path().join("small.js");
+    std::fs::write(&small, "var x=1;").unwrap();
+    for args in [
+        vec!["pretty", p],
+        vec!["locate", p],
+        vec!["report", p, "--format", "json"],
+        vec!["diff", p, small.to_str().unwrap()],
+        vec!["simulate", "--script", p],
+    ] {
+        let (code, _, err, _) = run(&args);
+        assert!(matches!(code, Some(0 | 1)), "{args:?}: {code:?} {err}");
+    }
+}
+
 // ---- the commands ----
 
 fn run(args: &[&str]) -> (Option<i32>, String, String, Duration) {

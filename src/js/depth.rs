@@ -36,7 +36,7 @@ pub const MAX_NESTING: u32 = 2_000;
 
 /// The limit of the exact check after parsing, in AST levels. The scan's
 /// units track AST levels closely on single constructs (every real bundle:
-/// within 15%), but a mix can be deeper than its estimate — a member chain
+/// within a quarter), but a mix can be deeper than its estimate — a member chain
 /// under a `+` chain under a `||` chain is as deep as their sum, where the
 /// scan sees the longest — so the AST may go somewhat past the scan's
 /// limit. Walkers, printer and drops are sized (and tested) for this.

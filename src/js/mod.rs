@@ -30,6 +30,9 @@ pub enum JsError {
         col: usize,
         limit: u32,
     },
+    /// The system refused a thread or memory the parse needs.
+    #[error("{0}")]
+    Resources(String),
     #[error("printing failed: {0}")]
     Print(String),
     #[error("module {0} is not text")]

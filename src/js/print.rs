@@ -313,19 +313,16 @@ pub fn print_split(p: &mut Parsed, comments: &SingleThreadedComments) -> Result<
     let cm = p.cm.clone();
     let program_a = &p.program;
     let (a, b) = std::thread::scope(|s| {
-        let hb = std::thread::Builder::new()
-            .stack_size(super::parse::STACK_BYTES)
-            .spawn_scoped(s, move || {
-                let own = SingleThreadedComments::from_leading_and_trailing(
-                    Rc::new(std::cell::RefCell::new(leading)),
-                    Rc::new(std::cell::RefCell::new(trailing)),
-                );
-                let r = emit(&cm, base, size, &shell_b, &own);
-                (r, shell_b)
-            })
-            .expect("spawn printer thread");
+        let hb = super::parse::spawn_big(s, "cc-teardown-print", move || {
+            let own = SingleThreadedComments::from_leading_and_trailing(
+                Rc::new(std::cell::RefCell::new(leading)),
+                Rc::new(std::cell::RefCell::new(trailing)),
+            );
+            let r = emit(&cm, base, size, &shell_b, &own);
+            (r, shell_b)
+        });
         let a = super::depth::with_stack(|| emit(&p.cm, base, size, program_a, comments));
-        let (b, shell_b) = hb.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        let (b, shell_b) = hb.join();
         (a, (b, shell_b))
     });
     // Put the statements back as they were.
