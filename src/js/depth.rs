@@ -98,6 +98,8 @@ struct Frame {
     low: u32,
     /// Binary operators per precedence in the current chain.
     bins: [u32; PRECEDENCES],
+    /// Their sum.
+    bins_total: u32,
     /// Prefix/postfix operators, calls, members of the current operand.
     operand: u32,
     /// Statement-nesting tokens since the last statement boundary.
@@ -125,12 +127,20 @@ struct Frame {
 const LABEL_WEIGHT: u32 = 32;
 
 impl Frame {
+    fn clear_bins(&mut self) {
+        if self.bins_total > 0 {
+            self.bins = [0; PRECEDENCES];
+            self.bins_total = 0;
+        }
+    }
+
     fn new(kind: Kind, base: u32) -> Frame {
         Frame {
             kind,
             base,
             low: 0,
             bins: [0; PRECEDENCES],
+            bins_total: 0,
             operand: 0,
             stmt: 0,
             questions: 0,
@@ -142,12 +152,12 @@ impl Frame {
         }
     }
 
+    #[inline]
     fn depth(&self) -> u32 {
-        let bins = self.bins.iter().fold(0u32, |a, &b| a.saturating_add(b));
         self.base
             .saturating_add(1)
             .saturating_add(self.low)
-            .saturating_add(bins)
+            .saturating_add(self.bins_total)
             .saturating_add(self.operand)
             .saturating_add(self.stmt)
     }
@@ -155,7 +165,7 @@ impl Frame {
     /// Every expression at this level has ended (`,` `;`).
     fn end_expressions(&mut self) {
         self.low = 0;
-        self.bins = [0; PRECEDENCES];
+        self.clear_bins();
         self.operand = 0;
         self.questions = 0;
     }
@@ -208,6 +218,10 @@ enum Kw {
 }
 
 fn keyword(w: &[u8]) -> Kw {
+    // Most words are not keywords: reject them before comparing.
+    if !(2..=10).contains(&w.len()) || !w[0].is_ascii_lowercase() {
+        return Kw::None;
+    }
     match w {
         b"if" => Kw::If,
         b"else" => Kw::Else,
@@ -271,13 +285,35 @@ enum Prev {
     },
 }
 
-/// Punctuators, longest first (`/` and `/=` are handled apart: they may
-/// start a regular expression).
-const PUNCTUATORS: &[&[u8]] = &[
-    b">>>=", b"...", b"===", b"!==", b"**=", b"<<=", b">>=", b">>>", b"&&=", b"||=", b"??=", b"=>",
-    b"==", b"!=", b"<=", b">=", b"&&", b"||", b"??", b"++", b"--", b"+=", b"-=", b"*=", b"%=",
-    b"&=", b"|=", b"^=", b"**", b"<<", b">>",
-];
+/// The length of the punctuator at the start of `rest` (longest match; `/`
+/// and `/=` are handled apart: they may start a regular expression).
+fn punctuator_len(rest: &[u8]) -> usize {
+    let b = |k: usize| rest.get(k).copied().unwrap_or(0);
+    match (b(0), b(1), b(2), b(3)) {
+        (b'>', b'>', b'>', b'=') => 4,
+        (b'.', b'.', b'.', _)
+        | (b'=', b'=', b'=', _)
+        | (b'!', b'=', b'=', _)
+        | (b'*', b'*', b'=', _)
+        | (b'<', b'<', b'=', _)
+        | (b'>', b'>', b'=', _)
+        | (b'>', b'>', b'>', _)
+        | (b'&', b'&', b'=', _)
+        | (b'|', b'|', b'=', _)
+        | (b'?', b'?', b'=', _) => 3,
+        (b'=', b'>' | b'=', _, _)
+        | (b'!' | b'<' | b'>' | b'+' | b'-' | b'*' | b'%' | b'&' | b'|' | b'^', b'=', _, _)
+        | (b'&', b'&', _, _)
+        | (b'|', b'|', _, _)
+        | (b'?', b'?', _, _)
+        | (b'+', b'+', _, _)
+        | (b'-', b'-', _, _)
+        | (b'*', b'*', _, _)
+        | (b'<', b'<', _, _)
+        | (b'>', b'>', _, _) => 2,
+        _ => 1,
+    }
+}
 
 fn binary_precedence(p: &[u8]) -> Option<usize> {
     Some(match p {
@@ -333,8 +369,22 @@ fn unicode_space(c: char) -> Option<bool> {
     }
 }
 
+/// Bytes that may be part of a word: ASCII letters, digits, `_`, `$`, `\`
+/// (escapes) and every byte of a non-ASCII char.
+static WORD_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'\\' || b >= 0x80;
+        i += 1;
+    }
+    t
+};
+
+#[inline]
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'\\' || b >= 0x80
+    WORD_BYTES[b as usize]
 }
 
 impl<'a> Scanner<'a> {
@@ -376,7 +426,37 @@ impl<'a> Scanner<'a> {
     /// A new token starts at `at` (`word` when it is one): settle the
     /// boundaries the previous token left pending (they depend on this one),
     /// then count it.
+    #[inline]
     fn token(&mut self, at: usize, word: Option<Kw>, nest: Nest) -> Result<(), TooDeep> {
+        if self.semi_pending || self.block_pending || self.newline {
+            self.boundary(word);
+        }
+        self.newline = false;
+        let top = self.top();
+        match nest {
+            Nest::Leaf => return Ok(()),
+            Nest::Operand => top.operand = top.operand.saturating_add(1),
+            Nest::Bin(p) => {
+                for b in &mut top.bins[p + 1..] {
+                    top.bins_total -= *b;
+                    *b = 0;
+                }
+                top.bins[p] = top.bins[p].saturating_add(1);
+                top.bins_total = top.bins_total.saturating_add(1);
+                top.operand = 0;
+            }
+            Nest::Low => {
+                top.low = top.low.saturating_add(1);
+                top.clear_bins();
+                top.operand = 0;
+            }
+        }
+        self.check(at)
+    }
+
+    /// Settle what the previous token left pending, now that the next one
+    /// (`word`, when it is one) is known.
+    fn boundary(&mut self, word: Option<Kw>) {
         let continues_stmt = matches!(word, Some(Kw::Else | Kw::While));
         if std::mem::take(&mut self.semi_pending) && !continues_stmt {
             self.top().stmt = 0;
@@ -395,25 +475,9 @@ impl<'a> Scanner<'a> {
             top.end_expressions();
             top.stmt = 0;
         }
-        self.newline = false;
-        let top = self.top();
-        match nest {
-            Nest::Leaf => return Ok(()),
-            Nest::Operand => top.operand = top.operand.saturating_add(1),
-            Nest::Bin(p) => {
-                top.bins[p] = top.bins[p].saturating_add(1);
-                top.bins[p + 1..].iter_mut().for_each(|b| *b = 0);
-                top.operand = 0;
-            }
-            Nest::Low => {
-                top.low = top.low.saturating_add(1);
-                top.bins = [0; PRECEDENCES];
-                top.operand = 0;
-            }
-        }
-        self.check(at)
     }
 
+    #[inline]
     fn set_prev(&mut self, p: Prev) {
         self.prev2 = self.prev;
         self.prev = p;
@@ -598,30 +662,45 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// The next line terminator at or after `from` (`\n`, `\r`, U+2028,
+    /// U+2029), or the end.
+    fn line_end(&self, from: usize) -> usize {
+        let mut i = from;
+        while let Some(k) = memchr::memchr3(b'\n', b'\r', 0xe2, &self.src[i..]) {
+            if self.is_line_terminator_at(i + k) {
+                return i + k;
+            }
+            i += k + 1;
+        }
+        self.src.len()
+    }
+
     /// Skip to the end of the line (a line comment).
     fn skip_line(&mut self) {
-        while self.i < self.src.len() && !self.is_line_terminator_at(self.i) {
-            self.i += 1;
-        }
+        self.i = self.line_end(self.i);
     }
 
     fn skip_block_comment(&mut self) {
-        self.i += 2;
-        while self.i < self.src.len() {
-            if self.src[self.i] == b'*' && self.at(1) == b'/' {
-                self.i += 2;
-                return;
-            }
-            if self.is_line_terminator_at(self.i) {
-                self.newline = true;
-            }
-            self.i += 1;
+        let body = self.i + 2;
+        let end =
+            memchr::memmem::find(&self.src[body..], b"*/").map_or(self.src.len(), |k| body + k);
+        if self.line_end(body) < end {
+            self.newline = true;
         }
+        self.i = (end + 2).min(self.src.len());
     }
 
     fn skip_string(&mut self, quote: u8) {
         self.i += 1;
         while self.i < self.src.len() {
+            // Jump to the next byte that matters.
+            let rest = &self.src[self.i..];
+            let k = memchr::memchr3(quote, b'\\', b'\n', rest).unwrap_or(rest.len());
+            let k = memchr::memchr(b'\r', &rest[..k]).unwrap_or(k);
+            self.i += k;
+            if self.i >= self.src.len() {
+                return;
+            }
             match self.src[self.i] {
                 // A line continuation may be CR LF.
                 b'\\' if self.at(1) == b'\r' && self.at(2) == b'\n' => self.i += 3,
@@ -641,6 +720,11 @@ impl<'a> Scanner<'a> {
     /// next substitution (`${`: returns true, `i` after it).
     fn skip_template_text(&mut self) -> bool {
         while self.i < self.src.len() {
+            let rest = &self.src[self.i..];
+            self.i += memchr::memchr3(b'`', b'\\', b'$', rest).unwrap_or(rest.len());
+            if self.i >= self.src.len() {
+                return false;
+            }
             match self.src[self.i] {
                 b'\\' => self.i += 2,
                 b'`' => {
@@ -737,6 +821,15 @@ impl<'a> Scanner<'a> {
                 self.i += 1;
             } else {
                 return;
+            }
+            // The common case: a run of ASCII word bytes.
+            while self.i < self.src.len() {
+                let b = self.src[self.i];
+                if b < 0x80 && b != b'\\' && is_word_byte(b) {
+                    self.i += 1;
+                } else {
+                    break;
+                }
             }
         }
     }
@@ -912,11 +1005,7 @@ impl<'a> Scanner<'a> {
 
     fn punctuator(&mut self, at: usize) -> Result<(), TooDeep> {
         let rest = &self.src[at..];
-        let p: &[u8] = PUNCTUATORS
-            .iter()
-            .find(|p| rest.starts_with(p))
-            .copied()
-            .unwrap_or(&rest[..1]);
+        let p = &rest[..punctuator_len(rest).min(rest.len())];
         self.i += p.len();
         let prefix = self.expression_expected();
         let (nest, prev) = match p {
