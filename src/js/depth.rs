@@ -394,6 +394,12 @@ impl<'a> Scanner<'a> {
             .expect("the root frame is never popped")
     }
 
+    /// Skip `n` bytes (an escape and what it escapes), never past the end:
+    /// input may end in the middle of one.
+    fn skip(&mut self, n: usize) {
+        self.i = (self.i + n).min(self.src.len());
+    }
+
     fn at(&self, k: usize) -> u8 {
         self.src.get(self.i + k).copied().unwrap_or(0)
     }
@@ -703,8 +709,8 @@ impl<'a> Scanner<'a> {
             }
             match self.src[self.i] {
                 // A line continuation may be CR LF.
-                b'\\' if self.at(1) == b'\r' && self.at(2) == b'\n' => self.i += 3,
-                b'\\' => self.i += 2,
+                b'\\' if self.at(1) == b'\r' && self.at(2) == b'\n' => self.skip(3),
+                b'\\' => self.skip(2),
                 // Unterminated: swc stops here with an error.
                 b'\n' | b'\r' => return,
                 b if b == quote => {
@@ -726,7 +732,7 @@ impl<'a> Scanner<'a> {
                 return false;
             }
             match self.src[self.i] {
-                b'\\' => self.i += 2,
+                b'\\' => self.skip(2),
                 b'`' => {
                     self.i += 1;
                     return false;
@@ -746,7 +752,7 @@ impl<'a> Scanner<'a> {
         let mut class = false;
         while self.i < self.src.len() {
             match self.src[self.i] {
-                b'\\' if !self.is_line_terminator_at(self.i + 1) => self.i += 2,
+                b'\\' if !self.is_line_terminator_at(self.i + 1) => self.skip(2),
                 _ if self.is_line_terminator_at(self.i) => return,
                 b'[' => {
                     class = true;
@@ -806,7 +812,7 @@ impl<'a> Scanner<'a> {
         while self.i < self.src.len() {
             let b = self.src[self.i];
             if b == b'\\' {
-                self.i += 2;
+                self.skip(2);
             } else if b >= 0x80 {
                 match self.char_at(self.i) {
                     Some((c, n)) => {
@@ -1365,6 +1371,14 @@ mod tests {
         // Substitutions nest.
         let s = "`${".repeat(300) + &"}`".repeat(300);
         assert!(depth(&s) >= 600, "{}", depth(&s));
+    }
+
+    #[test]
+    fn input_may_end_inside_an_escape() {
+        // Found by the `js` fuzz target: a word ending in `\`.
+        for s in ["x\\", "'\\", "`\\", "x=/\\", "x|==x}+c\u{3}hif/\n\\"] {
+            assert!(scan(s).is_ok(), "{s:?}");
+        }
     }
 
     #[test]
