@@ -24,7 +24,7 @@ pub fn index_to(g: &Global, build: &Build, depth: Depth) -> anyhow::Result<CodeI
         s
     });
     let ci = crate::js::parse::with_big_stack(|| {
-        CodeIndex::build_filtered(&build.graph, g.max_decoded, |_| true, depth)
+        CodeIndex::build_filtered(&build.graph, g.budget(), |_| true, depth)
     });
     if let Some(s) = spinner {
         s.finish_and_clear();

@@ -122,7 +122,7 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
         let s = spinner(g, "parsing, indexing and analysing both builds…".into());
         let index = |b: &crate::source::build::Build| {
             crate::js::parse::with_big_stack(|| {
-                crate::js::code::CodeIndex::build_filtered(&b.graph, g.max_decoded, |_| true, depth)
+                crate::js::code::CodeIndex::build_filtered(&b.graph, g.budget(), |_| true, depth)
             })
         };
         // Both builds at once: a single-bundle build parses on one core.

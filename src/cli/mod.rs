@@ -13,6 +13,7 @@ mod info;
 mod installs;
 mod locate;
 mod ls;
+mod outdir;
 mod pretty;
 mod report;
 mod simulate;
@@ -54,9 +55,14 @@ pub struct Global {
     /// Where fetched builds are kept (default: $CC_TEARDOWN_CACHE, else the XDG cache dir).
     #[arg(long, global = true, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Refuse to decode a compressed module to more than this many bytes.
+    /// Decoded bytes the whole run may produce from compressed modules (one budget shared by every module).
     #[arg(long, global = true, value_name = "BYTES", default_value_t = 1 << 30)]
     pub max_decoded: u64,
+    /// The run's decoding budget, made from `max_decoded` on first use and
+    /// shared by clones, so every command and both builds of `diff` draw on
+    /// one budget.
+    #[arg(skip)]
+    decode_budget: std::sync::Arc<std::sync::OnceLock<crate::bun::Budget>>,
     /// Never show progress bars.
     #[arg(long, global = true)]
     pub quiet: bool,
@@ -177,6 +183,12 @@ impl Global {
             arch: self.arch.clone(),
             assume_js: false,
         }
+    }
+
+    /// The decoding budget of this run (`--max-decoded`).
+    pub fn budget(&self) -> &crate::bun::Budget {
+        self.decode_budget
+            .get_or_init(|| crate::bun::Budget::new(self.max_decoded))
     }
 
     pub fn open(&self, target: &str) -> anyhow::Result<Opened> {

@@ -77,7 +77,7 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
         file,
         payload,
         bundle: info.bundle.sha256.clone(),
-        bundle_digest: bundle_digest(&build.graph, g.max_decoded)?.0,
+        bundle_digest: bundle_digest(&build.graph, g.budget())?.0,
     };
     let mut undetermined = Vec::new();
     if info.version.is_none() {

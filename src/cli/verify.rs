@@ -49,7 +49,7 @@ pub fn run(g: &Global, a: &VerifyArgs) -> anyhow::Result<i32> {
         } else if a.digest {
             (
                 "bundle digest".to_string(),
-                bundle_digest(graph, g.max_decoded)?.0,
+                bundle_digest(graph, g.budget())?.0,
             )
         } else if let Some(name) = &a.module {
             let m = graph.find(name).ok_or_else(|| {
