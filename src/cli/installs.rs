@@ -12,14 +12,26 @@ pub struct InstallsArgs {
 }
 
 pub fn run(g: &Global, a: &InstallsArgs) -> anyhow::Result<i32> {
-    let report = installs::scan(&Scope::from_env(a.root.clone()));
+    let report = installs::scan(&Scope::from_env(a.root.clone())?);
     if g.json {
         return print_json(&report).map(|_| 0);
     }
+    let print_skipped = || {
+        for s in &report.skipped {
+            match &s.resolved {
+                Some(r) if *r != s.path => println!("skipped: {} → {r}: {}", s.path, s.reason),
+                _ => println!("skipped: {}: {}", s.path, s.reason),
+            }
+        }
+    };
     if report.installs.is_empty() {
         println!(
             "no Claude Code installation found (looked at PATH and the installers' locations)"
         );
+        print_skipped();
+        for w in &report.warnings {
+            println!("warning: {w}");
+        }
         return Ok(0);
     }
     let mut t = Table::new(&[
@@ -53,6 +65,7 @@ pub fn run(g: &Global, a: &InstallsArgs) -> anyhow::Result<i32> {
     }
     print!("{}", t.render());
     println!("* what the shell runs (first claude on PATH)");
+    print_skipped();
     for w in &report.warnings {
         println!("warning: {w}");
     }
