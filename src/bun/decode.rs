@@ -88,29 +88,30 @@ impl Budget {
     }
 }
 
-/// Read granularity while streaming: the budget is charged as bytes arrive,
-/// so a frame without a declared size is stopped within one chunk of the cap.
+/// Read granularity: a frame without a declared size is stopped within one
+/// chunk of the budget.
 const CHUNK: usize = 1 << 20;
 
 /// Decompress zstd data, charging every produced byte to `budget`.
 ///
-/// A frame that declares its size is charged that size before anything is
-/// allocated, so a bomb is refused up front; the output is still read with a
-/// bound, as the declaration is the input's word. Frames without a declared
-/// size (and any further frames) are charged chunk by chunk.
+/// The output is allocated once, at its size: a frame's declared size, or
+/// else the size counted by a first pass that stops as soon as it passes
+/// what the budget has left. (Growing the vector by doubling instead peaks
+/// at up to twice the output while it reallocates.) That size is charged
+/// before anything is allocated, so a bomb is refused up front. The
+/// declaration is only the input's word: bytes beyond it (a lie, or further
+/// frames) are charged chunk by chunk as they arrive.
 pub fn decompress(data: &[u8], budget: &Budget) -> Result<Vec<u8>, String> {
-    let declared = match zstd::zstd_safe::get_frame_content_size(data) {
+    let size = match zstd::zstd_safe::get_frame_content_size(data) {
         Ok(Some(size)) => size,
-        _ => 0,
+        _ => count(data, budget)?,
     };
-    budget.charge(declared)?;
-    let mut reserved = declared;
+    budget.charge(size)?;
+    let mut reserved = size;
     let mut out: Vec<u8> = Vec::new();
-    // Never more than the declaration, which the budget has accepted.
-    out.try_reserve_exact(declared as usize)
-        .map_err(|e| format!("cannot allocate {declared} bytes: {e}"))?;
-    let mut decoder =
-        zstd::stream::read::Decoder::with_buffer(data).map_err(|e| format!("zstd: {e}"))?;
+    out.try_reserve_exact(size as usize)
+        .map_err(|e| format!("cannot allocate {size} bytes: {e}"))?;
+    let mut decoder = decoder(data)?;
     let mut chunk = vec![0u8; CHUNK];
     loop {
         let n = decoder.read(&mut chunk).map_err(|e| format!("zstd: {e}"))?;
@@ -132,6 +133,32 @@ pub fn decompress(data: &[u8], budget: &Budget) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+fn decoder(data: &[u8]) -> Result<zstd::stream::read::Decoder<'static, &[u8]>, String> {
+    zstd::stream::read::Decoder::with_buffer(data).map_err(|e| format!("zstd: {e}"))
+}
+
+/// The decoded size of `data`, counted without keeping the bytes; refused
+/// as soon as it passes what `budget` has left.
+fn count(data: &[u8], budget: &Budget) -> Result<u64, String> {
+    let left = budget.limit.saturating_sub(budget.used());
+    let mut decoder = decoder(data)?;
+    let mut chunk = vec![0u8; CHUNK];
+    let mut total = 0u64;
+    loop {
+        let n = decoder.read(&mut chunk).map_err(|e| format!("zstd: {e}"))?;
+        if n == 0 {
+            return Ok(total);
+        }
+        total += n as u64;
+        if total > left {
+            return Err(format!(
+                "decodes to more than the {left} bytes left of the {}-byte budget of this run (--max-decoded)",
+                budget.limit
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,7 +178,7 @@ mod tests {
     }
 
     #[test]
-    fn streamed_frames_are_charged_as_they_decode() {
+    fn streamed_frames_are_counted_before_allocating() {
         // A streamed frame has no content size in its header.
         let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
         std::io::Write::write_all(&mut enc, &vec![0u8; 3 * CHUNK]).unwrap();
@@ -161,6 +188,17 @@ mod tests {
         let b = Budget::new(3 * CHUNK as u64);
         assert_eq!(decompress(&z, &b).unwrap().len(), 3 * CHUNK);
         assert_eq!(b.used(), 3 * CHUNK as u64);
+    }
+
+    #[test]
+    fn bytes_past_the_declaration_are_charged_too() {
+        // Two frames: the header declares only the first one's size.
+        let one = zstd::encode_all(&vec![7u8; 1 << 20][..], 3).unwrap();
+        let two = [one.clone(), one].concat();
+        assert!(decompress(&two, &Budget::new(3 << 19)).is_err());
+        let b = Budget::new(2 << 20);
+        assert_eq!(decompress(&two, &b).unwrap().len(), 2 << 20);
+        assert_eq!(b.used(), 2 << 20);
     }
 
     #[test]

@@ -493,6 +493,9 @@ pub fn scan(scope: &Scope) -> InstallReport {
     for c in s.candidates() {
         entries.push((c, false));
     }
+    // An entry both on PATH and at an installer's location is looked at once.
+    let mut seen = std::collections::HashSet::new();
+    entries.retain(|(p, _)| seen.insert(p.clone()));
     if entries.len() > MAX_ENTRIES {
         s.warnings.push(format!(
             "{} places to look at; only the first {MAX_ENTRIES} were examined",
