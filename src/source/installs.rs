@@ -266,7 +266,7 @@ fn follow(scope: &Scope, machine: &Path) -> Followed {
             .open(scope)
             .ok()
             .filter(|f| f.metadata().is_ok_and(|m| m.len() <= MAX_SCRIPT))
-            .and_then(|f| untrusted::read_capped(Path::new(""), f, MAX_SCRIPT).ok())
+            .and_then(|f| untrusted::read_capped(Path::new(&p.machine()), f, MAX_SCRIPT).ok())
         else {
             break;
         };
@@ -290,7 +290,12 @@ fn follow(scope: &Scope, machine: &Path) -> Followed {
 fn package_version(scope: &Scope, pkg: &str) -> Option<String> {
     let pj = resolve_in_tree(scope, &Path::new(pkg).join("package.json"), &mut 0).ok()??;
     let f = pj.open(scope).ok()?;
-    let text = untrusted::read_capped(Path::new(""), f, super::tarball::MAX_PACKAGE_JSON).ok()?;
+    let text = untrusted::read_capped(
+        Path::new(&pj.machine()),
+        f,
+        super::tarball::MAX_PACKAGE_JSON,
+    )
+    .ok()?;
     super::tarball::package_field(&text, "version")
 }
 
@@ -481,6 +486,9 @@ pub fn scan(scope: &Scope) -> InstallReport {
     // PATH first: its order decides what the shell runs.
     let mut entries: Vec<(PathBuf, bool)> = Vec::new();
     for dir in &scope.path {
+        if s.started.elapsed() > DEADLINE {
+            break;
+        }
         let c = Path::new("/").join(dir).join("claude");
         // The entry itself (a symlink may point at a path only valid inside the tree).
         if s.exists(&c) {
