@@ -32,6 +32,14 @@ fn fails_with(args: &[&str], needle: &str) {
     );
 }
 
+/// The `kind` of the JSON error `args --json` reports.
+fn json_error_kind(args: &[&str]) -> String {
+    let out = bin().args(args).arg("--json").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["error"]["kind"].as_str().unwrap().to_string()
+}
+
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
     let p = dir.join(name);
     std::fs::write(&p, bytes).unwrap();
@@ -508,6 +516,7 @@ fn extract_never_writes_through_what_is_already_there() {
     reset();
     std::fs::hard_link(&outside, out.join("cli")).unwrap();
     fails_with(&["extract", &f, "-o", o], "already exists");
+    assert_eq!(json_error_kind(&["extract", &f, "-o", o]), "io");
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
     assert!(
         !out.join("manifest.json").exists(),
@@ -551,7 +560,7 @@ fn extract_never_writes_through_what_is_already_there() {
     // A folder where a file goes is never removed.
     reset();
     std::fs::create_dir(out.join("cli")).unwrap();
-    fails_with(&["extract", &f, "-o", o, "--force"], "folder");
+    fails_with(&["extract", &f, "-o", o, "--force"], "directory");
     // A second run into the same folder needs --force.
     reset();
     bin().args(["extract", &f, "-o", o]).assert().success();
@@ -567,7 +576,10 @@ fn extract_refuses_files_that_collide() {
     let dir = tempfile::tempdir().unwrap();
     let cases: [(&[&str], &str); 4] = [
         (&["/$bunfs/root/A.js", "/$bunfs/root/a.js"], "case"),
-        (&["/$bunfs/root/x", "/$bunfs/root/x/y.js"], "needs a folder"),
+        (
+            &["/$bunfs/root/x", "/$bunfs/root/x/y.js"],
+            "needs a directory",
+        ),
         (&["/$bunfs/root/manifest.json"], "manifest.json"),
         (&["/$bunfs/root/Manifest.JSON"], "manifest.json"),
     ];
@@ -577,6 +589,10 @@ fn extract_refuses_files_that_collide() {
         let f = write(dir.path(), &format!("c{i}"), &build_payload(&specs, 0));
         let out = dir.path().join(format!("out{i}"));
         fails_with(&["extract", &f, "-o", out.to_str().unwrap()], needle);
+        assert_eq!(
+            json_error_kind(&["extract", &f, "-o", out.to_str().unwrap()]),
+            "bun"
+        );
         assert!(!out.exists(), "{needle}: nothing written");
     }
     // a.js carries bytecode, so --bytecode would write a.js.jsc: that is

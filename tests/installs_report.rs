@@ -225,9 +225,9 @@ fn html_report_renders_in_headless_chromium() {
             "html",
             "-o",
             html.to_str().unwrap(),
-            "--config",
-            "/nonexistent.json",
         ])
+        // No config (a missing --config is an error): the defaults decide.
+        .env("CLAUDE_CONFIG_DIR", dir.path())
         .output()
         .unwrap();
     assert!(
@@ -560,5 +560,5 @@ fn a_missing_root_is_an_error() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not a folder"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a directory"));
 }

@@ -1,9 +1,8 @@
-use super::outdir::OutDir;
+use super::outdir::{OutDir, OutputError};
 use super::{Global, TargetArg, print_json};
 use crate::bun::digest::sha256_hex;
 use crate::report::modules::ModuleRow;
 use crate::report::table::thousands;
-use anyhow::bail;
 use clap::Args;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -79,16 +78,17 @@ fn check_collisions(files: &[(PathBuf, String)]) -> anyhow::Result<()> {
     for (rel, who) in files {
         if let Some((first, other)) = at.insert(fold(rel), (rel, who)) {
             if first == rel {
-                bail!(
+                return Err(OutputError::Collision(format!(
                     "{other} and {who} would both be written to {}",
                     rel.display()
-                );
+                ))
+                .into());
             }
-            bail!(
+            return Err(OutputError::Collision(format!(
                 "{other} and {who} would be written to {} and {}, one file where case is ignored (macOS, Windows)",
                 first.display(),
                 rel.display()
-            );
+            )).into());
         }
     }
     for (rel, who) in files {
@@ -98,10 +98,11 @@ fn check_collisions(files: &[(PathBuf, String)]) -> anyhow::Result<()> {
             .filter(|p| !p.as_os_str().is_empty())
         {
             if let Some((_, other)) = at.get(&fold(dir)) {
-                bail!(
-                    "{other} is written to {}, where {who} needs a folder",
+                return Err(OutputError::Collision(format!(
+                    "{other} is written to {}, where {who} needs a directory",
                     dir.display()
-                );
+                ))
+                .into());
             }
         }
     }

@@ -12,6 +12,9 @@ pub struct InstallsArgs {
 }
 
 pub fn run(g: &Global, a: &InstallsArgs) -> anyhow::Result<i32> {
+    if let Some(root) = a.root.as_deref().filter(|r| !r.is_dir()) {
+        usage!("--root {}: not a directory", root.display());
+    }
     let report = installs::scan(&Scope::from_env(a.root.clone())?);
     if g.json {
         return print_json(&report).map(|_| 0);
@@ -19,8 +22,9 @@ pub fn run(g: &Global, a: &InstallsArgs) -> anyhow::Result<i32> {
     let print_skipped = || {
         for s in &report.skipped {
             match &s.resolved {
-                Some(r) if *r != s.path => println!("skipped: {} → {r}: {}", s.path, s.reason),
-                _ => println!("skipped: {}: {}", s.path, s.reason),
+                // Names from the tree: escaped, as every human line is.
+                Some(r) if *r != s.path => outln!("skipped: {} → {r}: {}", s.path, s.reason),
+                _ => outln!("skipped: {}: {}", s.path, s.reason),
             }
         }
     };
@@ -30,7 +34,7 @@ pub fn run(g: &Global, a: &InstallsArgs) -> anyhow::Result<i32> {
         );
         print_skipped();
         for w in &report.warnings {
-            println!("warning: {w}");
+            outln!("warning: {w}");
         }
         return Ok(0);
     }
@@ -67,7 +71,7 @@ pub fn run(g: &Global, a: &InstallsArgs) -> anyhow::Result<i32> {
     println!("* what the shell runs (first claude on PATH)");
     print_skipped();
     for w in &report.warnings {
-        println!("warning: {w}");
+        outln!("warning: {w}");
     }
     Ok(0)
 }

@@ -20,6 +20,22 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Component, Path, PathBuf};
 
+/// Why files cannot be written where asked.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// Two files of the run would land on one path (the build's names
+    /// collide).
+    #[error("{0}")]
+    Collision(String),
+    /// Something already in the output folder is in the way.
+    #[error("{0}")]
+    InTheWay(String),
+}
+
+fn in_the_way(msg: String) -> anyhow::Error {
+    OutputError::InTheWay(msg).into()
+}
+
 /// An output folder; see the module documentation.
 pub struct OutDir {
     root: PathBuf,
@@ -74,16 +90,16 @@ fn parts(rel: &Path) -> anyhow::Result<Vec<&std::ffi::OsStr>> {
 }
 
 /// The one-line refusal for an entry in the way.
-fn in_the_way(p: &Path, t: std::fs::FileType) -> anyhow::Error {
-    if t.is_symlink() {
-        anyhow::anyhow!("refusing to write through symlink {}", p.display())
+fn occupied(p: &Path, t: std::fs::FileType) -> anyhow::Error {
+    in_the_way(if t.is_symlink() {
+        format!("refusing to write through symlink {}", p.display())
     } else {
-        anyhow::anyhow!(
+        format!(
             "{} already exists ({}); refusing to write over it (--force removes it first)",
             p.display(),
             kind_name(t)
         )
-    }
+    })
 }
 
 impl OutDir {
@@ -93,7 +109,12 @@ impl OutDir {
     /// not a folder). `root` itself is the user's path and may be a link.
     pub fn check(root: &Path, files: &[PathBuf], force: bool) -> anyhow::Result<()> {
         match std::fs::metadata(root) {
-            Ok(m) if !m.is_dir() => bail!("{} exists and is not a folder", root.display()),
+            Ok(m) if !m.is_dir() => {
+                return Err(in_the_way(format!(
+                    "{} exists and is not a directory",
+                    root.display()
+                )));
+            }
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(e).with_context(|| format!("checking {}", root.display())),
@@ -114,7 +135,7 @@ impl OutDir {
                             Some(t) if t.is_dir() => true,
                             // Removed and made a folder when written.
                             Some(_) if force => false,
-                            Some(t) => return Err(in_the_way(&p, t)),
+                            Some(t) => return Err(occupied(&p, t)),
                         };
                         folders.insert(p.clone(), e);
                         e
@@ -128,10 +149,13 @@ impl OutDir {
             match occupant(&p)? {
                 None => {}
                 Some(t) if t.is_dir() => {
-                    bail!("{} is a folder; refusing to replace it", p.display())
+                    return Err(in_the_way(format!(
+                        "{} is a directory; refusing to replace it",
+                        p.display()
+                    )));
                 }
                 Some(_) if force => {}
-                Some(t) => return Err(in_the_way(&p, t)),
+                Some(t) => return Err(occupied(&p, t)),
             }
         }
         Ok(())
@@ -207,7 +231,9 @@ impl OutDir {
         if fd < 0 {
             let e = std::io::Error::last_os_error();
             if e.kind() == std::io::ErrorKind::AlreadyExists {
-                bail!("it already exists (--force removes it first)");
+                return Err(in_the_way(
+                    "it already exists (--force removes it first)".into(),
+                ));
             }
             return Err(e.into());
         }
@@ -224,7 +250,7 @@ impl OutDir {
             match std::fs::symlink_metadata(&p) {
                 Ok(m) if m.is_dir() => continue,
                 Ok(_) if self.force => std::fs::remove_file(&p)?,
-                Ok(_) => bail!("{} is in the way", p.display()),
+                Ok(_) => return Err(in_the_way(format!("{} is in the way", p.display()))),
                 Err(_) => {}
             }
             std::fs::create_dir(&p)?;
@@ -287,7 +313,9 @@ fn open_subdir(
         // a link, O_DIRECTORY ENOTDIR on anything else).
         Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP) | Some(libc::ENOTDIR)) => {
             if !force {
-                bail!("refusing to write through a symlink or non-folder");
+                return Err(in_the_way(
+                    "refusing to write through a symlink or non-directory".into(),
+                ));
             }
             // SAFETY: as above.
             if unsafe { libc::unlinkat(p, c.as_ptr(), 0) } != 0

@@ -92,7 +92,7 @@ impl Scope {
                 // followed out of the tree (see `resolve_in_tree`).
                 let c = std::fs::canonicalize(&r).map_err(|e| bad(e.to_string()))?;
                 if !c.is_dir() {
-                    return Err(bad("not a folder".into()));
+                    return Err(bad("not a directory".into()));
                 }
                 c
             }
