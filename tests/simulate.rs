@@ -583,6 +583,14 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(err.contains("not a regular file"), "{path}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
+    let big = write(dir.path(), "big.js", &"//\n".repeat(2 << 20));
+    let out = bin()
+        .args(["simulate", "--script", big.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("larger than 4 MB"), "{err}");
     let out = bin()
         .args(["simulate", "--script", script.to_str().unwrap()])
         .output()

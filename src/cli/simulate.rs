@@ -204,8 +204,10 @@ fn emit(json: bool, script: &ScriptRef, trace: &Trace) -> anyhow::Result<i32> {
 }
 
 /// Largest script or scenario read: far above any real one (a workflow
-/// script is tens of kilobytes), far below what would strain the machine.
-const MAX_INPUT: u64 = 32 << 20;
+/// script is tens of kilobytes, a scenario a few), and small enough that
+/// parsing it stays within a few hundred MB (a 4 MB script: about 300 MB
+/// peak, measured) — this happens before the run and outside its caps.
+const MAX_INPUT: u64 = 4 << 20;
 
 /// A script or scenario file's text: a regular file (a device, FIFO or
 /// directory would never end or never start), at most [`MAX_INPUT`] bytes,
