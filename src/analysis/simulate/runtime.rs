@@ -480,18 +480,19 @@ fn compile(
                 ))),
                 Err(rquickjs::Error::Exception) => {
                     let e = ctx.catch();
-                    let (name, message) = match e.as_exception() {
+                    let (name, message, stack) = match e.as_exception() {
                         Some(x) => (
                             x.get::<_, String>("name")
                                 .unwrap_or_else(|_| "SyntaxError".into()),
                             x.message().unwrap_or_default(),
+                            x.stack(),
                         ),
-                        None => ("SyntaxError".into(), String::new()),
+                        None => ("SyntaxError".into(), String::new(), None),
                     };
                     Ok(Err(Status::Threw {
                         name,
                         message,
-                        stack: None,
+                        stack,
                     }))
                 }
                 Err(e) => Err(engine(e)),
