@@ -185,7 +185,7 @@ fn emit(json: bool, script: &ScriptRef, trace: &Trace) -> anyhow::Result<i32> {
         serde_json::to_writer_pretty(&mut out, &View { script, ok, trace })?;
         writeln!(out)?;
     } else {
-        out.write_all(render(script, trace).as_bytes())?;
+        render(script, trace, &mut out)?;
     }
     out.flush()?;
     drop(out);
@@ -254,9 +254,9 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-fn render(script: &ScriptRef, t: &Trace) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
+/// The human trace, written as it is made: it can be as large as the memory
+/// cap allowed the run to keep, so it is never built whole in memory.
+fn render(script: &ScriptRef, t: &Trace, out: &mut impl Write) -> std::io::Result<()> {
     let from = match (&script.target, &script.path) {
         (Some(target), _) => target.clone(),
         (None, Some(p)) => p.clone(),
@@ -266,19 +266,19 @@ fn render(script: &ScriptRef, t: &Trace) -> String {
         .args
         .as_ref()
         .map_or("undefined".to_string(), |a| a.to_string());
-    let _ = writeln!(
+    writeln!(
         out,
         "{} ({from}) — args {args}, seed {}",
         script.name, t.seed
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "status: {} — {} agent call(s), {} fan-out(s), {} ms\n",
         t.status.describe(),
         t.agents.len(),
         t.fanouts.len(),
         t.elapsed_ms
-    );
+    )?;
     if !t.phases.is_empty() {
         let mut table = Table::new(&[
             ("stage", Align::Left),
@@ -312,28 +312,28 @@ fn render(script: &ScriptRef, t: &Trace) -> String {
                 .collect::<Vec<_>>()
                 .join(", ");
             table.row(vec![
-                format!("{}{}", p.title, if p.marked { "" } else { " *" }),
+                format!("{}{}", clip(&p.title, 60), if p.marked { "" } else { " *" }),
                 p.agents.len().to_string(),
                 clip(&labels, 100),
             ]);
         }
-        out.push_str(&table.render());
+        out.write_all(table.render().as_bytes())?;
         if t.phases.iter().any(|p| !p.marked) {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "(* named by agent options only, never marked by phase())"
-            );
+            )?;
         }
     }
     if !t.phases_not_reached.is_empty() {
-        let _ = writeln!(
+        writeln!(
             out,
             "declared but not reached: {}",
             t.phases_not_reached.join(", ")
-        );
+        )?;
     }
     if !t.agents.is_empty() {
-        out.push('\n');
+        writeln!(out)?;
         let mut table = Table::new(&[
             ("#", Align::Right),
             ("stage", Align::Left),
@@ -353,7 +353,7 @@ fn render(script: &ScriptRef, t: &Trace) -> String {
             };
             table.row(vec![
                 c.index.to_string(),
-                c.phase.as_deref().unwrap_or("-").to_string(),
+                clip(c.phase.as_deref().unwrap_or("-"), 40),
                 clip(&c.label, 40),
                 format!("{} B", c.prompt_bytes),
                 clip(c.schema.as_deref().unwrap_or("text"), 60),
@@ -367,7 +367,7 @@ fn render(script: &ScriptRef, t: &Trace) -> String {
                 },
             ]);
         }
-        out.push_str(&table.render());
+        out.write_all(table.render().as_bytes())?;
     }
     if !t.fanouts.is_empty() {
         let sizes = t
@@ -388,43 +388,41 @@ fn render(script: &ScriptRef, t: &Trace) -> String {
             })
             .collect::<Vec<_>>()
             .join(", ");
-        let _ = writeln!(out, "\nfan-outs: {sizes}");
+        writeln!(out, "\nfan-outs: {sizes}")?;
     }
     if !t.logs.is_empty() {
-        let _ = writeln!(out, "\nlog:");
+        writeln!(out, "\nlog:")?;
         for l in &t.logs {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "  [{}]{} {}",
-                l.phase.as_deref().unwrap_or("-"),
+                clip(l.phase.as_deref().unwrap_or("-"), 60),
                 if l.source == "runtime" {
                     " (runtime)"
                 } else {
                     ""
                 },
                 l.message
-            );
+            )?;
         }
         if t.logs_dropped > 0 {
-            let _ = writeln!(out, "  … {} more line(s) not kept", t.logs_dropped);
+            writeln!(out, "  … {} more line(s) not kept", t.logs_dropped)?;
         }
     }
     if !t.missing_globals.is_empty() {
-        let _ = writeln!(out, "\nmissing globals: {}", names(t));
+        writeln!(out, "\nmissing globals: {}", names(t))?;
     }
     if !t.unsupported.is_empty() {
-        let _ = writeln!(out, "\nnot simulated: {}", t.unsupported.join(", "));
+        writeln!(out, "\nnot simulated: {}", t.unsupported.join(", "))?;
     }
     if let simulate::Status::Threw {
         stack: Some(stack), ..
     } = &t.status
     {
-        let _ = writeln!(out, "\nstack:\n{stack}");
+        writeln!(out, "\nstack:\n{stack}")?;
     }
-    let _ = writeln!(
-        out,
-        "\nresult:\n{}",
-        serde_json::to_string_pretty(&t.result).unwrap_or_default()
-    );
-    out
+    writeln!(out, "\nresult:")?;
+    serde_json::to_writer_pretty(&mut *out, &t.result).map_err(std::io::Error::other)?;
+    writeln!(out)?;
+    Ok(())
 }
