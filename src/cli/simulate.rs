@@ -37,10 +37,10 @@ pub struct SimulateArgs {
     /// Seed of the result generator (default: the scenario's, else 0).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Stop the script after this many milliseconds.
+    /// Stop the run (script, generated results, writing the result) after this many milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout_ms: u64,
-    /// Memory cap of the JavaScript engine, in MB.
+    /// Memory cap of the run, in MB: the JavaScript engine's heap and the trace together.
     #[arg(long, value_name = "MB", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub memory_mb: u64,
     /// Stop the script at more agent calls than this.
