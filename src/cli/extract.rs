@@ -204,7 +204,7 @@ pub fn run(g: &Global, a: &ExtractArgs) -> anyhow::Result<i32> {
         manifest.modules.len(),
         thousands(total),
         if a.raw { ", stored bytes" } else { ", decoded" },
-        root.display()
+        crate::report::escape::display(&root.display().to_string())
     );
     Ok(0)
 }

@@ -185,7 +185,12 @@ fn emit(json: bool, script: &ScriptRef, trace: &Trace) -> anyhow::Result<i32> {
         serde_json::to_writer_pretty(&mut out, &View { script, ok, trace })?;
         writeln!(out)?;
     } else {
-        render(script, trace, &mut out)?;
+        // Labels, logs and stage titles come from the script: escaped.
+        render(
+            script,
+            trace,
+            &mut crate::report::escape::Escaping::new(&mut out),
+        )?;
     }
     out.flush()?;
     drop(out);
@@ -198,7 +203,7 @@ fn emit(json: bool, script: &ScriptRef, trace: &Trace) -> anyhow::Result<i32> {
                 names(trace)
             );
         }
-        eprintln!("simulate {}: {why}", script.name);
+        errln!("simulate {}: {why}", script.name);
     }
     Ok(if ok { 0 } else { 1 })
 }

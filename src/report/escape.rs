@@ -134,3 +134,49 @@ mod tests {
         assert_eq!(back, v);
     }
 }
+
+/// A writer that escapes, as [`text`] does, whatever passes through it:
+/// for human output streamed line by line (a simulated trace can be as large
+/// as its memory cap, so it is never built whole to be escaped).
+pub struct Escaping<W: std::io::Write> {
+    inner: W,
+}
+
+impl<W: std::io::Write> Escaping<W> {
+    pub fn new(inner: W) -> Escaping<W> {
+        Escaping { inner }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Escaping<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // Bytes that are not UTF-8 are shown lossily; unsafe characters are
+        // never split across writes, since `write!` hands over whole
+        // formatted pieces and every escape is decided per character.
+        let s = String::from_utf8_lossy(buf);
+        self.inner.write_all(text(&s).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod escaping_writer_tests {
+    use std::io::Write;
+
+    #[test]
+    fn escapes_what_passes_through() {
+        let mut w = super::Escaping::new(Vec::new());
+        write!(w, "label \x1b]0;x\x07 ok\n").unwrap();
+        let out = String::from_utf8(w.into_inner()).unwrap();
+        assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+        assert!(out.ends_with(" ok\n"), "{out:?}");
+    }
+}
