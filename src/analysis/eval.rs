@@ -6,6 +6,7 @@
 //! re-parsed from the source and interpreted here, and anything outside the
 //! subset is an error naming the expression and where it is.
 
+use serde::Deserialize;
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::index::{DefKind, Definition};
 use std::collections::HashMap;
@@ -40,7 +41,7 @@ pub struct Closure {
 }
 
 /// Why an expression could not be evaluated, and where it is.
-#[derive(Debug, Clone, thiserror::Error, serde::Serialize)]
+#[derive(Debug, Clone, thiserror::Error, serde::Serialize, Deserialize)]
 #[error("{module}:{line}: cannot evaluate `{expr}`: {reason}")]
 pub struct EvalError {
     pub module: String,
@@ -50,7 +51,7 @@ pub struct EvalError {
 }
 
 /// A binding the evaluation read: the dependency closure of a value.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, Deserialize)]
 pub struct Dependency {
     pub module: String,
     pub name: String,

@@ -90,7 +90,7 @@ pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
     }
     let shown: Vec<&Gate> = all
         .iter()
-        .filter(|gt| a.all || gt.role != "flag-gate")
+        .filter(|gt| a.all || gt.role.is_workflow_gate())
         .collect();
     for gt in &shown {
         println!(

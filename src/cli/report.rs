@@ -1,5 +1,5 @@
 use super::{Global, print_json};
-use crate::analysis::roles::{Locator, Role};
+use crate::analysis::roles::Locator;
 use crate::analysis::{flags, gates, workflows};
 use crate::bun::digest::{bundle_digest, sha256_hex};
 use crate::js::symbols;
@@ -63,7 +63,7 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
     let wfs = workflows::bundled(&ci, &roles, &locator);
     let config = super::gates::config_for(a.config.as_ref());
     let mut all_gates = gates::discover(&ci, &roles, &wfs, &originals);
-    all_gates.retain(|gt| gt.role != "flag-gate");
+    all_gates.retain(|gt| gt.role.is_workflow_gate());
     for gt in &mut all_gates {
         gt.verdict = Some(gates::verdict(&gt.conditions, &config));
     }
@@ -103,11 +103,11 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
     }
     let routing_gate = all_gates
         .iter()
-        .find(|gt| gt.role == Role::ReviewRoutingGate.as_str())
+        .find(|gt| gt.role == gates::GateRole::ReviewRouting)
         .cloned();
     let option_gates: Vec<_> = all_gates
         .iter()
-        .filter(|gt| gt.role != Role::ReviewRoutingGate.as_str())
+        .filter(|gt| gt.role != gates::GateRole::ReviewRouting)
         .cloned()
         .collect();
     let gate_refs: Vec<&gates::Gate> = all_gates.iter().collect();
