@@ -6,9 +6,9 @@
 //! re-parsed from the source and interpreted here, and anything outside the
 //! subset is an error naming the expression and where it is.
 
-use serde::Deserialize;
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::index::{DefKind, Definition};
+use serde::Deserialize;
 use std::collections::HashMap;
 use swc_common::sync::Lrc;
 use swc_common::{FileName, SourceMap, Spanned};

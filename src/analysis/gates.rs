@@ -111,7 +111,9 @@ impl GateRole {
 impl std::fmt::Display for GateRole {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            GateRole::ReviewRouting => f.write_str(crate::analysis::roles::Role::ReviewRoutingGate.as_str()),
+            GateRole::ReviewRouting => {
+                f.write_str(crate::analysis::roles::Role::ReviewRoutingGate.as_str())
+            }
             GateRole::WorkflowOption { workflow, option } => {
                 write!(f, "workflow option {workflow}.{option}")
             }
@@ -775,32 +777,33 @@ pub fn discover(
 ) -> Vec<Gate> {
     let mut reader = GateReader::new(ci);
     let mut out: Vec<Gate> = Vec::new();
-    let push = |reader: &mut GateReader, m: usize, id: FnId, role: GateRole, out: &mut Vec<Gate>| {
-        if out.iter().any(|g| g.module_index == m && g.fn_id == id) {
-            return;
-        }
-        let Some(conditions) = reader.read(m, id) else {
-            return;
+    let push =
+        |reader: &mut GateReader, m: usize, id: FnId, role: GateRole, out: &mut Vec<Gate>| {
+            if out.iter().any(|g| g.module_index == m && g.fn_id == id) {
+                return;
+            }
+            let Some(conditions) = reader.read(m, id) else {
+                return;
+            };
+            let module = &ci.modules[m];
+            let f = &module.index.functions[id as usize];
+            out.push(Gate {
+                original: f.name.as_deref().and_then(|n| {
+                    originals
+                        .get(&(module.name.as_str(), n))
+                        .map(|s| s.to_string())
+                }),
+                function: f.name.clone(),
+                role,
+                module: module.name.clone(),
+                raw_line: module.raw_pos(f.lo).0,
+                pretty_line: module.pretty_line(f.lo),
+                conditions,
+                verdict: None,
+                module_index: m,
+                fn_id: id,
+            });
         };
-        let module = &ci.modules[m];
-        let f = &module.index.functions[id as usize];
-        out.push(Gate {
-            original: f.name.as_deref().and_then(|n| {
-                originals
-                    .get(&(module.name.as_str(), n))
-                    .map(|s| s.to_string())
-            }),
-            function: f.name.clone(),
-            role,
-            module: module.name.clone(),
-            raw_line: module.raw_pos(f.lo).0,
-            pretty_line: module.pretty_line(f.lo),
-            conditions,
-            verdict: None,
-            module_index: m,
-            fn_id: id,
-        });
-    };
     for f in roles.get(crate::analysis::roles::Role::ReviewRoutingGate) {
         push(
             &mut reader,

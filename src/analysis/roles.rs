@@ -306,7 +306,11 @@ impl<'a> Locator<'a> {
             dedup_absent(&mut roles);
             return roles;
         };
-        let conf = if regs.len() == 1 { Confidence::High } else { Confidence::Medium };
+        let conf = if regs.len() == 1 {
+            Confidence::High
+        } else {
+            Confidence::Medium
+        };
         let rmod = &self.ci.modules[rm];
         let rsrc = fn_source(rmod, &rmod.index.functions[rid as usize]);
         roles.functions.push(self.describe(
@@ -416,11 +420,13 @@ impl<'a> Locator<'a> {
 
         // Lookup: list ← getter of the registrar's array ← `.find(x => x.name === …)`.
         match self.lookup(rm, rsrc) {
-            Some((m, f, evidence)) => {
-                roles
-                    .functions
-                    .push(self.describe(Role::WorkflowLookup, m, f, evidence, Confidence::High))
-            }
+            Some((m, f, evidence)) => roles.functions.push(self.describe(
+                Role::WorkflowLookup,
+                m,
+                f,
+                evidence,
+                Confidence::High,
+            )),
             None => absent(
                 &mut roles,
                 Role::WorkflowLookup,
@@ -650,7 +656,11 @@ impl<'a> Locator<'a> {
                     im,
                     *id,
                     evidence,
-                    if *called { Confidence::High } else { Confidence::Medium },
+                    if *called {
+                        Confidence::High
+                    } else {
+                        Confidence::Medium
+                    },
                 ));
             }
             None => absent(

@@ -1,8 +1,5 @@
 use super::{Global, TargetArg, print_json};
 use crate::analysis::gates::{self, CachedFlags, Gate};
-use crate::analysis::roles::Locator;
-use crate::analysis::workflows;
-use crate::js::symbols;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -49,17 +46,12 @@ pub fn config_for(path: Option<&PathBuf>) -> CachedFlags {
 pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
-    let ci = super::code::index(g, &build)?;
-    let syms = symbols::recover(&ci);
-    let originals = symbols::original_names(&syms);
-    let locator = Locator::new(&ci, &syms);
-    let roles = locator.locate();
-    let wfs = workflows::bundled(&ci, &roles, &locator);
-    let mut all = gates::discover(&ci, &roles, &wfs, &originals);
+    let an = super::code::analyse(g, &build)?;
+    let facts = super::code::facts(g, &an)?;
+    let roles = &facts.roles;
+    let mut all = facts.gates.clone();
     let config = config_for(a.config.as_ref());
-    let inventory = a
-        .flags
-        .then(|| crate::analysis::flags::inventory(&ci, &originals));
+    let inventory = a.flags.then(|| facts.flags.clone());
     for gate in &mut all {
         gate.verdict = Some(gates::verdict(&gate.conditions, &config));
     }

@@ -1,8 +1,6 @@
 use super::{Global, print_json};
-use crate::analysis::roles::Locator;
-use crate::analysis::{flags, gates, workflows};
-use crate::bun::digest::{bundle_digest, sha256_hex};
-use crate::js::symbols;
+use crate::analysis::gates;
+use crate::bun::digest::sha256_hex;
 use crate::report::info::InfoView;
 use crate::report::teardown::{self, Hashes, Teardown};
 use crate::source::installs;
@@ -55,19 +53,17 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
             .into_iter()
             .find(|i| std::path::Path::new(&i.resolved) == opened.path)
     });
-    let ci = super::code::index(g, &build)?;
-    let syms = symbols::recover(&ci);
-    let originals = symbols::original_names(&syms);
-    let locator = Locator::new(&ci, &syms);
-    let roles = locator.locate();
-    let wfs = workflows::bundled(&ci, &roles, &locator);
+    let an = super::code::analyse(g, &build)?;
+    let facts = super::code::facts(g, &an)?;
+    let roles = facts.roles.clone();
+    let wfs = facts.workflows.clone();
     let config = super::gates::config_for(a.config.as_ref());
-    let mut all_gates = gates::discover(&ci, &roles, &wfs, &originals);
+    let mut all_gates = facts.gates.clone();
     all_gates.retain(|gt| gt.role.is_workflow_gate());
     for gt in &mut all_gates {
         gt.verdict = Some(gates::verdict(&gt.conditions, &config));
     }
-    let inventory = flags::inventory(&ci, &originals);
+    let inventory = &facts.flags;
     let info = InfoView::from_build(&build);
     let (file, payload) = rayon::join(
         || sha256_hex(opened.bytes()),
@@ -77,7 +73,7 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
         file,
         payload,
         bundle: info.bundle.sha256.clone(),
-        bundle_digest: bundle_digest(&build.graph, g.max_decoded)?.0,
+        bundle_digest: an.digest().to_string(),
     };
     let mut undetermined = Vec::new();
     if info.version.is_none() {
@@ -113,7 +109,7 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
     let gate_refs: Vec<&gates::Gate> = all_gates.iter().collect();
     let report = Teardown {
         tool: format!("cc-teardown {}", env!("CARGO_PKG_VERSION")),
-        flags: Teardown::summarise_flags(&inventory, &gate_refs, &config),
+        flags: Teardown::summarise_flags(inventory, &gate_refs, &config),
         scripts: wfs
             .iter()
             .filter_map(|w| w.text.clone().map(|t| (w.name.clone(), t)))
