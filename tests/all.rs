@@ -4,6 +4,7 @@
 mod common;
 
 mod bad_input;
+mod cache;
 mod diff;
 mod fixtures;
 mod flags_gates;

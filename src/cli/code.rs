@@ -105,8 +105,18 @@ pub fn analyse<'b>(g: &Global, build: &'b Build<'b>) -> anyhow::Result<Analysed<
 /// The facts of an analysed build, with a spinner on a terminal while they
 /// are computed (none when they come from the store).
 pub fn facts<'a>(g: &Global, an: &'a Analysed) -> anyhow::Result<&'a Facts> {
+    // CC_TEARDOWN_DEBUG=store says on stderr where the facts came from
+    // (the tests check that a second run does not parse).
+    let debug =
+        std::env::var("CC_TEARDOWN_DEBUG").is_ok_and(|v| v.split(',').any(|x| x == "store"));
     if an.facts_cached() {
+        if debug {
+            eprintln!("debug: facts for {} read from the store", an.digest());
+        }
         return Ok(an.facts()?);
+    }
+    if debug {
+        eprintln!("debug: facts for {} computed", an.digest());
     }
     let js = an
         .graph()
