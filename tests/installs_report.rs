@@ -223,9 +223,9 @@ fn html_report_renders_in_headless_chromium() {
             "html",
             "-o",
             html.to_str().unwrap(),
-            "--config",
-            "/nonexistent.json",
         ])
+        // No config (a missing --config is an error): the defaults decide.
+        .env("CLAUDE_CONFIG_DIR", dir.path())
         .output()
         .unwrap();
     assert!(

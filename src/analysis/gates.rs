@@ -156,25 +156,47 @@ pub struct CachedFlags {
     pub problem: Option<String>,
 }
 
+/// The largest config read: real ones keep project histories and reach
+/// tens of megabytes; anything far past that is not a config.
+pub const MAX_CONFIG_BYTES: u64 = 256 << 20;
+
 impl CachedFlags {
-    pub fn load(path: &std::path::Path) -> CachedFlags {
+    /// Read a config, or say why it cannot be used: unreadable, not a
+    /// regular file (a FIFO or a device would block or never end), larger
+    /// than [`MAX_CONFIG_BYTES`], not JSON, not a JSON object. A config
+    /// that holds no cached flags is usable, with a `problem` note.
+    pub fn read(path: &std::path::Path) -> Result<CachedFlags, String> {
+        use std::io::Read;
+        let shown = path.display();
+        let cannot = |e: std::io::Error| format!("cannot read {shown}: {e}");
+        let meta = std::fs::metadata(path).map_err(cannot)?;
+        if !meta.is_file() {
+            return Err(format!("{shown} is not a regular file"));
+        }
+        if meta.len() > MAX_CONFIG_BYTES {
+            return Err(format!(
+                "{shown} is too large for a config ({} bytes, at most {MAX_CONFIG_BYTES})",
+                meta.len()
+            ));
+        }
+        // Bounded even if the file grows after the size check.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(cannot)?;
+        if bytes.len() as u64 > MAX_CONFIG_BYTES {
+            return Err(format!("{shown} is too large for a config"));
+        }
+        let v: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("{shown} is not valid JSON: {e}"))?;
+        if !v.is_object() {
+            return Err(format!(
+                "{shown} is not a Claude Code config (not a JSON object)"
+            ));
+        }
         let mut c = CachedFlags {
-            path: Some(path.display().to_string()),
+            path: Some(shown.to_string()),
             ..Default::default()
-        };
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => {
-                c.problem = Some(format!("cannot read {}: {e}", path.display()));
-                return c;
-            }
-        };
-        let v: serde_json::Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                c.problem = Some(format!("{} is not valid JSON: {e}", path.display()));
-                return c;
-            }
         };
         for key in crate::analysis::flags::STORE_KEYS {
             if let Some(obj) = v.get(key).and_then(|o| o.as_object()) {
@@ -184,9 +206,18 @@ impl CachedFlags {
             }
         }
         if c.values.is_empty() {
-            c.problem = Some(format!("{} holds no cached flag values", path.display()));
+            c.problem = Some(format!("{shown} holds no cached flag values"));
         }
-        c
+        Ok(c)
+    }
+
+    /// [`CachedFlags::read`], with what went wrong kept as the `problem`.
+    pub fn load(path: &std::path::Path) -> CachedFlags {
+        CachedFlags::read(path).unwrap_or_else(|problem| CachedFlags {
+            path: Some(path.display().to_string()),
+            problem: Some(problem),
+            ..Default::default()
+        })
     }
 
     /// The default config: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json.

@@ -63,7 +63,7 @@ pub fn store(g: &Global) -> Option<&'static FactsStore> {
 /// build seen before is not hashed again) and the facts store behind it.
 pub fn analyse<'b>(g: &Global, build: &'b Build<'b>) -> anyhow::Result<Analysed<'b>> {
     let store = store(g);
-    let arch = g.arch.as_deref().unwrap_or("");
+    let arch = g.arch.map_or("", |a| a.as_str());
     let file = build.opened.identity.as_ref();
     let known = store.zip(file).and_then(|(s, f)| s.digest_for(f, arch));
     let digest = match known {

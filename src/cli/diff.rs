@@ -1,6 +1,7 @@
 use super::Global;
 use crate::analysis::diff::{self, Section};
 use crate::report::diff::{self as view, DiffView, Paint};
+use crate::report::escape;
 use crate::report::info::InfoView;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -164,9 +165,20 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
         }
     };
     let text = match format {
-        DiffFormat::Json => serde_json::to_string_pretty(&v)? + "\n",
-        DiffFormat::Md => view::markdown(&v, a.limit),
-        DiffFormat::Human => view::human(&v, Paint(colour), a.limit),
+        DiffFormat::Json => super::to_json(&v)?,
+        DiffFormat::Md => escape::text(&view::markdown(&v, a.limit)).into_owned(),
+        DiffFormat::Human => {
+            // Escaping the coloured text would escape the colours too. The
+            // plain rendering shows whether the builds' text needs escaping
+            // at all; only when it does not is the coloured one printed, so
+            // every escape sequence printed is one of ours.
+            let plain = view::human(&v, Paint(false), a.limit);
+            if colour && !escape::needs_escape(&plain) {
+                view::human(&v, Paint(true), a.limit)
+            } else {
+                escape::text(&plain).into_owned()
+            }
+        }
     };
     super::write_output(g, a.output.as_deref(), &text)?;
     Ok(if a.exit_code && differs(&v) { 1 } else { 0 })

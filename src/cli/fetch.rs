@@ -6,8 +6,8 @@ use clap::Args;
 pub struct FetchArgs {
     /// A published version (2.1.220) or a dist-tag (latest, stable).
     pub version: String,
-    /// One of darwin-arm64, darwin-x64, linux-x64, linux-arm64, linux-x64-musl, linux-arm64-musl, win32-x64, win32-arm64 (default: this host's).
-    #[arg(long, short)]
+    /// The platform's package (default: this host's).
+    #[arg(long, short, value_parser = clap::builder::PossibleValuesParser::new(npm::PLATFORMS))]
     pub platform: Option<String>,
 }
 
@@ -46,7 +46,8 @@ pub fn run(g: &Global, a: &FetchArgs) -> anyhow::Result<i32> {
         })?;
     } else {
         if !g.quiet {
-            eprintln!(
+            // Names and versions come from the registry's answer.
+            errln!(
                 "{} {}@{} ({})",
                 if b.cache_hit {
                     "cached"
@@ -58,7 +59,7 @@ pub fn run(g: &Global, a: &FetchArgs) -> anyhow::Result<i32> {
                 b.platform
             );
         }
-        println!("{}", b.program.display());
+        outln!("{}", b.program.display());
     }
     Ok(0)
 }

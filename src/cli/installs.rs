@@ -12,6 +12,9 @@ pub struct InstallsArgs {
 }
 
 pub fn run(g: &Global, a: &InstallsArgs) -> anyhow::Result<i32> {
+    if let Some(root) = a.root.as_deref().filter(|r| !r.is_dir()) {
+        usage!("--root {}: not a directory", root.display());
+    }
     let report = installs::scan(&Scope::from_env(a.root.clone()));
     if g.json {
         return print_json(&report).map(|_| 0);

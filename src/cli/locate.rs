@@ -30,7 +30,7 @@ pub fn run(g: &Global, a: &LocateArgs) -> anyhow::Result<i32> {
         })
         .map(|_| 0);
     }
-    print!("{}", render(roles));
+    out!("{}", render(roles));
     Ok(0)
 }
 
@@ -63,7 +63,11 @@ pub fn render(roles: &Roles) -> String {
     }
     let mut out = t.render();
     for a in &roles.absent {
-        out.push_str(&format!("absent: {} — {}\n", a.role.as_str(), a.reason));
+        out.push_str(&format!(
+            "absent: {} — {}\n",
+            a.role.as_str(),
+            crate::report::escape::display(&a.reason)
+        ));
     }
     out
 }

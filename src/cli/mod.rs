@@ -1,6 +1,30 @@
 //! Layer 6: the command line. Each command resolves its TARGET, opens the
 //! build once, and hands the facts to `report` for rendering.
 
+/// Human output: `println!`, with every control and bidirectional character
+/// of the line escaped ([`crate::report::escape::text`]). Untrusted values
+/// that could hold a line break are also escaped one by one
+/// ([`crate::report::escape::display`]); this is the net under them.
+macro_rules! outln {
+    () => { println!() };
+    ($($t:tt)*) => { println!("{}", $crate::report::escape::text(&format!($($t)*))) };
+}
+
+/// Human output without a line break, escaped as [`outln!`] does.
+macro_rules! out {
+    ($($t:tt)*) => { print!("{}", $crate::report::escape::text(&format!($($t)*))) };
+}
+
+/// Human diagnostics on stderr, escaped as [`outln!`] does.
+macro_rules! errln {
+    ($($t:tt)*) => { eprintln!("{}", $crate::report::escape::text(&format!($($t)*))) };
+}
+
+/// `bail!` for a [`UsageError`].
+macro_rules! usage {
+    ($($t:tt)*) => { return Err($crate::cli::UsageError(format!($($t)*)).into()) };
+}
+
 mod cache;
 mod code;
 mod diff;
@@ -24,7 +48,7 @@ mod workflows;
 use crate::container::ContainerOptions;
 use crate::source::build::Build;
 use crate::source::{Opened, SourceOptions, Target};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 const TARGET_HELP: &str = "What to read: a path to an executable, a .js bundle or an npm .tgz; \
@@ -35,7 +59,7 @@ npm:VERSION[/PLATFORM] (fetched and cached; PLATFORM defaults to this host's); i
     name = "cc-teardown",
     version,
     about = "Tear down Claude Code's native executables: find the Bun payload, list, extract, hash and verify its modules",
-    after_help = "Examples:\n  cc-teardown info npm:2.1.220/darwin-arm64\n  cc-teardown ls ./claude --json\n  cc-teardown extract npm:2.1.260/darwin-arm64 -o out/\n\nRun `cc-teardown COMMAND --help` for each command's options."
+    after_help = "Examples:\n  cc-teardown info npm:2.1.220/darwin-arm64\n  cc-teardown ls ./claude --json\n  cc-teardown extract npm:2.1.260/darwin-arm64 -o out/\n\nRun `cc-teardown COMMAND --help` for each command's options.\n\nExit status: 0 on success, 1 for a negative answer (verify: no match; grep, symbols: nothing found; diff --exit-code: the builds differ; reconstruct, simulate: see their help), 2 on error. Errors are one line on stderr; with --json also {\"error\":{\"kind\",\"message\"}} on stdout."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -46,12 +70,12 @@ pub struct Cli {
 
 #[derive(Args, Clone)]
 pub struct Global {
-    /// Print machine-readable JSON on stdout.
+    /// Print machine-readable JSON on stdout; an error is then a JSON object too (exit 2).
     #[arg(long, global = true)]
     pub json: bool,
-    /// Slice of a fat Mach-O to read: arm64 or x86_64.
-    #[arg(long, global = true, value_name = "ARCH")]
-    pub arch: Option<String>,
+    /// The architecture to read: the slice of a fat Mach-O (default arm64); any other file must be of this architecture.
+    #[arg(long, global = true, value_enum, value_name = "ARCH")]
+    pub arch: Option<Arch>,
     /// Where fetched builds are kept (default: $CC_TEARDOWN_CACHE, else the XDG cache dir).
     #[arg(long, global = true, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
@@ -98,12 +122,12 @@ pub enum Command {
     Pretty(pretty::PrettyArgs),
     /// Original names the bundler left behind, and cross-chunk import links.
     #[command(
-        after_help = "Example:\n  cc-teardown symbols npm:2.1.220/darwin-arm64 --grep Workflow\n  cc-teardown symbols npm:2.1.260/darwin-arm64 --grep '^initBundledWorkflows$' --links"
+        after_help = "Example:\n  cc-teardown symbols npm:2.1.220/darwin-arm64 --grep Workflow\n  cc-teardown symbols npm:2.1.260/darwin-arm64 --grep '^initBundledWorkflows$' --links\n\nExit status: 0 when something is listed, 1 when nothing is (as grep), 2 on error."
     )]
     Symbols(symbols::SymbolsArgs),
     /// Search string and template literals (cooked values) and identifiers.
     #[command(
-        after_help = "Example:\n  cc-teardown grep npm:2.1.220/darwin-arm64 'export const meta' -C 2\n  cc-teardown grep npm:2.1.260/darwin-arm64 -e 'tengu_review_\\w+' --scope strings\n  cc-teardown grep ./claude initBundledWorkflows --scope identifiers --json"
+        after_help = "Example:\n  cc-teardown grep npm:2.1.220/darwin-arm64 'export const meta' -C 2\n  cc-teardown grep npm:2.1.260/darwin-arm64 -e 'tengu_review_\\w+' --scope strings\n  cc-teardown grep ./claude initBundledWorkflows --scope identifiers --json\n\nExit status: 0 when something matches, 1 when nothing does (as grep and rg), 2 on error."
     )]
     Grep(grep::GrepArgs),
     /// Find the functions that register, build, look up, initialise and gate the bundled workflows.
@@ -163,6 +187,37 @@ pub enum Command {
     Fetch(fetch::FetchArgs),
 }
 
+/// Architectures `--arch` names (the names `info` reports).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Arch {
+    #[value(alias = "aarch64")]
+    Arm64,
+    #[value(name = "x86_64", alias = "x64", alias = "amd64")]
+    X86_64,
+}
+
+impl Arch {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arch::Arm64 => "arm64",
+            Arch::X86_64 => "x86_64",
+        }
+    }
+}
+
+/// A wrong option value or a request the build cannot satisfy (no such
+/// module, no such workflow, an unreadable --config): the `usage` kind of
+/// JSON errors.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// What the analysis could not do with this build (no bundled workflow to
+/// write, a workflow name unfit for a file): the `analysis` kind.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct AnalysisError(pub String);
+
 /// A TARGET argument shared by the commands.
 #[derive(Args, Clone)]
 pub struct TargetArg {
@@ -183,7 +238,7 @@ impl Global {
 
     pub fn container_options(&self) -> ContainerOptions {
         ContainerOptions {
-            arch: self.arch.clone(),
+            arch: self.arch.map(|a| a.as_str().to_string()),
             assume_js: false,
         }
     }
@@ -194,21 +249,28 @@ impl Global {
     }
 
     pub fn build<'a>(&self, opened: &'a Opened) -> anyhow::Result<Build<'a>> {
-        Build::open(opened, &self.container_options())
-            .map_err(|e| anyhow::anyhow!("{}: {e}", opened.label))
+        use anyhow::Context;
+        // Context, not a new message: the typed error stays in the chain
+        // for the JSON error's kind.
+        Build::open(opened, &self.container_options()).with_context(|| opened.label.clone())
     }
+}
+
+/// Pretty JSON, safe to print ([`crate::report::escape::json_safe`]), with
+/// a final line break.
+pub(crate) fn to_json(v: &impl serde::Serialize) -> anyhow::Result<String> {
+    Ok(crate::report::escape::json_safe(serde_json::to_string_pretty(v)?) + "\n")
 }
 
 /// Print a value as pretty JSON on stdout.
 pub(crate) fn print_json(v: &impl serde::Serialize) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, v)?;
     use std::io::Write;
-    writeln!(out)?;
+    std::io::stdout().lock().write_all(to_json(v)?.as_bytes())?;
     Ok(())
 }
 
-/// Write a rendered report to `output` (saying so on stderr), or to stdout.
+/// Write a rendered report to `output` (saying so on stderr; with --json,
+/// saying so as JSON on stdout), or to stdout.
 pub(crate) fn write_output(
     g: &Global,
     output: Option<&std::path::Path>,
@@ -219,8 +281,13 @@ pub(crate) fn write_output(
     match output {
         Some(p) => {
             std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
-            if !g.quiet && !g.json {
-                eprintln!("wrote {}", p.display());
+            if g.json {
+                print_json(&serde_json::json!({
+                    "output": p.display().to_string(),
+                    "bytes": text.len(),
+                }))?;
+            } else if !g.quiet {
+                errln!("wrote {}", p.display());
             }
         }
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
@@ -252,4 +319,107 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Reconstruct(a) => workflows::reconstruct(g, a),
         Command::Simulate(a) => simulate::run(g, a),
     }
+}
+
+/// The `kind` of a JSON error: a small, stable vocabulary (README, "Exit
+/// status and errors"), read from the first typed error in the chain.
+pub fn error_kind(e: &anyhow::Error) -> &'static str {
+    use crate::source::build::BuildError;
+    for cause in e.chain() {
+        if cause.is::<UsageError>() || cause.is::<clap::Error>() {
+            return "usage";
+        }
+        if cause.is::<crate::analysis::simulate::scenario::ScenarioError>() {
+            return "usage";
+        }
+        if cause.is::<crate::source::SourceError>() {
+            return "source";
+        }
+        if let Some(b) = cause.downcast_ref::<BuildError>() {
+            return match b {
+                BuildError::Container(_) => "container",
+                BuildError::Graph(_) => "bun",
+            };
+        }
+        if cause.is::<crate::container::ContainerError>() {
+            return "container";
+        }
+        if cause.is::<crate::bun::GraphError>() || cause.is::<crate::bun::module::UnsafeName>() {
+            return "bun";
+        }
+        if cause.is::<crate::js::JsError>() {
+            return "js";
+        }
+        if cause.is::<AnalysisError>() || cause.is::<crate::analysis::simulate::SimulateError>() {
+            return "analysis";
+        }
+        if cause.is::<std::io::Error>() || cause.is::<serde_json::Error>() {
+            return "io";
+        }
+    }
+    "internal"
+}
+
+/// An error as one line: its message and causes, joined, with untrusted
+/// text escaped (a module name in a message must not drive the terminal).
+pub fn error_line(e: &anyhow::Error) -> String {
+    let joined = format!("{e:#}")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    crate::report::escape::display(&joined).into_owned()
+}
+
+/// Report an error: `error: …` on stderr and, with --json, the same as
+/// `{"error":{"kind":…,"message":…}}` on stdout. Returns the exit code (2).
+pub fn report_error(e: &anyhow::Error, json: bool) -> i32 {
+    let line = error_line(e);
+    eprintln!("error: {line}");
+    if json {
+        let v = serde_json::json!({"error": {"kind": error_kind(e), "message": line}});
+        if let Ok(s) = to_json(&v) {
+            use std::io::Write;
+            let _ = std::io::stdout().lock().write_all(s.as_bytes());
+        }
+    }
+    2
+}
+
+/// A command-line parse error as a [`UsageError`]: clap's message without
+/// its `error:` prefix, usage block and help pointer, on one line (the
+/// possible values and the suggestion stay).
+pub fn usage_error(e: &clap::Error) -> anyhow::Error {
+    // clap's plain rendering strips every escape sequence, which would show
+    // `--kind $'\e]0;x\a'` as `--kind ''`. So: the styled rendering, without
+    // its colours (SGR sequences), and what is left is escaped by
+    // error_line, the argument as typed included.
+    let styled = e.render().ansi().to_string();
+    let mut rendered = String::with_capacity(styled.len());
+    let mut rest = styled.as_str();
+    while let Some(at) = rest.find("\x1b[") {
+        rendered.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let params = after
+            .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+            .unwrap_or(after.len());
+        if after[params..].starts_with('m') {
+            rest = &after[params + 1..];
+        } else {
+            rendered.push_str("\x1b[");
+            rest = after;
+        }
+    }
+    rendered.push_str(rest);
+    let message = rendered
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+        })
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join(" ");
+    UsageError(message).into()
 }

@@ -1,6 +1,7 @@
-use super::{Global, print_json};
+use super::Global;
 use crate::analysis::gates;
 use crate::bun::digest::sha256_hex;
+use crate::report::escape;
 use crate::report::info::InfoView;
 use crate::report::teardown::{self, Hashes, Teardown};
 use crate::source::installs;
@@ -31,6 +32,8 @@ pub struct ReportArgs {
 }
 
 pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
+    // Before anything is opened: a bad --config is reported at once.
+    let config = super::gates::config_for(a.config.as_ref())?;
     let target = a.target.clone().unwrap_or_else(|| "installed".to_string());
     // One scan of the installations serves both the default target and the
     // install facts (it opens and hashes every installed build).
@@ -42,9 +45,10 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
             .as_ref()
             .is_some_and(|s| s.installs.iter().any(|i| i.selected))
     {
-        anyhow::bail!(
-            "no installed claude found; name a build, e.g. `cc-teardown report npm:2.1.220/darwin-arm64`"
-        );
+        return Err(crate::source::SourceError::NotInstalled(
+            "name a build, e.g. `cc-teardown report npm:2.1.220/darwin-arm64`".into(),
+        )
+        .into());
     }
     let opened = g.open(&target)?;
     let build = g.build(&opened)?;
@@ -57,7 +61,6 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
     let facts = super::code::facts(g, &an)?;
     let roles = facts.roles.clone();
     let wfs = facts.workflows.clone();
-    let config = super::gates::config_for(a.config.as_ref());
     let mut all_gates = facts.gates.clone();
     all_gates.retain(|gt| gt.role.is_workflow_gate());
     for gt in &mut all_gates {
@@ -124,14 +127,13 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
         config,
         undetermined,
     };
+    // Markdown and HTML are documents of text from the build: escaped as a
+    // whole (line breaks and tabs stay), whether for a terminal or a file.
     let text = match (a.format, g.json) {
-        (Format::Json, _) | (_, true) => serde_json::to_string_pretty(&report)? + "\n",
-        (Format::Md, _) => teardown::markdown(&report),
-        (Format::Html, _) => teardown::html(&report),
+        (Format::Json, _) | (_, true) => super::to_json(&report)?,
+        (Format::Md, _) => escape::text(&teardown::markdown(&report)).into_owned(),
+        (Format::Html, _) => escape::text(&teardown::html(&report)).into_owned(),
     };
-    if a.output.is_none() && g.json && a.format != Format::Json {
-        return print_json(&report).map(|_| 0);
-    }
     super::write_output(g, a.output.as_deref(), &text)?;
     Ok(0)
 }
