@@ -9,7 +9,7 @@ use crate::analysis::flags::{self, FlagInventory};
 use crate::analysis::gates::{self, Gate};
 use crate::analysis::roles::{Locator, Roles};
 use crate::analysis::workflows::{self, WorkflowScript};
-use crate::bun::BunGraph;
+use crate::bun::{Budget, BunGraph};
 use crate::js::JsError;
 use crate::js::code::{CodeIndex, Depth};
 use crate::js::symbols::{self, Symbol};
@@ -86,8 +86,8 @@ pub trait FactsCache: Sync {
 /// One build, analysed at most once.
 pub struct Analysed<'g> {
     graph: &'g BunGraph<'g>,
-    /// The budget for decoding modules (`--max-decoded`).
-    limit: u64,
+    /// The run's budget for decoding modules (`--max-decoded`).
+    budget: &'g Budget,
     digest: String,
     cache: Option<&'g dyn FactsCache>,
     depth: Depth,
@@ -102,13 +102,13 @@ impl<'g> Analysed<'g> {
     /// without hashing (a file it has seen before).
     pub fn new(
         graph: &'g BunGraph<'g>,
-        limit: u64,
+        budget: &'g Budget,
         digest: String,
         cache: Option<&'g dyn FactsCache>,
     ) -> Analysed<'g> {
         Analysed {
             graph,
-            limit,
+            budget,
             digest,
             cache,
             depth: Depth::Index,
@@ -152,7 +152,7 @@ impl<'g> Analysed<'g> {
             return Ok(ci);
         }
         let ci = crate::js::parse::with_big_stack(|| {
-            CodeIndex::build_filtered(self.graph, self.limit, |_| true, self.depth)
+            CodeIndex::build_filtered(self.graph, self.budget, |_| true, self.depth)
         })?;
         Ok(self.index.get_or_init(|| ci))
     }
