@@ -134,5 +134,10 @@ pub fn facts<'a>(g: &Global, an: &'a Analysed) -> anyhow::Result<&'a Facts> {
     if let Some(s) = spinner {
         s.finish_and_clear();
     }
+    if std::env::var("CC_TEARDOWN_DEBUG").is_ok_and(|v| v.split(',').any(|x| x == "timings")) {
+        for (stage, d) in an.timings() {
+            eprintln!("debug: {stage:<14} {:>8.1} ms", d.as_secs_f64() * 1000.0);
+        }
+    }
     Ok(facts?)
 }
