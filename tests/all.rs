@@ -4,6 +4,7 @@
 mod common;
 
 mod bad_input;
+mod cache;
 mod cli_trust;
 mod diff;
 mod fixtures;

@@ -8,6 +8,7 @@
 
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::index::{DefKind, Definition};
+use serde::Deserialize;
 use std::collections::HashMap;
 use swc_common::sync::Lrc;
 use swc_common::{FileName, SourceMap, Spanned};
@@ -40,7 +41,7 @@ pub struct Closure {
 }
 
 /// Why an expression could not be evaluated, and where it is.
-#[derive(Debug, Clone, thiserror::Error, serde::Serialize)]
+#[derive(Debug, Clone, thiserror::Error, serde::Serialize, Deserialize)]
 #[error("{module}:{line}: cannot evaluate `{expr}`: {reason}")]
 pub struct EvalError {
     pub module: String,
@@ -50,7 +51,7 @@ pub struct EvalError {
 }
 
 /// A binding the evaluation read: the dependency closure of a value.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, Deserialize)]
 pub struct Dependency {
     pub module: String,
     pub name: String,

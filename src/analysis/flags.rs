@@ -14,10 +14,10 @@
 use crate::analysis::eval::{Evaluator, parse_snippet};
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::index::{Call, FnId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum FlagKind {
     Feature,
@@ -38,7 +38,7 @@ impl FlagKind {
 }
 
 /// What a called function is, for the strings passed to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AccessorKind {
     Getter,
@@ -46,7 +46,7 @@ pub enum AccessorKind {
     Other,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FlagSite {
     pub kind: FlagKind,
     pub module: String,
@@ -64,7 +64,7 @@ pub struct FlagSite {
     pub constant: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Flag {
     pub name: String,
     pub kind: FlagKind,
@@ -74,7 +74,7 @@ pub struct Flag {
     pub sites: Vec<FlagSite>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Accessor {
     pub name: String,
     pub original: Option<String>,
@@ -83,7 +83,7 @@ pub struct Accessor {
     pub sites: usize,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct FlagInventory {
     pub flags: Vec<Flag>,
     pub accessors: Vec<Accessor>,

@@ -8,12 +8,12 @@ use crate::analysis::eval::{Evaluator, Value, parse_snippet};
 use crate::analysis::flags::{AccessorKind, Classifier, is_flag_name};
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::index::FnId;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use swc_common::Spanned;
 use swc_ecma_ast::*;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ConditionKind {
     Argument,
@@ -37,7 +37,7 @@ impl ConditionKind {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Condition {
     pub index: usize,
     pub kind: ConditionKind,
@@ -52,7 +52,7 @@ pub struct Condition {
     pub line: u32,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
 pub enum Verdict {
     Passes,
@@ -72,11 +72,11 @@ impl Verdict {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Gate {
     pub function: Option<String>,
     pub original: Option<String>,
-    pub role: String,
+    pub role: GateRole,
     pub module: String,
     pub raw_line: u32,
     pub pretty_line: u32,
@@ -88,8 +88,67 @@ pub struct Gate {
     pub fn_id: FnId,
 }
 
+/// What a gate decides. Serialised as the words users read
+/// (`review-routing-gate`, `workflow option code-review.model`, `flag-gate`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum GateRole {
+    /// The function that decides whether a review is routed to the hidden workflow.
+    ReviewRouting,
+    /// The function behind a computed option of a bundled workflow.
+    WorkflowOption { workflow: String, option: String },
+    /// A small function whose answer is decided by feature flags.
+    FlagGate,
+}
+
+impl GateRole {
+    /// The workflow gates users look for first (not the many flag gates).
+    pub fn is_workflow_gate(&self) -> bool {
+        !matches!(self, GateRole::FlagGate)
+    }
+}
+
+impl std::fmt::Display for GateRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GateRole::ReviewRouting => {
+                f.write_str(crate::analysis::roles::Role::ReviewRoutingGate.as_str())
+            }
+            GateRole::WorkflowOption { workflow, option } => {
+                write!(f, "workflow option {workflow}.{option}")
+            }
+            GateRole::FlagGate => f.write_str("flag-gate"),
+        }
+    }
+}
+
+impl From<GateRole> for String {
+    fn from(r: GateRole) -> String {
+        r.to_string()
+    }
+}
+
+impl TryFrom<String> for GateRole {
+    type Error = String;
+    fn try_from(s: String) -> Result<GateRole, String> {
+        if s == "flag-gate" {
+            return Ok(GateRole::FlagGate);
+        }
+        if s == crate::analysis::roles::Role::ReviewRoutingGate.as_str() {
+            return Ok(GateRole::ReviewRouting);
+        }
+        s.strip_prefix("workflow option ")
+            .and_then(|rest| rest.split_once('.'))
+            .map(|(w, o)| GateRole::WorkflowOption {
+                workflow: w.to_string(),
+                option: o.to_string(),
+            })
+            .ok_or_else(|| format!("unknown gate role {s:?}"))
+    }
+}
+
 /// Cached flag values from a Claude Code config.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CachedFlags {
     pub path: Option<String>,
     pub values: std::collections::BTreeMap<String, serde_json::Value>,
@@ -749,38 +808,39 @@ pub fn discover(
 ) -> Vec<Gate> {
     let mut reader = GateReader::new(ci);
     let mut out: Vec<Gate> = Vec::new();
-    let push = |reader: &mut GateReader, m: usize, id: FnId, role: String, out: &mut Vec<Gate>| {
-        if out.iter().any(|g| g.module_index == m && g.fn_id == id) {
-            return;
-        }
-        let Some(conditions) = reader.read(m, id) else {
-            return;
+    let push =
+        |reader: &mut GateReader, m: usize, id: FnId, role: GateRole, out: &mut Vec<Gate>| {
+            if out.iter().any(|g| g.module_index == m && g.fn_id == id) {
+                return;
+            }
+            let Some(conditions) = reader.read(m, id) else {
+                return;
+            };
+            let module = &ci.modules[m];
+            let f = &module.index.functions[id as usize];
+            out.push(Gate {
+                original: f.name.as_deref().and_then(|n| {
+                    originals
+                        .get(&(module.name.as_str(), n))
+                        .map(|s| s.to_string())
+                }),
+                function: f.name.clone(),
+                role,
+                module: module.name.clone(),
+                raw_line: module.raw_pos(f.lo).0,
+                pretty_line: module.pretty_line(f.lo),
+                conditions,
+                verdict: None,
+                module_index: m,
+                fn_id: id,
+            });
         };
-        let module = &ci.modules[m];
-        let f = &module.index.functions[id as usize];
-        out.push(Gate {
-            original: f.name.as_deref().and_then(|n| {
-                originals
-                    .get(&(module.name.as_str(), n))
-                    .map(|s| s.to_string())
-            }),
-            function: f.name.clone(),
-            role,
-            module: module.name.clone(),
-            raw_line: module.raw_pos(f.lo).0,
-            pretty_line: module.pretty_line(f.lo),
-            conditions,
-            verdict: None,
-            module_index: m,
-            fn_id: id,
-        });
-    };
     for f in roles.get(crate::analysis::roles::Role::ReviewRoutingGate) {
         push(
             &mut reader,
             f.module_index,
             f.function,
-            "review-routing-gate".into(),
+            GateRole::ReviewRouting,
             &mut out,
         );
     }
@@ -797,7 +857,10 @@ pub fn discover(
                     &mut reader,
                     mi,
                     id,
-                    format!("workflow option {}.{}", w.name, o.name),
+                    GateRole::WorkflowOption {
+                        workflow: w.name.clone(),
+                        option: o.name.clone(),
+                    },
                     &mut out,
                 );
             }
@@ -819,7 +882,7 @@ pub fn discover(
         }
         for f in candidates {
             let before = out.len();
-            push(&mut reader, mi, f, "flag-gate".into(), &mut out);
+            push(&mut reader, mi, f, GateRole::FlagGate, &mut out);
             // Keep only gates that actually test a flag.
             if out.len() > before
                 && !out

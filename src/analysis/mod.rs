@@ -2,6 +2,7 @@
 //! register, build, look up and gate workflows), workflow reconstruction,
 //! and the evaluator they share.
 
+pub mod analysed;
 pub mod diff;
 pub mod eval;
 pub mod flags;

@@ -9,10 +9,10 @@ use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::index::{FnId, Function, LitKind};
 use crate::js::symbols::{self, Symbol};
 use regex::Regex;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     WorkflowRegistrar,
@@ -58,8 +58,26 @@ impl Role {
     }
 }
 
+/// How sure the locator is: `high` when one candidate matched every
+/// signature check, `medium` when several did or a check was left open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    High,
+    Medium,
+}
+
+impl std::fmt::Display for Confidence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Confidence::High => "high",
+            Confidence::Medium => "medium",
+        })
+    }
+}
+
 /// A function found in a role.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RoleFunction {
     pub role: Role,
     /// The minified name (None for an anonymous function).
@@ -74,20 +92,20 @@ pub struct RoleFunction {
     /// For builders: the workflow it builds.
     pub workflow: Option<String>,
     pub evidence: Vec<String>,
-    pub confidence: &'static str,
+    pub confidence: Confidence,
     #[serde(skip)]
     pub module_index: usize,
     #[serde(skip)]
     pub function: FnId,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AbsentRole {
     pub role: Role,
     pub reason: String,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct Roles {
     pub functions: Vec<RoleFunction>,
     pub absent: Vec<AbsentRole>,
@@ -170,7 +188,7 @@ impl<'a> Locator<'a> {
         m: usize,
         id: FnId,
         evidence: Vec<String>,
-        confidence: &'static str,
+        confidence: Confidence,
     ) -> RoleFunction {
         let module = &self.ci.modules[m];
         let f = &module.index.functions[id as usize];
@@ -288,7 +306,11 @@ impl<'a> Locator<'a> {
             dedup_absent(&mut roles);
             return roles;
         };
-        let conf = if regs.len() == 1 { "high" } else { "medium" };
+        let conf = if regs.len() == 1 {
+            Confidence::High
+        } else {
+            Confidence::Medium
+        };
         let rmod = &self.ci.modules[rm];
         let rsrc = fn_source(rmod, &rmod.index.functions[rid as usize]);
         roles.functions.push(self.describe(
@@ -336,7 +358,7 @@ impl<'a> Locator<'a> {
                         .map(|n| format!(" (meta.name = {n:?})"))
                         .unwrap_or_default()
                 )],
-                "high",
+                Confidence::High,
             );
             f.workflow = name.clone();
             roles.functions.push(f);
@@ -379,9 +401,9 @@ impl<'a> Locator<'a> {
                     f,
                     Vec::new(),
                     if n == builders.len() {
-                        "high"
+                        Confidence::High
                     } else {
-                        "medium"
+                        Confidence::Medium
                     },
                 );
                 if let Some(o) = &d.original {
@@ -398,11 +420,13 @@ impl<'a> Locator<'a> {
 
         // Lookup: list ← getter of the registrar's array ← `.find(x => x.name === …)`.
         match self.lookup(rm, rsrc) {
-            Some((m, f, evidence)) => {
-                roles
-                    .functions
-                    .push(self.describe(Role::WorkflowLookup, m, f, evidence, "high"))
-            }
+            Some((m, f, evidence)) => roles.functions.push(self.describe(
+                Role::WorkflowLookup,
+                m,
+                f,
+                evidence,
+                Confidence::High,
+            )),
             None => absent(
                 &mut roles,
                 Role::WorkflowLookup,
@@ -583,7 +607,7 @@ impl<'a> Locator<'a> {
             im,
             iid,
             vec![format!("template `…({{ name: ${{…({alias})}}, args: ${{…}} }})` naming the code-review workflow")],
-            "high",
+            Confidence::High,
         ));
         // The gate: a function of this module that checks the three levels and
         // returns a feature flag, and that the instructions call.
@@ -632,7 +656,11 @@ impl<'a> Locator<'a> {
                     im,
                     *id,
                     evidence,
-                    if *called { "high" } else { "medium" },
+                    if *called {
+                        Confidence::High
+                    } else {
+                        Confidence::Medium
+                    },
                 ));
             }
             None => absent(

@@ -1,6 +1,5 @@
 use super::Global;
-use crate::analysis::diff::{self, Section, Side};
-use crate::js::code::Depth;
+use crate::analysis::diff::{self, Section};
 use crate::report::diff::{self as view, DiffView, Paint};
 use crate::report::escape;
 use crate::report::info::InfoView;
@@ -112,42 +111,34 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
     let ob = g.open(&a.b)?;
     let (ba, bb) = (g.build(&oa)?, g.build(&ob)?);
     timings.insert("open", t0.elapsed().as_millis() as u64);
-    let needs_code = sections.iter().any(|s| *s != Section::Identity);
-    let depth = if sections.iter().any(|s| s.needs_shapes()) {
-        Depth::Shapes
-    } else {
-        Depth::Index
+    let shapes = sections.iter().any(|s| s.needs_shapes());
+    let side = |b| -> anyhow::Result<_> {
+        let an = super::code::analyse(g, b)?;
+        Ok(if shapes { an.with_shapes() } else { an })
     };
+    let (sa, sb) = (side(&ba)?, side(&bb)?);
     let t1 = Instant::now();
-    let sides = if needs_code {
-        let s = spinner(g, "parsing, indexing and analysing both builds…".into());
-        let index = |b: &crate::source::build::Build| {
-            crate::js::parse::with_big_stack(|| {
-                crate::js::code::CodeIndex::build_filtered(&b.graph, g.budget(), |_| true, depth)
-            })
-        };
-        // Both builds at once: a single-bundle build parses on one core.
-        let (ra, rb) = rayon::join(
-            || index(&ba).map(|ci| Side::analyse(ci, &sections)),
-            || index(&bb).map(|ci| Side::analyse(ci, &sections)),
-        );
-        if let Some(s) = s {
-            s.finish_and_clear();
-        }
-        Some((
-            ra.with_context(|| oa.label.clone())?,
-            rb.with_context(|| ob.label.clone())?,
-        ))
-    } else {
-        None
-    };
+    let cached = sa.facts_cached() && sb.facts_cached();
+    let s = (!cached
+        || sections
+            .iter()
+            .any(|s| s.needs_shapes() || *s == Section::Modules || *s == Section::Text))
+    .then(|| spinner(g, "parsing, indexing and analysing both builds…".into()))
+    .flatten();
+    // Both builds at once: a single-bundle build parses on one core.
+    let (ra, rb) = rayon::join(
+        || diff::prepare(&sa, &sections),
+        || diff::prepare(&sb, &sections),
+    );
+    if let Some(s) = s {
+        s.finish_and_clear();
+    }
+    ra.with_context(|| oa.label.clone())?;
+    rb.with_context(|| ob.label.clone())?;
     timings.insert("index_and_analyse", t1.elapsed().as_millis() as u64);
     let t2 = Instant::now();
     let s = spinner(g, "comparing…".into());
-    let d = match &sides {
-        Some((sa, sb)) => diff::compare(&ba.graph, sa, &bb.graph, sb, &sections),
-        None => Default::default(),
-    };
+    let d = diff::compare(&sa, &sb, &sections)?;
     if let Some(s) = s {
         s.finish_and_clear();
     }

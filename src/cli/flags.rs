@@ -1,6 +1,5 @@
 use super::{Global, TargetArg, print_json};
-use crate::analysis::flags::{self, FlagInventory, FlagKind};
-use crate::js::symbols;
+use crate::analysis::flags::{FlagInventory, FlagKind};
 use crate::report::escape::display as esc;
 use crate::report::table::{Align, Table};
 use clap::{Args, ValueEnum};
@@ -65,10 +64,8 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
     let config = super::gates::config_for(a.config.as_ref())?;
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
-    let ci = super::code::index(g, &build)?;
-    let syms = symbols::recover(&ci);
-    let originals = symbols::original_names(&syms);
-    let mut inv = flags::inventory(&ci, &originals);
+    let an = super::code::analyse(g, &build)?;
+    let mut inv = super::code::facts(g, &an)?.flags.clone();
     if let Some(re) = &re {
         inv.flags.retain(|f| re.is_match(&f.name));
     }

@@ -1,8 +1,5 @@
 use super::{Global, TargetArg, print_json};
 use crate::analysis::gates::{self, CachedFlags, Gate};
-use crate::analysis::roles::Locator;
-use crate::analysis::workflows;
-use crate::js::symbols;
 use crate::report::escape::display as esc;
 use clap::Args;
 use std::path::PathBuf;
@@ -61,16 +58,11 @@ pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
     let config = config_for(a.config.as_ref())?;
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
-    let ci = super::code::index(g, &build)?;
-    let syms = symbols::recover(&ci);
-    let originals = symbols::original_names(&syms);
-    let locator = Locator::new(&ci, &syms);
-    let roles = locator.locate();
-    let wfs = workflows::bundled(&ci, &roles, &locator);
-    let mut all = gates::discover(&ci, &roles, &wfs, &originals);
-    let inventory = a
-        .flags
-        .then(|| crate::analysis::flags::inventory(&ci, &originals));
+    let an = super::code::analyse(g, &build)?;
+    let facts = super::code::facts(g, &an)?;
+    let roles = &facts.roles;
+    let mut all = facts.gates.clone();
+    let inventory = a.flags.then(|| facts.flags.clone());
     for gate in &mut all {
         gate.verdict = Some(gates::verdict(&gate.conditions, &config));
     }
@@ -102,7 +94,7 @@ pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
     }
     let shown: Vec<&Gate> = all
         .iter()
-        .filter(|gt| a.all || gt.role != "flag-gate")
+        .filter(|gt| a.all || gt.role.is_workflow_gate())
         .collect();
     for gt in &shown {
         outln!(

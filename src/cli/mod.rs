@@ -25,6 +25,7 @@ macro_rules! usage {
     ($($t:tt)*) => { return Err($crate::cli::UsageError(format!($($t)*)).into()) };
 }
 
+mod cache;
 mod code;
 mod diff;
 mod extract;
@@ -90,6 +91,9 @@ pub struct Global {
     /// Never show progress bars.
     #[arg(long, global = true)]
     pub quiet: bool,
+    /// Neither read nor write the facts store: analyse from scratch.
+    #[arg(long, global = true)]
+    pub no_cache: bool,
 }
 
 #[derive(Subcommand)]
@@ -177,6 +181,11 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown simulate npm:2.1.220/darwin-arm64 --workflow code-review --args \"xhigh main...HEAD\"\n  cc-teardown simulate npm:2.1.260/darwin-arm64 --workflow deep-research --args \"why is the sky blue\" --json | jq '.agents | length'\n  cc-teardown simulate npm:2.1.220/darwin-arm64 --workflow code-review --args high --scenario empty-scope.json\n  cc-teardown simulate --script workflows/code-review.js --args max --seed 7 --timeout-ms 2000\n\nAgent results come from --scenario (docs/simulate.md), else a seeded generator that follows each call's schema.\nExit status: 0 when the script completed, 1 when it threw, hit a limit or used a missing global, 2 on bad input."
     )]
     Simulate(simulate::SimulateArgs),
+    /// Show or empty the facts store, where analysed builds' facts are kept between runs.
+    #[command(
+        after_help = "Example:\n  cc-teardown cache info\n  cc-teardown cache info --json | jq .builds\n  cc-teardown cache clear\n\nEvery analysis command reads a build's facts from the store when it has them (--no-cache bypasses it). See docs/cache.md."
+    )]
+    Cache(cache::CacheArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -308,6 +317,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Hash(a) => hash::run(g, a),
         Command::Verify(a) => verify::run(g, a),
         Command::Fetch(a) => fetch::run(g, a),
+        Command::Cache(a) => cache::run(g, a),
         Command::Report(a) => report::run(g, a),
         Command::Diff(a) => diff::run(g, a),
         Command::Installs(a) => installs::run(g, a),

@@ -1,8 +1,6 @@
 use super::Global;
-use crate::analysis::roles::{Locator, Role};
-use crate::analysis::{flags, gates, workflows};
-use crate::bun::digest::{bundle_digest, sha256_hex};
-use crate::js::symbols;
+use crate::analysis::gates;
+use crate::bun::digest::sha256_hex;
 use crate::report::escape;
 use crate::report::info::InfoView;
 use crate::report::teardown::{self, Hashes, Teardown};
@@ -60,18 +58,16 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
             .into_iter()
             .find(|i| std::path::Path::new(&i.resolved) == opened.path)
     });
-    let ci = super::code::index(g, &build)?;
-    let syms = symbols::recover(&ci);
-    let originals = symbols::original_names(&syms);
-    let locator = Locator::new(&ci, &syms);
-    let roles = locator.locate();
-    let wfs = workflows::bundled(&ci, &roles, &locator);
-    let mut all_gates = gates::discover(&ci, &roles, &wfs, &originals);
-    all_gates.retain(|gt| gt.role != "flag-gate");
+    let an = super::code::analyse(g, &build)?;
+    let facts = super::code::facts(g, &an)?;
+    let roles = facts.roles.clone();
+    let wfs = facts.workflows.clone();
+    let mut all_gates = facts.gates.clone();
+    all_gates.retain(|gt| gt.role.is_workflow_gate());
     for gt in &mut all_gates {
         gt.verdict = Some(gates::verdict(&gt.conditions, &config));
     }
-    let inventory = flags::inventory(&ci, &originals);
+    let inventory = &facts.flags;
     let info = InfoView::from_build(&build);
     let (file, payload) = rayon::join(
         || sha256_hex(opened.bytes()),
@@ -81,7 +77,7 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
         file,
         payload,
         bundle: info.bundle.sha256.clone(),
-        bundle_digest: bundle_digest(&build.graph, g.budget())?.0,
+        bundle_digest: an.digest().to_string(),
     };
     let mut undetermined = Vec::new();
     if info.version.is_none() {
@@ -107,17 +103,17 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
     }
     let routing_gate = all_gates
         .iter()
-        .find(|gt| gt.role == Role::ReviewRoutingGate.as_str())
+        .find(|gt| gt.role == gates::GateRole::ReviewRouting)
         .cloned();
     let option_gates: Vec<_> = all_gates
         .iter()
-        .filter(|gt| gt.role != Role::ReviewRoutingGate.as_str())
+        .filter(|gt| gt.role != gates::GateRole::ReviewRouting)
         .cloned()
         .collect();
     let gate_refs: Vec<&gates::Gate> = all_gates.iter().collect();
     let report = Teardown {
         tool: format!("cc-teardown {}", env!("CARGO_PKG_VERSION")),
-        flags: Teardown::summarise_flags(&inventory, &gate_refs, &config),
+        flags: Teardown::summarise_flags(inventory, &gate_refs, &config),
         scripts: wfs
             .iter()
             .filter_map(|w| w.text.clone().map(|t| (w.name.clone(), t)))

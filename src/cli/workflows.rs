@@ -1,8 +1,6 @@
 use super::AnalysisError;
 use super::{Global, TargetArg, print_json};
-use crate::analysis::roles::Locator;
-use crate::analysis::workflows::{self, OptionValue, WorkflowScript};
-use crate::js::symbols;
+use crate::analysis::workflows::{OptionValue, WorkflowScript};
 use crate::report::escape::display as esc;
 use crate::report::table::{Align, Table, facts, thousands};
 use anyhow::Context;
@@ -46,11 +44,8 @@ pub(crate) fn load(
 ) -> anyhow::Result<(String, Option<String>, Vec<WorkflowScript>)> {
     let opened = g.open(target)?;
     let build = g.build(&opened)?;
-    let ci = super::code::index(g, &build)?;
-    let syms = symbols::recover(&ci);
-    let locator = Locator::new(&ci, &syms);
-    let roles = locator.locate();
-    let mut all = workflows::bundled(&ci, &roles, &locator);
+    let an = super::code::analyse(g, &build)?;
+    let mut all = super::code::facts(g, &an)?.workflows.clone();
     if let Some(n) = only {
         let available: Vec<String> = all.iter().map(|w| w.name.clone()).collect();
         all.retain(|w| w.name == n);

@@ -134,8 +134,44 @@ pub struct SourceOptions {
 }
 
 /// A resolved target: one local file, mapped.
+/// What identifies a file's content without reading it: where it is and
+/// what `stat` says (as git's index trusts them). Taken before the file is
+/// mapped, so a change after that point can only make it stale, never
+/// make it describe content it did not see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileIdentity {
+    pub path: String,
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+impl FileIdentity {
+    #[cfg(unix)]
+    pub fn of(path: &Path) -> Option<FileIdentity> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        let abs = std::fs::canonicalize(path).ok()?;
+        Some(FileIdentity {
+            path: abs.to_string_lossy().into_owned(),
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+        })
+    }
+
+    #[cfg(not(unix))]
+    pub fn of(_path: &Path) -> Option<FileIdentity> {
+        None
+    }
+}
+
 pub struct Opened {
     pub label: String,
+    /// The file's identity when it was opened (None when it cannot be told).
+    pub identity: Option<FileIdentity>,
     pub origin: Origin,
     pub path: PathBuf,
     /// Version from package.json, when the target came from a package.
@@ -164,8 +200,10 @@ impl Opened {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "cli.js".into());
+        let identity = FileIdentity::of(&path);
         Ok(Opened {
             label,
+            identity,
             origin,
             map: map_opened(&path, &file)?,
             path,
