@@ -6,6 +6,7 @@
 
 use crate::analysis::eval::{Evaluator, Value, parse_snippet};
 use crate::analysis::flags::{AccessorKind, Classifier, is_flag_name};
+use crate::analysis::workflows::EFFORT_LEVELS;
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::index::FnId;
 use serde::{Deserialize, Serialize};
@@ -156,76 +157,31 @@ pub struct CachedFlags {
     pub problem: Option<String>,
 }
 
-/// The largest config read: real ones keep project histories and reach
-/// tens of megabytes; anything far past that is not a config.
-pub const MAX_CONFIG_BYTES: u64 = 256 << 20;
-
 impl CachedFlags {
-    /// Read a config, or say why it cannot be used: unreadable, not a
-    /// regular file (a FIFO or a device would block or never end), larger
-    /// than [`MAX_CONFIG_BYTES`], not JSON, not a JSON object. A config
-    /// that holds no cached flags is usable, with a `problem` note.
-    pub fn read(path: &std::path::Path) -> Result<CachedFlags, String> {
-        use std::io::Read;
-        let shown = path.display();
-        let cannot = |e: std::io::Error| format!("cannot read {shown}: {e}");
-        let meta = std::fs::metadata(path).map_err(cannot)?;
-        if !meta.is_file() {
-            return Err(format!("{shown} is not a regular file"));
-        }
-        if meta.len() > MAX_CONFIG_BYTES {
-            return Err(format!(
-                "{shown} is too large for a config ({} bytes, at most {MAX_CONFIG_BYTES})",
-                meta.len()
-            ));
-        }
-        // Bounded even if the file grows after the size check.
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes))
-            .map_err(cannot)?;
-        if bytes.len() as u64 > MAX_CONFIG_BYTES {
-            return Err(format!("{shown} is too large for a config"));
-        }
-        let v: serde_json::Value = serde_json::from_slice(&bytes)
-            .map_err(|e| format!("{shown} is not valid JSON: {e}"))?;
-        if !v.is_object() {
-            return Err(format!(
-                "{shown} is not a Claude Code config (not a JSON object)"
-            ));
-        }
+    /// The cached flag values of a config (its top-level JSON object, read
+    /// by the source layer), under each of the flag store's keys in turn
+    /// (see [`STORE_KEYS`](crate::analysis::flags::STORE_KEYS); the first
+    /// key that has a flag wins). A config without any is usable, with a
+    /// `problem` note: the defaults then decide.
+    pub fn from_config(
+        path: &str,
+        config: &serde_json::Map<String, serde_json::Value>,
+    ) -> CachedFlags {
         let mut c = CachedFlags {
-            path: Some(shown.to_string()),
+            path: Some(path.to_string()),
             ..Default::default()
         };
         for key in crate::analysis::flags::STORE_KEYS {
-            if let Some(obj) = v.get(key).and_then(|o| o.as_object()) {
+            if let Some(obj) = config.get(key).and_then(|o| o.as_object()) {
                 for (k, val) in obj {
                     c.values.entry(k.clone()).or_insert_with(|| val.clone());
                 }
             }
         }
         if c.values.is_empty() {
-            c.problem = Some(format!("{shown} holds no cached flag values"));
+            c.problem = Some(format!("{path} holds no cached flag values"));
         }
-        Ok(c)
-    }
-
-    /// [`CachedFlags::read`], with what went wrong kept as the `problem`.
-    pub fn load(path: &std::path::Path) -> CachedFlags {
-        CachedFlags::read(path).unwrap_or_else(|problem| CachedFlags {
-            path: Some(path.display().to_string()),
-            problem: Some(problem),
-            ..Default::default()
-        })
-    }
-
-    /// The default config: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json.
-    pub fn default_path() -> Option<std::path::PathBuf> {
-        if let Some(d) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
-            return Some(std::path::PathBuf::from(d).join(".claude.json"));
-        }
-        std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".claude.json"))
+        c
     }
 }
 
@@ -269,6 +225,29 @@ pub fn verdict(conditions: &[Condition], cache: &CachedFlags) -> Verdict {
         }
     }
 }
+
+/// The longest function read as a gate. Gates are a handful of checks;
+/// anything much longer is not a list of checks, and re-parsing every such
+/// candidate would cost.
+const MAX_GATE_BYTES: usize = 3000;
+
+/// The longest helper whose reads (env, settings, policy, flags) are named
+/// in a condition: a helper is a few lines; past this it is a function
+/// that does other work, whose reads would not describe the condition.
+const MAX_HELPER_BYTES: usize = 4000;
+
+/// How many calls deep a helper's reads are followed (`enabled()` →
+/// `policy()` → `settings()`): enough for real builds' chains, and it
+/// bounds the work on a call graph with cycles.
+const HELPER_DEPTH: usize = 3;
+
+/// The largest function considered as a flag-decided gate (`--all`): these
+/// are small wrappers around a flag read; a larger function that happens to
+/// read a flag is doing more than gating.
+const MAX_FLAG_GATE_BYTES: u32 = 600;
+
+/// How much of an unrecognised condition's source is quoted.
+const MAX_QUOTED_CHARS: usize = 100;
 
 pub struct GateReader<'a> {
     ci: &'a CodeIndex,
@@ -325,7 +304,7 @@ impl<'a> GateReader<'a> {
         let module = &self.ci.modules[m];
         let f = &module.index.functions[id as usize];
         let text = &module.source()[f.lo as usize..f.hi as usize];
-        if text.len() > 3000 {
+        if text.len() > MAX_GATE_BYTES {
             return None;
         }
         let wrapped = format!("({text})");
@@ -435,10 +414,7 @@ impl<'a> GateReader<'a> {
                 .iter()
                 .position(|p| *p == arg)
                 .map_or(String::new(), |i| format!("argument {}", i + 1));
-            let subject = if values
-                .iter()
-                .all(|v| ["low", "medium", "high", "xhigh", "max"].contains(&v.as_str()))
-            {
+            let subject = if values.iter().all(|v| EFFORT_LEVELS.contains(&v.as_str())) {
                 format!("the level ({pos})")
             } else {
                 pos
@@ -553,7 +529,7 @@ impl<'a> GateReader<'a> {
             ConditionKind::Other,
             format!(
                 "`{}` is {}",
-                text.chars().take(100).collect::<String>(),
+                text.chars().take(MAX_QUOTED_CHARS).collect::<String>(),
                 if want { "true" } else { "false" }
             ),
         ))
@@ -581,7 +557,7 @@ impl<'a> GateReader<'a> {
         let module = &self.ci.modules[m];
         let f = &module.index.functions[id as usize];
         let src = &module.source()[f.lo as usize..f.hi as usize];
-        if src.len() > 4000 {
+        if src.len() > MAX_HELPER_BYTES {
             return r;
         }
         static ENV: std::sync::LazyLock<regex::Regex> =
@@ -626,7 +602,7 @@ impl<'a> GateReader<'a> {
                     continue;
                 }
             }
-            if depth < 3
+            if depth < HELPER_DEPTH
                 && let Some((cm, cid)) = self.cls.resolve(m, &c.name)
                 && (cm, cid) != (m, id)
             {
@@ -652,9 +628,9 @@ impl Reads {
         self.env.extend(o.env);
         self.settings.extend(o.settings);
         self.policy.extend(o.policy);
-        for f in o.flags {
-            if !self.flags.iter().any(|x| x.0 == f.0) {
-                self.flags.push(f);
+        for (flag, default) in o.flags {
+            if !self.flags.iter().any(|(known, _)| *known == flag) {
+                self.flags.push((flag, default));
             }
         }
         self.available |= o.available;
@@ -874,7 +850,8 @@ pub fn discover(
                 && (a.string.as_deref().is_some_and(is_flag_name) || a.ident.is_some())
                 && !c.member
                 && !candidates.contains(&f)
-                && (m.index.functions[f as usize].hi - m.index.functions[f as usize].lo) < 600
+                && (m.index.functions[f as usize].hi - m.index.functions[f as usize].lo)
+                    < MAX_FLAG_GATE_BYTES
                 && cls.kind(mi, &c.name) == AccessorKind::Getter
             {
                 candidates.push(f);
