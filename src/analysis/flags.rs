@@ -130,6 +130,23 @@ pub fn is_flag_name(s: &str) -> bool {
         && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// The largest function classified as an accessor. Getters and loggers are
+/// short; a long function that mentions the store's key (the code that
+/// fills the store, a settings dump) is not one.
+const MAX_ACCESSOR_BYTES: usize = 6000;
+
+/// How many wrappers deep a call is followed to the store or the sink
+/// (`gate(e)` → `value(e, t).value` → the store read): enough for the
+/// chains real builds have, and a bound on cycles of calls.
+const MAX_WRAPPER_DEPTH: usize = 4;
+
+/// The longest constant value read as a flag name (`var o = "tengu_…"`):
+/// a quoted name is short; a long value is something else.
+const MAX_CONSTANT_BYTES: u32 = 200;
+
+/// How much of a computed default's source is quoted.
+const MAX_DEFAULT_CHARS: usize = 80;
+
 /// Classifies called functions, following a few calls to the flag store or
 /// the telemetry sink.
 pub struct Classifier<'a> {
@@ -186,9 +203,9 @@ impl<'a> Classifier<'a> {
                 continue;
             };
             let src = &module.source()[f.lo as usize..f.hi as usize];
-            let k = if src.len() <= 6000 && reads_flag_store(src) {
+            let k = if src.len() <= MAX_ACCESSOR_BYTES && reads_flag_store(src) {
                 AccessorKind::Getter
-            } else if depth < 4 {
+            } else if depth < MAX_WRAPPER_DEPTH {
                 let name = f.name.clone().unwrap_or_default();
                 let _ = id;
                 self.kind_at(i, &name, depth)
@@ -211,7 +228,7 @@ impl<'a> Classifier<'a> {
         let module = &self.ci.modules[fm];
         let f = &module.index.functions[id as usize];
         let src = &module.source()[f.lo as usize..f.hi as usize];
-        if src.len() > 6000 {
+        if src.len() > MAX_ACCESSOR_BYTES {
             return AccessorKind::Other;
         }
         if reads_flag_store(src) {
@@ -220,7 +237,7 @@ impl<'a> Classifier<'a> {
         if f.params >= 2 && src.contains("eventName:") {
             return AccessorKind::Logger;
         }
-        if depth >= 4 {
+        if depth >= MAX_WRAPPER_DEPTH {
             return AccessorKind::Other;
         }
         // A wrapper passing its first parameter on: `return Bno(e, t).value`.
@@ -272,7 +289,7 @@ fn default_of(
             return v.to_json();
         }
     }
-    let short: String = text.chars().take(80).collect();
+    let short: String = text.chars().take(MAX_DEFAULT_CHARS).collect();
     serde_json::Value::String(format!("computed: {short}"))
 }
 
@@ -289,7 +306,7 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
         for (name, defs) in &m.index.definitions {
             if let [d] = defs.as_slice()
                 && let Some((lo, hi)) = d.value
-                && hi - lo < 200
+                && hi - lo < MAX_CONSTANT_BYTES
             {
                 let text = &m.source()[lo as usize..hi as usize];
                 let inner = text.trim_matches(|c| c == '"' || c == '\'');
