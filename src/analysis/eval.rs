@@ -113,7 +113,11 @@ pub fn number_to_string(n: f64) -> String {
         let body = if k <= point && point <= 21 {
             format!("{digits}{}", "0".repeat((point - k) as usize))
         } else if 0 < point && point <= 21 {
-            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+            format!(
+                "{}.{}",
+                &digits[..point as usize],
+                &digits[point as usize..]
+            )
         } else if -6 < point && point <= 0 {
             format!("0.{}{digits}", "0".repeat((-point) as usize))
         } else {
@@ -997,7 +1001,10 @@ var C = xs.concat(["d"], "e");"#,
         );
         assert_eq!(value(&ci, "S1"), Value::Array(vec![s("b"), s("c")]));
         assert_eq!(value(&ci, "S2"), Value::Array(vec![s("b")]));
-        assert_eq!(value(&ci, "S3").to_json(), serde_json::json!(["a", "b", "c"]));
+        assert_eq!(
+            value(&ci, "S3").to_json(),
+            serde_json::json!(["a", "b", "c"])
+        );
         assert_eq!(
             value(&ci, "C").to_json(),
             serde_json::json!(["a", "b", "c", "d", "e"])
@@ -1141,7 +1148,8 @@ var two = () => { V = "b"; };
 var R = V;"#,
         );
         assert!(
-            e.reason.contains("V is assigned different values at lines 2, 3"),
+            e.reason
+                .contains("V is assigned different values at lines 2, 3"),
             "{e}"
         );
         assert_eq!(e.expr, "V");
@@ -1171,11 +1179,11 @@ export { k as n, wrap as g };"#,
             .iter()
             .map(|d| (d.module.as_str(), d.name.as_str()))
             .collect();
+        assert!(deps.contains(&("/$bunfs/root/chunk-b.js", "k")), "{deps:?}");
         assert!(
-            deps.contains(&("/$bunfs/root/chunk-b.js", "k")),
+            deps.contains(&("/$bunfs/root/chunk-a.js", "name")),
             "{deps:?}"
         );
-        assert!(deps.contains(&("/$bunfs/root/chunk-a.js", "name")), "{deps:?}");
         let e = testjs::eval_binding(&ci, a, "M").unwrap_err();
         assert!(
             e.reason
@@ -1198,14 +1206,20 @@ export { k as n, wrap as g };"#,
         assert!(e.reason.contains("Math is not defined"), "{e}");
         assert_eq!(e.module, testjs::SCRIPT);
         assert_eq!(e.line, 1);
-        assert!(e.to_string().starts_with("/$bunfs/root/cli.js:1: cannot evaluate `Math.random()`"));
+        assert!(
+            e.to_string()
+                .starts_with("/$bunfs/root/cli.js:1: cannot evaluate `Math.random()`")
+        );
     }
 
     #[test]
     fn runtime_values_are_refused() {
         let e = refused("var R = process.env.HOME + \"/x\";");
         assert_eq!(e.expr, "process");
-        assert!(e.reason.contains("process is not defined in this module"), "{e}");
+        assert!(
+            e.reason.contains("process is not defined in this module"),
+            "{e}"
+        );
         let e = refused("function F(e) { return e.name; }\nvar R = F(undefined);");
         assert!(e.reason.contains("property name of Undefined"), "{e}");
         let e = refused("var R = new Date();");
@@ -1219,7 +1233,8 @@ export { k as n, wrap as g };"#,
     fn functions_with_statements_are_refused() {
         let e = refused("function g(x) { var y = x; return y; }\nvar R = g(1);");
         assert!(
-            e.reason.contains("function g is more than one returned expression"),
+            e.reason
+                .contains("function g is more than one returned expression"),
             "{e}"
         );
         let e = refused("var R = ((x) => { if (x) return 1; return 2; })(1);");
@@ -1230,12 +1245,27 @@ export { k as n, wrap as g };"#,
     fn calls_outside_the_subset_are_refused() {
         let cases = [
             ("var R = (1)(2);", "not a function"),
-            ("var R = \"a\".padStart(3);", "method .padStart() is outside"),
+            (
+                "var R = \"a\".padStart(3);",
+                "method .padStart() is outside",
+            ),
             ("var R = [1].map();", "map without a callback"),
-            ("var xs = [1], f = (a) => a;\nvar R = f(...xs);", "spread argument"),
-            ("var R = \"a\".replace(\"a\", \"$&\");", "replacement patterns"),
-            ("var R = \"ab\".split();", "split without a string separator"),
-            ("var R = JSON.stringify({}, (k, v) => v);", "with a replacer"),
+            (
+                "var xs = [1], f = (a) => a;\nvar R = f(...xs);",
+                "spread argument",
+            ),
+            (
+                "var R = \"a\".replace(\"a\", \"$&\");",
+                "replacement patterns",
+            ),
+            (
+                "var R = \"ab\".split();",
+                "split without a string separator",
+            ),
+            (
+                "var R = JSON.stringify({}, (k, v) => v);",
+                "with a replacer",
+            ),
             ("var R = -\"1\";", "unary minus on a non-number"),
             ("var R = \"a\" - 1;", "operator"),
             ("var R = [...\"ab\"];", "spread of"),

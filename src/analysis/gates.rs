@@ -972,7 +972,10 @@ function noFlag(t) { if (t.options.isFastMode) return !1; return !0; }
         );
         let indexes: Vec<usize> = c.iter().map(|c| c.index).collect();
         assert_eq!(indexes, [1, 2, 3, 4, 5, 6]);
-        assert_eq!(c[2].helper_flags, [("tengu_demo_tools".into(), json!(true))]);
+        assert_eq!(
+            c[2].helper_flags,
+            [("tengu_demo_tools".into(), json!(true))]
+        );
         let flag = &c[5];
         assert_eq!(flag.flag.as_deref(), Some("tengu_demo_route"));
         assert_eq!(flag.default, Some(json!(false)));
@@ -1068,7 +1071,10 @@ function noFlag(t) { if (t.options.isFastMode) return !1; return !0; }
         };
         assert_eq!(conditions.len(), 5);
         assert_eq!(conditions[0], c[0].text);
-        assert!(v.describe().starts_with("depends on runtime context: the level"));
+        assert!(
+            v.describe()
+                .starts_with("depends on runtime context: the level")
+        );
 
         let f = read(GATES, "onlyFlags").unwrap();
         // Only flags, all as wanted: passes.
@@ -1077,7 +1083,10 @@ function noFlag(t) { if (t.options.isFastMode) return !1; return !0; }
             Verdict::Passes
         ));
         // The first failing flag blocks, with its cached value.
-        let v = verdict(&f, &cached(json!({ "tengu_demo_const": "on", "tengu_demo_b": 0 })));
+        let v = verdict(
+            &f,
+            &cached(json!({ "tengu_demo_const": "on", "tengu_demo_b": 0 })),
+        );
         assert!(
             matches!(&v, Verdict::BlockedBy { condition: 1, text } if text == "tengu_demo_const = \"on\""),
             "{v:?}"
