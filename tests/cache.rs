@@ -53,10 +53,12 @@ fn cold_then_warm(target: &str, with_reference: bool) {
     for (i, cmd) in COMMANDS.iter().enumerate() {
         let (cold, hit) = run(cache.path(), cmd, target);
         assert_eq!(hit, i > 0, "{cmd}: only the first command computes");
-        assert_eq!(
-            cold, reference[i],
-            "{cmd}: same output as without the store"
-        );
+        if with_reference {
+            assert_eq!(
+                cold, reference[i],
+                "{cmd}: same output as without the store"
+            );
+        }
         let (warm, hit) = run(cache.path(), cmd, target);
         assert!(hit, "{cmd}: the second run reads the store");
         assert_eq!(warm, cold, "{cmd}: warm output is byte-identical");

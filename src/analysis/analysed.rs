@@ -9,13 +9,14 @@ use crate::analysis::flags::{self, FlagInventory};
 use crate::analysis::gates::{self, Gate};
 use crate::analysis::roles::{Locator, Roles};
 use crate::analysis::workflows::{self, WorkflowScript};
-use crate::bun::BunGraph;
+use crate::bun::{Budget, BunGraph};
 use crate::js::JsError;
 use crate::js::code::{CodeIndex, Depth};
 use crate::js::symbols::{self, Symbol};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// What the stored facts depend on: the analysis code itself. The build
 /// script fingerprints the source of the layers that produce facts (bun,
@@ -43,14 +44,40 @@ impl Facts {
     /// Analyse an indexed build: roles first, the workflows they lead to,
     /// then gates and flags side by side on both cores.
     pub fn compute(ci: &CodeIndex, syms: &[Symbol]) -> Facts {
+        Self::compute_timed(ci, syms, &mut Vec::new())
+    }
+
+    /// [`Facts::compute`], recording the time each stage took.
+    pub fn compute_timed(
+        ci: &CodeIndex,
+        syms: &[Symbol],
+        times: &mut Vec<(&'static str, Duration)>,
+    ) -> Facts {
+        let t = Instant::now();
         let originals = symbols::original_names(syms);
         let locator = Locator::new(ci, syms);
         let roles = locator.locate();
+        times.push(("roles", t.elapsed()));
+        let t = Instant::now();
         let workflows = workflows::bundled(ci, &roles, &locator);
-        let (gates, flags) = rayon::join(
-            || gates::discover(ci, &roles, &workflows, &originals),
-            || flags::inventory(ci, &originals),
+        times.push(("workflows", t.elapsed()));
+        let t = Instant::now();
+        let ((gates, tg), (flags, tf)) = rayon::join(
+            || {
+                let t = Instant::now();
+                (
+                    gates::discover(ci, &roles, &workflows, &originals),
+                    t.elapsed(),
+                )
+            },
+            || {
+                let t = Instant::now();
+                (flags::inventory(ci, &originals), t.elapsed())
+            },
         );
+        times.push(("gates (cpu)", tg));
+        times.push(("flags (cpu)", tf));
+        times.push(("gates ∥ flags", t.elapsed()));
         let scripts = workflows
             .iter()
             .filter_map(|w| w.text.clone().map(|t| (w.name.clone(), t)))
@@ -86,8 +113,8 @@ pub trait FactsCache: Sync {
 /// One build, analysed at most once.
 pub struct Analysed<'g> {
     graph: &'g BunGraph<'g>,
-    /// The budget for decoding modules (`--max-decoded`).
-    limit: u64,
+    /// The run's budget for decoding modules (`--max-decoded`).
+    budget: &'g Budget,
     digest: String,
     cache: Option<&'g dyn FactsCache>,
     depth: Depth,
@@ -95,6 +122,8 @@ pub struct Analysed<'g> {
     symbols: OnceLock<Vec<Symbol>>,
     facts: OnceLock<Facts>,
     from_cache: OnceLock<bool>,
+    /// How long each stage took in this run (for `CC_TEARDOWN_DEBUG=timings`).
+    times: Mutex<Vec<(&'static str, Duration)>>,
 }
 
 impl<'g> Analysed<'g> {
@@ -102,13 +131,13 @@ impl<'g> Analysed<'g> {
     /// without hashing (a file it has seen before).
     pub fn new(
         graph: &'g BunGraph<'g>,
-        limit: u64,
+        budget: &'g Budget,
         digest: String,
         cache: Option<&'g dyn FactsCache>,
     ) -> Analysed<'g> {
         Analysed {
             graph,
-            limit,
+            budget,
             digest,
             cache,
             depth: Depth::Index,
@@ -116,6 +145,7 @@ impl<'g> Analysed<'g> {
             symbols: OnceLock::new(),
             facts: OnceLock::new(),
             from_cache: OnceLock::new(),
+            times: Mutex::new(Vec::new()),
         }
     }
 
@@ -151,9 +181,11 @@ impl<'g> Analysed<'g> {
         if let Some(ci) = self.index.get() {
             return Ok(ci);
         }
+        let t = Instant::now();
         let ci = crate::js::parse::with_big_stack(|| {
-            CodeIndex::build_filtered(self.graph, self.limit, |_| true, self.depth)
+            CodeIndex::build_filtered(self.graph, self.budget, |_| true, self.depth)
         })?;
+        self.record("index", t.elapsed());
         Ok(self.index.get_or_init(|| ci))
     }
 
@@ -162,7 +194,10 @@ impl<'g> Analysed<'g> {
         if let Some(s) = self.symbols.get() {
             return Ok(s);
         }
-        let s = symbols::recover(self.index()?);
+        let ci = self.index()?;
+        let t = Instant::now();
+        let s = symbols::recover(ci);
+        self.record("symbols", t.elapsed());
         Ok(self.symbols.get_or_init(|| s))
     }
 
@@ -175,12 +210,30 @@ impl<'g> Analysed<'g> {
         if let Some(f) = self.facts.get() {
             return Ok(f);
         }
-        let facts = Facts::compute(self.index()?, self.symbols()?);
+        let (ci, syms) = (self.index()?, self.symbols()?);
+        let mut times = Vec::new();
+        let facts = Facts::compute_timed(ci, syms, &mut times);
+        let t = Instant::now();
         if let Some(c) = self.cache {
             c.save(&self.digest, &facts);
         }
+        times.push(("store", t.elapsed()));
+        if let Ok(mut all) = self.times.lock() {
+            all.extend(times);
+        }
         let _ = self.from_cache.set(false);
         Ok(self.facts.get_or_init(|| facts))
+    }
+
+    fn record(&self, stage: &'static str, d: Duration) {
+        if let Ok(mut all) = self.times.lock() {
+            all.push((stage, d));
+        }
+    }
+
+    /// The stages this run computed, with their wall time.
+    pub fn timings(&self) -> Vec<(&'static str, Duration)> {
+        self.times.lock().map(|t| t.clone()).unwrap_or_default()
     }
 
     pub fn roles(&self) -> Result<&Roles, JsError> {

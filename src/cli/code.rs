@@ -27,7 +27,7 @@ pub fn index_to(g: &Global, build: &Build, depth: Depth) -> anyhow::Result<CodeI
         s
     });
     let ci = crate::js::parse::with_big_stack(|| {
-        CodeIndex::build_filtered(&build.graph, g.max_decoded, |_| true, depth)
+        CodeIndex::build_filtered(&build.graph, g.budget(), |_| true, depth)
     });
     if let Some(s) = spinner {
         s.finish_and_clear();
@@ -61,7 +61,7 @@ pub fn store(g: &Global) -> Option<&'static FactsStore> {
 
 /// Open a build's analysis: its bundle digest (remembered per file, so a
 /// build seen before is not hashed again) and the facts store behind it.
-pub fn analyse<'b>(g: &Global, build: &'b Build<'b>) -> anyhow::Result<Analysed<'b>> {
+pub fn analyse<'b>(g: &'b Global, build: &'b Build<'b>) -> anyhow::Result<Analysed<'b>> {
     let store = store(g);
     let arch = g.arch.map_or("", |a| a.as_str());
     let file = build.opened.identity.as_ref();
@@ -69,7 +69,7 @@ pub fn analyse<'b>(g: &Global, build: &'b Build<'b>) -> anyhow::Result<Analysed<
     let digest = match known {
         Some(d) => d,
         None => {
-            let (digest, js_modules) = bundle_digest(&build.graph, g.max_decoded)?;
+            let (digest, js_modules) = bundle_digest(&build.graph, g.budget())?;
             if let Some(s) = store {
                 let graph = &build.graph;
                 let row = BuildRow {
@@ -96,7 +96,7 @@ pub fn analyse<'b>(g: &Global, build: &'b Build<'b>) -> anyhow::Result<Analysed<
     };
     Ok(Analysed::new(
         &build.graph,
-        g.max_decoded,
+        g.budget(),
         digest,
         store.map(|s| s as &dyn FactsCache),
     ))
@@ -133,6 +133,11 @@ pub fn facts<'a>(g: &Global, an: &'a Analysed) -> anyhow::Result<&'a Facts> {
     let facts = an.facts();
     if let Some(s) = spinner {
         s.finish_and_clear();
+    }
+    if std::env::var("CC_TEARDOWN_DEBUG").is_ok_and(|v| v.split(',').any(|x| x == "timings")) {
+        for (stage, d) in an.timings() {
+            eprintln!("debug: {stage:<14} {:>8.1} ms", d.as_secs_f64() * 1000.0);
+        }
     }
     Ok(facts?)
 }

@@ -41,7 +41,7 @@ pub fn run(g: &Global, a: &HashArgs) -> anyhow::Result<i32> {
                 || sha256_hex(build.located.payload),
             )
         },
-        || (ModuleRow::all(graph), bundle_digest(graph, g.max_decoded)),
+        || (ModuleRow::all(graph), bundle_digest(graph, g.budget())),
     );
     let (digest, digest_modules) = digest?;
     let entry = &rows[graph.entry];

@@ -38,6 +38,7 @@ mod info;
 mod installs;
 mod locate;
 mod ls;
+mod outdir;
 mod pretty;
 mod report;
 mod simulate;
@@ -79,9 +80,14 @@ pub struct Global {
     /// Where fetched builds are kept (default: $CC_TEARDOWN_CACHE, else the XDG cache dir).
     #[arg(long, global = true, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Refuse to decode a compressed module to more than this many bytes.
+    /// Decoded bytes the whole run may produce from compressed modules (one budget shared by every module).
     #[arg(long, global = true, value_name = "BYTES", default_value_t = 1 << 30)]
     pub max_decoded: u64,
+    /// The run's decoding budget, made from `max_decoded` on first use and
+    /// shared by clones, so every command and both builds of `diff` draw on
+    /// one budget.
+    #[arg(skip)]
+    decode_budget: std::sync::Arc<std::sync::OnceLock<crate::bun::Budget>>,
     /// Never show progress bars.
     #[arg(long, global = true)]
     pub quiet: bool,
@@ -250,6 +256,12 @@ impl Global {
         }
     }
 
+    /// The decoding budget of this run (`--max-decoded`).
+    pub fn budget(&self) -> &crate::bun::Budget {
+        self.decode_budget
+            .get_or_init(|| crate::bun::Budget::new(self.max_decoded))
+    }
+
     pub fn open(&self, target: &str) -> anyhow::Result<Opened> {
         let t: Target = target.parse()?;
         Ok(t.open(&self.source_options())?)
@@ -353,6 +365,12 @@ pub fn error_kind(e: &anyhow::Error) -> &'static str {
         }
         if cause.is::<crate::bun::GraphError>() || cause.is::<crate::bun::module::UnsafeName>() {
             return "bun";
+        }
+        if let Some(o) = cause.downcast_ref::<outdir::OutputError>() {
+            return match o {
+                outdir::OutputError::Collision(_) => "bun",
+                outdir::OutputError::InTheWay(_) => "io",
+            };
         }
         if cause.is::<crate::js::JsError>() {
             return "js";

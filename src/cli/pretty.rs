@@ -133,14 +133,9 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
     let ci = crate::js::parse::with_big_stack(|| {
         // Printing needs no index: skip it (and its memory).
         if folder {
-            CodeIndex::build_filtered(graph, g.max_decoded, |_| true, Depth::Print)
+            CodeIndex::build_filtered(graph, g.budget(), |_| true, Depth::Print)
         } else {
-            CodeIndex::build_filtered(
-                graph,
-                g.max_decoded,
-                |m| m.index == chosen_index,
-                Depth::Print,
-            )
+            CodeIndex::build_filtered(graph, g.budget(), |m| m.index == chosen_index, Depth::Print)
         }
     })?;
 

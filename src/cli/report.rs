@@ -39,7 +39,8 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
     // install facts (it opens and hashes every installed build).
     let scan = target
         .starts_with("installed")
-        .then(|| installs::scan(&installs::Scope::from_env(None)));
+        .then(|| installs::Scope::from_env(None).map(|s| installs::scan(&s)))
+        .transpose()?;
     if a.target.is_none()
         && !scan
             .as_ref()

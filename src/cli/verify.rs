@@ -50,7 +50,7 @@ pub fn run(g: &Global, a: &VerifyArgs) -> anyhow::Result<i32> {
         } else if a.digest {
             (
                 "bundle digest".to_string(),
-                bundle_digest(graph, g.max_decoded)?.0,
+                bundle_digest(graph, g.budget())?.0,
             )
         } else if let Some(name) = &a.module {
             let Some(m) = graph.find(name) else {

@@ -9,6 +9,7 @@ pub mod installs;
 pub mod npm;
 pub mod registry;
 pub mod tarball;
+pub mod untrusted;
 pub mod version;
 
 use memmap2::Mmap;
@@ -50,6 +51,12 @@ pub enum SourceError {
     Tarball(String),
     #[error("no installed claude found ({0})")]
     NotInstalled(String),
+    #[error("{path}: not a regular file ({kind})")]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error("{path}: larger than the {cap} bytes read from such a file")]
+    TooLarge { path: PathBuf, cap: u64 },
+    #[error("--root {path}: {why}")]
+    BadRoot { path: PathBuf, why: String },
 }
 
 impl SourceError {
@@ -180,6 +187,17 @@ pub struct Opened {
 
 impl Opened {
     pub(crate) fn new(label: String, origin: Origin, path: PathBuf) -> Result<Opened, SourceError> {
+        let file = untrusted::open_regular(&path)?;
+        Self::from_file(label, origin, path, file)
+    }
+
+    /// A file already opened (and checked to be a regular file).
+    pub(crate) fn from_file(
+        label: String,
+        origin: Origin,
+        path: PathBuf,
+        file: std::fs::File,
+    ) -> Result<Opened, SourceError> {
         let file_name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -189,7 +207,7 @@ impl Opened {
             label,
             identity,
             origin,
-            map: map_file(&path)?,
+            map: map_opened(&path, &file)?,
             path,
             package_version: None,
             package_name: None,
@@ -203,25 +221,26 @@ impl Opened {
     }
 }
 
-/// Map a file read-only. The mapping is only read; the file is a build
-/// nobody edits while we look at it.
+/// Map a file read-only. Only regular files: a FIFO or a device would block
+/// or never end (see [`untrusted`]). The mapping is only read; the file is a
+/// build nobody edits while we look at it.
 pub fn map_file(path: &Path) -> Result<Option<Mmap>, SourceError> {
-    let file = std::fs::File::open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => SourceError::NotFound(path.to_path_buf()),
-        _ => SourceError::io(path, e),
-    })?;
+    map_opened(path, &untrusted::open_regular(path)?)
+}
+
+fn map_opened(path: &Path, file: &std::fs::File) -> Result<Option<Mmap>, SourceError> {
     let meta = file.metadata().map_err(|e| SourceError::io(path, e))?;
-    if meta.is_dir() {
-        return Err(SourceError::io(
-            path,
-            std::io::Error::other("is a directory"),
-        ));
+    if !meta.is_file() {
+        return Err(SourceError::NotRegular {
+            path: path.to_path_buf(),
+            kind: untrusted::kind_of(meta.file_type()),
+        });
     }
     if meta.len() == 0 {
         return Ok(None);
     }
     // SAFETY: read-only mapping of a regular file; see the doc comment.
-    let map = unsafe { Mmap::map(&file) }.map_err(|e| SourceError::io(path, e))?;
+    let map = unsafe { Mmap::map(file) }.map_err(|e| SourceError::io(path, e))?;
     Ok(Some(map))
 }
 
@@ -251,14 +270,7 @@ impl Target {
                 o.platform = Some(platform);
                 Ok(o)
             }
-            Target::Installed { version } => {
-                let path = installed_path(version.as_deref())?;
-                let label = match version {
-                    Some(v) => format!("installed:{v}"),
-                    None => "installed".into(),
-                };
-                Opened::new(label, Origin::Installed, path)
-            }
+            Target::Installed { version } => installs::open_installed(version.as_deref()),
         }
     }
 }
@@ -300,11 +312,6 @@ fn open_tarball(p: &Path, bytes: &[u8], opts: &SourceOptions) -> Result<Opened, 
     o.package_name = name;
     o.platform = platform;
     Ok(o)
-}
-
-/// The installed `claude`: see [`installs`].
-fn installed_path(version: Option<&str>) -> Result<PathBuf, SourceError> {
-    installs::installed_path(version)
 }
 
 #[cfg(test)]
