@@ -36,7 +36,8 @@ pub fn chunks(chunks: &[(&str, &str)]) -> CodeIndex {
 }
 
 fn build(g: &BunGraph) -> CodeIndex {
-    crate::js::parse::with_big_stack(|| CodeIndex::build(g, 1 << 20)).expect("test JS parses")
+    let budget = crate::bun::decode::Budget::new(1 << 20);
+    crate::js::parse::with_big_stack(|| CodeIndex::build(g, &budget)).expect("test JS parses")
 }
 
 /// The module called `name` (or ending in it).
