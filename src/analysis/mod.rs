@@ -9,4 +9,6 @@ pub mod flags;
 pub mod gates;
 pub mod roles;
 pub mod simulate;
+#[cfg(test)]
+mod testjs;
 pub mod workflows;

@@ -305,7 +305,7 @@ pub fn flags_read(ci: &CodeIndex, ev: &mut Evaluator, m: usize, e: &Expr) -> Vec
         let Ok(Value::Str(flag)) = ev.eval(mi, &call.args[0].expr, c.lo, &Vec::new()) else {
             continue;
         };
-        if !flag.starts_with("tengu_") {
+        if !crate::analysis::flags::is_flag_name(&flag) {
             continue;
         }
         let default = ev
@@ -333,7 +333,12 @@ struct LevelFacts {
     cleanup: Vec<Option<f64>>,
 }
 
-const LEVEL_NAMES: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
+/// The review effort levels, lowest first, as the bundled scripts' level
+/// tables and the routing gate name them.
+pub const EFFORT_LEVELS: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
+
+/// The levels at which a review is routed to the workflow: `high` and up.
+pub const ROUTED_LEVELS: &[&str] = EFFORT_LEVELS.split_at(2).1;
 
 fn literal(e: &Expr) -> Option<serde_json::Value> {
     match e {
@@ -378,7 +383,7 @@ impl Visit for LevelFacts {
             .collect();
         let levels: Vec<&(String, &Expr)> = props
             .iter()
-            .filter(|(k, _)| LEVEL_NAMES.contains(&k.as_str()))
+            .filter(|(k, _)| EFFORT_LEVELS.contains(&k.as_str()))
             .collect();
         if levels.len() >= 2 && self.table.is_empty() {
             for (k, v) in levels {

@@ -27,6 +27,35 @@ pub enum ColorChoice {
     Never,
 }
 
+/// The sections `--only` accepts: those of [`Section`], which, being
+/// analysis, knows nothing of the command line.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum SectionArg {
+    Identity,
+    Modules,
+    Workflows,
+    Flags,
+    Gates,
+    Roles,
+    Functions,
+    Text,
+}
+
+impl From<SectionArg> for Section {
+    fn from(s: SectionArg) -> Section {
+        match s {
+            SectionArg::Identity => Section::Identity,
+            SectionArg::Modules => Section::Modules,
+            SectionArg::Workflows => Section::Workflows,
+            SectionArg::Flags => Section::Flags,
+            SectionArg::Gates => Section::Gates,
+            SectionArg::Roles => Section::Roles,
+            SectionArg::Functions => Section::Functions,
+            SectionArg::Text => Section::Text,
+        }
+    }
+}
+
 #[derive(Args)]
 pub struct DiffArgs {
     /// The older build (any TARGET).
@@ -37,7 +66,7 @@ pub struct DiffArgs {
     pub b: String,
     /// Only these sections (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "SECTIONS")]
-    pub only: Vec<Section>,
+    pub only: Vec<SectionArg>,
     /// human, md or json (--json is the same as --format json).
     #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
     pub format: DiffFormat,
@@ -103,7 +132,7 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
     let sections: Vec<Section> = if a.only.is_empty() {
         Section::ALL.to_vec()
     } else {
-        a.only.clone()
+        a.only.iter().map(|&s| s.into()).collect()
     };
     let mut timings: BTreeMap<&'static str, u64> = BTreeMap::new();
     let t0 = Instant::now();
@@ -182,4 +211,25 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
     };
     super::write_output(g, a.output.as_deref(), &text)?;
     Ok(if a.exit_code && differs(&v) { 1 } else { 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--only` offers every section, in order, under the name the JSON
+    /// report gives it.
+    #[test]
+    fn only_mirrors_every_section() {
+        let offered: Vec<Section> = SectionArg::value_variants()
+            .iter()
+            .map(|&s| s.into())
+            .collect();
+        assert_eq!(offered, Section::ALL.to_vec());
+        for s in SectionArg::value_variants() {
+            let name = s.to_possible_value().unwrap().get_name().to_string();
+            let json = serde_json::to_value(Section::from(*s)).unwrap();
+            assert_eq!(json, name.as_str());
+        }
+    }
 }

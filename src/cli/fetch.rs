@@ -63,3 +63,40 @@ pub fn run(g: &Global, a: &FetchArgs) -> anyhow::Result<i32> {
     }
     Ok(0)
 }
+
+/// A download drawn as a progress bar on stderr (the CLI gives one only
+/// when stderr is a terminal and neither --quiet nor --json is set).
+#[derive(Default)]
+pub struct DownloadBar(std::sync::Mutex<Option<indicatif::ProgressBar>>);
+
+impl npm::Progress for DownloadBar {
+    fn start(&self, what: &str, total: Option<u64>) {
+        let bar = indicatif::ProgressBar::new(total.unwrap_or(0));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg} {bar:30} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            )
+            .expect("a valid template"),
+        );
+        bar.set_message(format!("fetching {what}"));
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(bar);
+        }
+    }
+
+    fn advance(&self, bytes: u64) {
+        if let Ok(slot) = self.0.lock()
+            && let Some(bar) = &*slot
+        {
+            bar.inc(bytes);
+        }
+    }
+
+    fn finish(&self) {
+        if let Ok(mut slot) = self.0.lock()
+            && let Some(bar) = slot.take()
+        {
+            bar.finish_and_clear();
+        }
+    }
+}

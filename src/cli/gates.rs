@@ -1,6 +1,7 @@
 use super::{Global, TargetArg, print_json};
 use crate::analysis::gates::{self, CachedFlags, Gate};
 use crate::report::escape::display as esc;
+use crate::source::config;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -33,14 +34,21 @@ struct GatesView {
 /// be usable (else a usage error, exit 2); the default one is optional, and
 /// what is wrong with it is only noted.
 pub fn config_for(path: Option<&PathBuf>) -> anyhow::Result<CachedFlags> {
+    let flags = |c: config::ClaudeConfig| CachedFlags::from_config(&c.path, &c.object);
     if let Some(p) = path {
-        return match CachedFlags::read(p) {
-            Ok(c) => Ok(c),
+        return match config::read(p) {
+            Ok(c) => Ok(flags(c)),
             Err(why) => usage!("--config: {why}"),
         };
     }
-    Ok(match CachedFlags::default_path() {
-        Some(p) if p.exists() => CachedFlags::load(&p),
+    Ok(match config::default_path() {
+        Some(p) if p.exists() => config::read(&p)
+            .map(flags)
+            .unwrap_or_else(|why| CachedFlags {
+                path: Some(p.display().to_string()),
+                problem: Some(why.to_string()),
+                ..Default::default()
+            }),
         Some(p) => CachedFlags {
             path: Some(p.display().to_string()),
             problem: Some(format!("no config at {} (pass --config PATH)", p.display())),

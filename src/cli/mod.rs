@@ -238,7 +238,14 @@ impl Global {
                 .cache_dir
                 .clone()
                 .unwrap_or_else(crate::source::cache::default_cache_dir),
-            progress: !self.quiet && !self.json,
+            progress: if !self.quiet
+                && !self.json
+                && std::io::IsTerminal::is_terminal(&std::io::stderr())
+            {
+                std::sync::Arc::new(fetch::DownloadBar::default())
+            } else {
+                std::sync::Arc::new(crate::source::npm::Silent)
+            },
         }
     }
 

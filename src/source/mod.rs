@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod cache;
+pub mod config;
 pub mod installs;
 pub mod npm;
 pub mod registry;
@@ -127,10 +128,11 @@ pub enum Origin {
 }
 
 /// Options shared by all target resolution.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SourceOptions {
     pub cache_dir: PathBuf,
-    pub progress: bool,
+    /// Told how a download goes.
+    pub progress: std::sync::Arc<dyn npm::Progress>,
 }
 
 /// A resolved target: one local file, mapped.
@@ -255,7 +257,7 @@ impl Target {
                     &platform,
                     &npm::FetchOptions {
                         cache_dir: opts.cache_dir.clone(),
-                        progress: opts.progress,
+                        progress: opts.progress.clone(),
                     },
                 )?;
                 let mut o = Opened::new(

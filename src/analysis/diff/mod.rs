@@ -13,8 +13,8 @@ use crate::js::JsError;
 use crate::js::symbols;
 use serde::Serialize;
 
-/// The parts of a diff, for `--only`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, Serialize)]
+/// The parts of a diff (the CLI's `--only` mirrors them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Section {
     Identity,
