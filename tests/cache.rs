@@ -80,13 +80,16 @@ fn real_builds_cold_then_warm() {
     }
 }
 
+/// A way to damage the store's file.
+type Spoil = Box<dyn Fn(&Path)>;
+
 #[test]
 fn damaged_or_foreign_store_files_are_rebuilt() {
     let target = fixture();
     let cache = tempfile::tempdir().unwrap();
     let store = cache.path().join("facts.sqlite");
     let (good, _) = run(cache.path(), "workflows", &target);
-    let damage: [(&str, Box<dyn Fn(&Path)>); 4] = [
+    let damage: [(&str, Spoil); 4] = [
         (
             "truncated",
             Box::new(|p: &Path| {

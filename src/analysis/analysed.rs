@@ -186,6 +186,11 @@ impl<'g> Analysed<'g> {
             CodeIndex::build_filtered(self.graph, self.budget, |_| true, self.depth)
         })?;
         self.record("index", t.elapsed());
+        // CPU time summed over modules, to see where the index's time goes.
+        self.record("  decode (cpu)", ci.timings.decode);
+        self.record("  parse (cpu)", ci.timings.parse);
+        self.record("  index (cpu)", ci.timings.index);
+        self.record("  print (cpu)", ci.timings.print);
         Ok(self.index.get_or_init(|| ci))
     }
 

@@ -174,7 +174,7 @@ mod escaping_writer_tests {
     #[test]
     fn escapes_what_passes_through() {
         let mut w = super::Escaping::new(Vec::new());
-        write!(w, "label \x1b]0;x\x07 ok\n").unwrap();
+        writeln!(w, "label \x1b]0;x\x07 ok").unwrap();
         let out = String::from_utf8(w.into_inner()).unwrap();
         assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
         assert!(out.ends_with(" ok\n"), "{out:?}");
