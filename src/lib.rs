@@ -10,3 +10,4 @@ pub mod container;
 pub mod js;
 pub mod report;
 pub mod source;
+pub mod store;

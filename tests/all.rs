@@ -4,6 +4,8 @@
 mod common;
 
 mod bad_input;
+mod cache;
+mod cli_trust;
 mod diff;
 mod fixtures;
 mod flags_gates;

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use cc_teardown::bun::BunGraph;
+use cc_teardown::bun::{Budget, BunGraph};
 use cc_teardown::container::{self, ContainerOptions};
 use common::*;
 use proptest::prelude::*;
@@ -11,7 +11,12 @@ use std::path::Path;
 
 /// Run `args` and expect a one-line error mentioning `needle`.
 fn fails_with(args: &[&str], needle: &str) {
-    let out = bin().args(args).output().unwrap();
+    // A hang is killed (and then fails the exit-code check below).
+    let out = bin()
+        .args(args)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: stderr {err}");
     assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
@@ -25,6 +30,14 @@ fn fails_with(args: &[&str], needle: &str) {
         err.to_lowercase().contains(&needle.to_lowercase()),
         "{args:?}: expected {needle:?} in {err}"
     );
+}
+
+/// The `kind` of the JSON error `args --json` reports.
+fn json_error_kind(args: &[&str]) -> String {
+    let out = bin().args(args).arg("--json").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["error"]["kind"].as_str().unwrap().to_string()
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
@@ -201,7 +214,7 @@ fn zstd_bomb_is_capped() {
             "--max-decoded",
             "1000000",
         ],
-        "limit",
+        "--max-decoded",
     );
     // Within a generous cap it decodes fine.
     bin()
@@ -298,7 +311,7 @@ fn check_invariants(input: &[u8]) {
             for m in &g.modules {
                 assert!(inside(m.contents) && inside(m.sourcemap) && inside(m.name.as_bytes()));
                 assert!(inside(g.bytecode_of(m)));
-                let _ = m.decoded(1 << 16);
+                let _ = g.decoded(m, &Budget::new(1 << 16));
                 if let Ok(rel) = m.relative_path() {
                     assert!(
                         rel.components()
@@ -306,7 +319,7 @@ fn check_invariants(input: &[u8]) {
                     );
                 }
             }
-            let _ = cc_teardown::bun::digest::bundle_digest(&g, 1 << 16);
+            let _ = cc_teardown::bun::digest::bundle_digest(&g, &Budget::new(1 << 16));
         }
     }
 }
@@ -349,4 +362,268 @@ proptest! {
         }
         check_invariants(&v);
     }
+}
+
+/// A payload's module table and record size (the builder's 52-byte layout).
+fn record_at(payload: &[u8], i: usize) -> usize {
+    let n = payload.len();
+    let offsets = n - 16 - 32;
+    let table = u32::from_le_bytes(payload[offsets + 8..offsets + 12].try_into().unwrap());
+    table as usize + i * 52
+}
+
+/// Point record `to`'s pointer field `field` (0 name, 1 contents, 3
+/// bytecode) at record `from`'s contents.
+fn repoint(payload: &mut [u8], from: usize, to: usize, field: usize) {
+    let src = record_at(payload, from) + 8;
+    let ptr: [u8; 8] = payload[src..src + 8].try_into().unwrap();
+    let dst = record_at(payload, to) + field * 8;
+    payload[dst..dst + 8].copy_from_slice(&ptr);
+}
+
+/// `n` modules whose contents all point at one zstd frame of `size` zeros.
+fn shared_frame_payload(n: usize, size: usize, js: bool) -> Vec<u8> {
+    let frame = zstd::encode_all(&vec![0u8; size][..], 19).unwrap();
+    let names: Vec<String> = (0..n)
+        .map(|i| format!("/$bunfs/root/m{i}.{}", if js { "js" } else { "bin" }))
+        .collect();
+    let mut specs = vec![Spec::js("/$bunfs/root/cli", b"1")];
+    for name in &names {
+        let mut s = Spec::file(name, b"x");
+        if js {
+            s.loader = 1;
+        }
+        specs.push(s);
+    }
+    specs[1].contents = &frame;
+    let mut p = build_payload(&specs, 0);
+    for i in 2..=n {
+        repoint(&mut p, 1, i, 1);
+    }
+    p
+}
+
+#[test]
+fn one_decoding_budget_for_the_whole_run() {
+    let dir = tempfile::tempdir().unwrap();
+    // Four records on one 8 MiB frame: 32 MiB handed out in all.
+    let p = shared_frame_payload(4, 8 << 20, false);
+    assert!(p.len() < 10_000);
+    let f = write(dir.path(), "shared", &p);
+    let out = dir.path().join("out");
+    let o = out.to_str().unwrap();
+    // Each record alone fits in 20 MB; the run does not.
+    fails_with(
+        &["extract", &f, "-o", o, "--max-decoded", "20000000"],
+        "--max-decoded",
+    );
+    assert!(!out.exists(), "nothing is written when decoding is refused");
+    bin()
+        .args(["extract", &f, "-o", o, "--max-decoded", "40000000"])
+        .assert()
+        .success();
+    for i in 0..4 {
+        assert_eq!(
+            std::fs::metadata(out.join(format!("m{i}.bin")))
+                .unwrap()
+                .len(),
+            8 << 20
+        );
+    }
+    // hash over JavaScript modules that share one frame: refused fast.
+    let p = shared_frame_payload(50, 16 << 20, true);
+    let f = write(dir.path(), "shared-js", &p);
+    let t = std::time::Instant::now();
+    fails_with(&["hash", &f, "--max-decoded", "100000000"], "budget");
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    bin()
+        .args(["hash", &f, "--max-decoded", "1000000000"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_shared_frame_is_decompressed_once() {
+    let p = shared_frame_payload(3, 1 << 20, false);
+    let g = BunGraph::parse(&p).unwrap();
+    let budget = Budget::new(10 << 20);
+    let d: Vec<_> = g.modules[1..]
+        .iter()
+        .map(|m| g.decoded(m, &budget).unwrap())
+        .collect();
+    let ptrs: Vec<*const u8> = d.iter().map(|b| b.as_ptr()).collect();
+    assert!(ptrs.iter().all(|&p| p == ptrs[0]), "one decoded copy");
+    assert_eq!(budget.used(), 3 << 20, "each record is charged");
+}
+
+#[cfg(unix)]
+fn mkfifo(p: &Path) {
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .unwrap()
+            .success()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn targets_that_are_not_regular_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    mkfifo(&fifo);
+    fails_with(&["info", fifo.to_str().unwrap()], "FIFO");
+    fails_with(&["hash", "/dev/zero"], "character device");
+    let link = dir.path().join("zero");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    fails_with(
+        &[
+            "verify",
+            link.to_str().unwrap(),
+            "--file",
+            "--sha256",
+            &"0".repeat(64),
+        ],
+        "device",
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn extract_never_writes_through_what_is_already_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "p",
+        &build_payload(
+            &[
+                Spec::js("/$bunfs/root/cli", b"module text"),
+                Spec::js("/$bunfs/root/sub/x.js", b"2"),
+            ],
+            0,
+        ),
+    );
+    let outside = dir.path().join("outside.txt");
+    let out = dir.path().join("out");
+    let o = out.to_str().unwrap();
+    let reset = || {
+        let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(&outside, "precious").unwrap();
+    };
+    // A hard link to a file elsewhere.
+    reset();
+    std::fs::hard_link(&outside, out.join("cli")).unwrap();
+    fails_with(&["extract", &f, "-o", o], "already exists");
+    assert_eq!(json_error_kind(&["extract", &f, "-o", o]), "io");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
+    assert!(
+        !out.join("manifest.json").exists(),
+        "refused before writing"
+    );
+    // --force replaces the name, not the file behind it.
+    bin()
+        .args(["extract", &f, "-o", o, "--force"])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
+    assert_eq!(std::fs::read(out.join("cli")).unwrap(), b"module text");
+    // A FIFO: refused at once, and replaced (never opened) with --force.
+    reset();
+    mkfifo(&out.join("cli"));
+    fails_with(&["extract", &f, "-o", o], "FIFO");
+    bin()
+        .args(["extract", &f, "-o", o, "--force"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(out.join("cli")).unwrap(), b"module text");
+    // A symlinked manifest.json is refused before any module is written.
+    reset();
+    std::os::unix::fs::symlink(&outside, out.join("manifest.json")).unwrap();
+    fails_with(&["extract", &f, "-o", o], "symlink");
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1, "only the link");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
+    // A symlinked folder on the way, even with --force, is never entered.
+    reset();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, out.join("sub")).unwrap();
+    fails_with(&["extract", &f, "-o", o], "symlink");
+    bin()
+        .args(["extract", &f, "-o", o, "--force"])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(!out.join("sub").is_symlink() && out.join("sub/x.js").is_file());
+    // A folder where a file goes is never removed.
+    reset();
+    std::fs::create_dir(out.join("cli")).unwrap();
+    fails_with(&["extract", &f, "-o", o, "--force"], "directory");
+    // A second run into the same folder needs --force.
+    reset();
+    bin().args(["extract", &f, "-o", o]).assert().success();
+    fails_with(&["extract", &f, "-o", o], "already exists");
+    bin()
+        .args(["extract", &f, "-o", o, "--force"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn extract_refuses_files_that_collide() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (&["/$bunfs/root/A.js", "/$bunfs/root/a.js"], "case"),
+        (
+            &["/$bunfs/root/x", "/$bunfs/root/x/y.js"],
+            "needs a directory",
+        ),
+        (&["/$bunfs/root/manifest.json"], "manifest.json"),
+        (&["/$bunfs/root/Manifest.JSON"], "manifest.json"),
+    ];
+    for (i, (names, needle)) in cases.iter().enumerate() {
+        let mut specs = vec![Spec::js("/$bunfs/root/cli", b"1")];
+        specs.extend(names.iter().map(|n| Spec::js(n, b"2")));
+        let f = write(dir.path(), &format!("c{i}"), &build_payload(&specs, 0));
+        let out = dir.path().join(format!("out{i}"));
+        fails_with(&["extract", &f, "-o", out.to_str().unwrap()], needle);
+        assert_eq!(
+            json_error_kind(&["extract", &f, "-o", out.to_str().unwrap()]),
+            "bun"
+        );
+        assert!(!out.exists(), "{needle}: nothing written");
+    }
+    // a.js carries bytecode, so --bytecode would write a.js.jsc: that is
+    // also a module's name.
+    let mut p = build_payload(
+        &[
+            Spec::js("/$bunfs/root/cli", b"1"),
+            Spec::js("/$bunfs/root/a.js", b"text"),
+            Spec::js("/$bunfs/root/a.js.jsc", b"other"),
+        ],
+        0,
+    );
+    repoint(&mut p, 2, 1, 3);
+    let f = write(dir.path(), "bc", &p);
+    let out = dir.path().join("out-bc");
+    let o = out.to_str().unwrap();
+    fails_with(&["extract", &f, "-o", o, "--bytecode"], "a.js.jsc");
+    let err = String::from_utf8(
+        bin()
+            .args(["extract", &f, "-o", o, "--bytecode"])
+            .output()
+            .unwrap()
+            .stderr,
+    )
+    .unwrap();
+    assert!(
+        err.contains("bytecode of module /$bunfs/root/a.js")
+            && err.contains("module /$bunfs/root/a.js.jsc"),
+        "names both: {err}"
+    );
+    assert!(!out.exists());
+    // Without --bytecode there is no sidecar, hence no collision.
+    bin().args(["extract", &f, "-o", o]).assert().success();
 }

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use cc_teardown::bun::BunGraph;
+use cc_teardown::bun::{Budget, BunGraph};
 use cc_teardown::container::{self, ContainerOptions, Format, Placement};
 use common::*;
 use sha2::{Digest, Sha256};
@@ -134,7 +134,7 @@ fn zstd_assets_decode_to_the_original_file() {
         let g = BunGraph::parse(&payload).unwrap();
         for m in g.modules.iter().filter(|m| m.is_compressed()) {
             assert_eq!(
-                m.decoded(1 << 20).unwrap().as_ref(),
+                g.decoded(m, &Budget::new(1 << 20)).unwrap().as_ref(),
                 &blob[..],
                 "{name}: {}",
                 m.name

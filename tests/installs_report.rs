@@ -25,6 +25,8 @@ fn installs(root: &Path, home: &str, path: &str) -> serde_json::Value {
         .env("HOME", home)
         .env("PATH", path)
         .env_remove("CLAUDE_CONFIG_DIR")
+        // A hang is killed, and fails the status check below.
+        .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
     assert!(
@@ -223,9 +225,9 @@ fn html_report_renders_in_headless_chromium() {
             "html",
             "-o",
             html.to_str().unwrap(),
-            "--config",
-            "/nonexistent.json",
         ])
+        // No config (a missing --config is an error): the defaults decide.
+        .env("CLAUDE_CONFIG_DIR", dir.path())
         .output()
         .unwrap();
     assert!(
@@ -327,4 +329,236 @@ fn installed_targets_use_the_selected_installation() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no installation of version 9.9.9"));
+}
+
+#[cfg(unix)]
+fn mkfifo(p: &Path) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .unwrap()
+            .success()
+    );
+}
+
+/// A tiny build stating `version`.
+fn tiny_build(version: &str) -> Vec<u8> {
+    elf_with_section(&with_header(
+        &build_payload(
+            &[Spec::js(
+                "/$bunfs/root/cli",
+                format!("// Version: {version}\nexport{{}};").as_bytes(),
+            )],
+            0,
+        ),
+        8,
+    ))
+}
+
+fn skipped(v: &serde_json::Value) -> Vec<(String, String)> {
+    v["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap().to_string(),
+                s["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn devices_and_fifos_are_skipped_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    // On this machine (no --root): ~/.local/bin/claude → /dev/zero.
+    symlink("/dev/zero", &home.join(".local/bin/claude"));
+    let out = bin()
+        .args(["installs", "--json"])
+        .env("HOME", &home)
+        .env("PATH", home.join(".local/bin"))
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let home_s = home.to_str().unwrap();
+    assert!(
+        skipped(&v)
+            .iter()
+            .any(|(p, r)| p == &format!("{home_s}/.local/bin/claude")
+                && r.contains("character device")),
+        "{v}"
+    );
+    assert!(
+        !v["installs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["path"].as_str().unwrap().starts_with(home_s)),
+        "{v}"
+    );
+    // installed names nothing then, in one line.
+    let out = bin()
+        .args(["info", "installed"])
+        .env("HOME", &home)
+        .env("PATH", home.join(".local/bin"))
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+
+    // In a tree: FIFOs on PATH and in the native versions folder.
+    let root = dir.path().join("root");
+    mkfifo(&root.join("usr/bin/claude"));
+    mkfifo(&root.join("home/u/.local/share/claude/versions/1.0.0"));
+    std::fs::write(
+        root.join("home/u/.local/share/claude/versions/1.0.1"),
+        tiny_build("1.0.1"),
+    )
+    .unwrap();
+    let v = installs(&root, "/home/u", "/usr/bin");
+    let s = skipped(&v);
+    assert!(
+        s.iter()
+            .any(|(p, r)| p == "/usr/bin/claude" && r.contains("FIFO")),
+        "{v}"
+    );
+    assert!(
+        s.iter()
+            .any(|(p, r)| p.ends_with("versions/1.0.0") && r.contains("FIFO")),
+        "{v}"
+    );
+    let list = v["installs"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{v}");
+    assert_eq!(list[0]["version"], "1.0.1");
+    // The text output says what was skipped.
+    let out = bin()
+        .args(["installs", "--root", root.to_str().unwrap()])
+        .env("HOME", "/home/u")
+        .env("PATH", "/usr/bin")
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("skipped: /usr/bin/claude: a FIFO"));
+}
+
+#[cfg(unix)]
+#[test]
+fn resolution_never_leaves_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("a/b/root");
+    std::fs::create_dir_all(&root).unwrap();
+    // Builds outside the root that no entry may reach.
+    std::fs::write(dir.path().join("outside"), tiny_build("6.6.6")).unwrap();
+    std::fs::create_dir_all(dir.path().join("a/outside-bin")).unwrap();
+    std::fs::write(dir.path().join("a/outside-bin/claude"), tiny_build("6.6.6")).unwrap();
+    // Relative and absolute links that climb out, and a wrapper that execs
+    // a path with `..` above the root.
+    symlink("../../../../../outside", &root.join("p1/claude"));
+    symlink("/../../../outside", &root.join("p2/claude"));
+    std::fs::create_dir_all(root.join("p3")).unwrap();
+    std::fs::write(
+        root.join("p3/claude"),
+        "#!/bin/sh\nexec /../../../../outside \"$@\"\n",
+    )
+    .unwrap();
+    // A folder link that climbs out, used in the middle of a PATH entry.
+    symlink("../..", &root.join("up"));
+    let v = installs(&root, "/home/nobody", "/p1:/p2:/p3:/up/outside-bin");
+    assert!(
+        !v.to_string().contains("6.6.6"),
+        "read outside the root: {v}"
+    );
+    // The climbing links land on /outside inside the tree, which is missing.
+    let s = skipped(&v);
+    assert!(s.iter().any(|(p, _)| p == "/p1/claude"), "{v}");
+    assert!(s.iter().any(|(p, _)| p == "/p2/claude"), "{v}");
+    // The wrapper stays the program (its exec target is missing).
+    assert_eq!(v["installs"][0]["resolved"], "/p3/claude", "{v}");
+    // Put a build at /outside inside the tree: every route reaches that one.
+    std::fs::write(root.join("outside"), tiny_build("1.2.3")).unwrap();
+    let v = installs(&root, "/home/nobody", "/p1:/p2:/p3");
+    let list = v["installs"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "one program, reached three ways: {v}");
+    assert_eq!(list[0]["resolved"], "/outside");
+    assert_eq!(list[0]["version"], "1.2.3");
+    assert!(!v.to_string().contains("6.6.6"), "{v}");
+}
+
+#[cfg(unix)]
+#[test]
+fn link_loops_long_chains_and_big_folders_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    symlink("b", &root.join("loop/a"));
+    symlink("a", &root.join("loop/b"));
+    symlink("a", &root.join("loop/claude"));
+    symlink("claude", &root.join("self/claude"));
+    std::fs::create_dir_all(root.join("chain")).unwrap();
+    for i in 0..100 {
+        symlink(&format!("l{}", i + 1), &root.join(format!("chain/l{i}")));
+    }
+    std::fs::write(root.join("chain/l100"), tiny_build("2.0.0")).unwrap();
+    symlink("l0", &root.join("chain/claude"));
+    // More versions than one folder listing takes.
+    let versions = root.join("home/u/.local/share/claude/versions");
+    std::fs::create_dir_all(&versions).unwrap();
+    for i in 0..300 {
+        std::fs::write(versions.join(format!("0.0.{i}")), "").unwrap();
+    }
+    let t = std::time::Instant::now();
+    let v = installs(root, "/home/u", "/loop:/self:/chain");
+    assert!(t.elapsed().as_secs() < 30, "{:?}", t.elapsed());
+    let s = skipped(&v);
+    for p in ["/loop/claude", "/self/claude", "/chain/claude"] {
+        assert!(
+            s.iter().any(|(q, r)| q == p && r.contains("links")),
+            "{p}: {v}"
+        );
+    }
+    assert!(
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("more than 256 entries")),
+        "{v}"
+    );
+    assert!(v["installs"].as_array().unwrap().len() <= 256);
+}
+
+#[test]
+fn a_missing_root_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope");
+    let out = bin()
+        .args(["installs", "--root", missing.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: --root") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let out = bin()
+        .args(["installs", "--root", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a directory"));
 }

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use cc_teardown::bun::BunGraph;
+use cc_teardown::bun::{Budget, BunGraph};
 use cc_teardown::js::code::CodeIndex;
 use cc_teardown::js::parse::{self, Goal};
 use cc_teardown::js::{print, symbols};
@@ -136,7 +136,7 @@ var x = import.meta.require("/$bunfs/root/chunk-aaaa.js").initBundledThings();"#
         2,
     );
     let g = BunGraph::parse(&payload).unwrap();
-    let ci = parse::with_big_stack(|| CodeIndex::build(&g, 1 << 20)).unwrap();
+    let ci = parse::with_big_stack(|| CodeIndex::build(&g, &Budget::new(1 << 20))).unwrap();
     assert_eq!(ci.modules.len(), 3);
     let syms = symbols::recover(&ci);
     let s = syms

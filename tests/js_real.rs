@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use cc_teardown::bun::BunGraph;
+use cc_teardown::bun::{Budget, BunGraph};
 use cc_teardown::container::{self, ContainerOptions};
 use cc_teardown::js::code::CodeIndex;
 use cc_teardown::js::index::FnKind;
@@ -131,12 +131,12 @@ fn line_maps_agree_on_both_builds() {
         return;
     }
     let n220 = with_graph("2.1.220", "darwin-arm64", |g| {
-        let ci = parse::with_big_stack(|| CodeIndex::build(g, 1 << 30)).unwrap();
+        let ci = parse::with_big_stack(|| CodeIndex::build(g, &Budget::new(1 << 30))).unwrap();
         check_line_maps(&ci)
     });
     assert!(n220 > 10_000, "{n220} functions checked");
     let n260 = with_graph("2.1.260", "darwin-arm64", |g| {
-        let ci = parse::with_big_stack(|| CodeIndex::build(g, 1 << 30)).unwrap();
+        let ci = parse::with_big_stack(|| CodeIndex::build(g, &Budget::new(1 << 30))).unwrap();
         assert!(
             ci.modules.len() > 1400,
             "{} chunks indexed",
@@ -189,7 +189,7 @@ fn symbols_recover_init_bundled_workflows() {
     }
     // The loader that calls it reaches it through import.meta.require.
     with_graph("2.1.260", "darwin-arm64", |g| {
-        let ci = parse::with_big_stack(|| CodeIndex::build(g, 1 << 30)).unwrap();
+        let ci = parse::with_big_stack(|| CodeIndex::build(g, &Budget::new(1 << 30))).unwrap();
         let all = symbols::link(&ci, None);
         assert!(all.iter().any(|l| l.imported == "initBundledWorkflows"
             && l.from == chunk

@@ -557,6 +557,40 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(err.starts_with("error:") && err.contains(words), "{err}");
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
+    // Scripts and scenarios must be regular files: a device would never
+    // end, a FIFO never start (it is refused without waiting for a writer).
+    let fifo = dir.path().join("fifo.js");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    for (flag, path) in [
+        ("--script", "/dev/zero"),
+        ("--script", dir.path().to_str().unwrap()),
+        ("--script", fifo.to_str().unwrap()),
+        ("--scenario", "/dev/zero"),
+    ] {
+        let mut cmd = bin();
+        cmd.args(["simulate", flag, path]);
+        if flag == "--scenario" {
+            cmd.args(["--script", script.to_str().unwrap()]);
+        }
+        let out = cmd
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{path}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not a regular file"), "{path}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    let big = write(dir.path(), "big.js", &"//\n".repeat(2 << 20));
+    let out = bin()
+        .args(["simulate", "--script", big.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("larger than 4 MB"), "{err}");
     let out = bin()
         .args(["simulate", "--script", script.to_str().unwrap()])
         .output()
@@ -578,4 +612,362 @@ fn bad_input_is_one_line_and_exit_2() {
         err.contains("code-review") && err.contains("deep-research"),
         "lists the available ones: {err}"
     );
+}
+
+/// Run a hostile script (written here) with `extra` options; returns the
+/// exit code, the trace, stderr and the wall time.
+fn hostile(
+    dir: &Path,
+    name: &str,
+    text: &str,
+    extra: &[&str],
+) -> (i32, Value, String, std::time::Duration) {
+    let script = write(dir, name, text);
+    let mut args = vec!["--script", script.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let started = std::time::Instant::now();
+    let (code, t, stderr) = simulate(&args);
+    (code, t, stderr, started.elapsed())
+}
+
+/// Assert a run ended with `kind` (exit 1, one line on stderr) and within
+/// three times its time limit plus the start-up of a debug binary on a
+/// loaded machine.
+fn stopped_with(
+    (code, t, stderr, took): &(i32, Value, String, std::time::Duration),
+    name: &str,
+    kind: &str,
+    timeout_ms: u64,
+) {
+    assert_eq!(t["status"]["kind"], kind, "{name}: {stderr}");
+    assert_eq!(*code, 1, "{name}: {stderr}");
+    assert_eq!(t["ok"], false, "{name}");
+    assert_eq!(
+        stderr.trim().lines().count(),
+        1,
+        "{name}: one line: {stderr}"
+    );
+    let bound = std::time::Duration::from_millis(3 * timeout_ms + 3000);
+    assert!(*took < bound, "{name}: took {took:?}, bound {bound:?}");
+}
+
+#[test]
+fn schema_driven_results_are_bounded_by_the_caps() {
+    let dir = tempfile::tempdir().unwrap();
+    let cube = "{type:'array',minItems:1000,items:{type:'array',minItems:1000,items:{type:'array',minItems:1000,items:{type:'string'}}}}";
+    // A billion strings asked for: the cap stops it, not the machine.
+    let r = hostile(
+        dir.path(),
+        "cube.js",
+        &format!("await agent('x', {{schema: {cube}}})\nreturn 1\n"),
+        &["--timeout-ms", "3000", "--memory-mb", "32"],
+    );
+    stopped_with(&r, "cube under 32 MB", "memory_limit", 3000);
+    assert!(r.2.contains("memory cap"), "{}", r.2);
+    // With room to spare, the deadline stops the generator itself.
+    let r = hostile(
+        dir.path(),
+        "cube-time.js",
+        &format!("await agent('x', {{schema: {cube}}})\nreturn 1\n"),
+        &["--timeout-ms", "300", "--memory-mb", "2048"],
+    );
+    stopped_with(&r, "cube under 300 ms", "timeout", 300);
+    // Object nesting and huge minProperties-like shapes go through the
+    // same charge; a deep self-similar object is cut at the depth bound.
+    let deep = (0..40).fold("{type:'string'}".to_string(), |inner, _| {
+        format!(
+            "{{type:'object',required:['a','b'],properties:{{a:{inner},b:{inner2}}}}}",
+            inner2 = "{type:'array',minItems:1000,items:{type:'string',minLength:1000}}"
+        )
+    });
+    let r = hostile(
+        dir.path(),
+        "deep.js",
+        &format!("const r = await agent('x', {{schema: {deep}}})\nreturn typeof r\n"),
+        &["--timeout-ms", "3000", "--memory-mb", "16"],
+    );
+    stopped_with(&r, "deep object", "memory_limit", 3000);
+    // A schema too deep to read is said so, not silently taken for text.
+    let (code, t, stderr, _) = hostile(
+        dir.path(),
+        "too-deep.js",
+        "let s = {type: 'string'}\nfor (let i = 0; i < 300; i++) s = {type: 'array', items: s}\nreturn typeof await agent('x', {schema: s})\n",
+        &["--timeout-ms", "3000"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let w = t["agents"][0]["warnings"][0].as_str().unwrap();
+    assert!(w.starts_with("the schema could not be read"), "{w}");
+
+    // minLength is met in one step, not char by char.
+    let (code, t, stderr, took) = hostile(
+        dir.path(),
+        "long.js",
+        "const r = await agent('x', {schema: {type:'string', minLength: 2000000}})\nreturn r.length\n",
+        &["--timeout-ms", "5000"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(t["result"], 2_000_000);
+    assert!(took.as_secs() < 18, "{took:?}");
+    // Lengths past any cap are refused before anything is allocated.
+    for (name, schema) in [
+        ("huge-min", "{type:'string', minLength: 1e15}"),
+        ("huge-enum", "{enum: ['e'.repeat(8 << 20)]}"),
+        ("huge-const", "{const: 'c'.repeat(8 << 20)}"),
+    ] {
+        let r = hostile(
+            dir.path(),
+            &format!("{name}.js"),
+            &format!(
+                "for (let i = 0; i < 50; i++) await agent('x', {{schema: {schema}}})\nreturn 1\n"
+            ),
+            &["--timeout-ms", "5000", "--memory-mb", "64"],
+        );
+        stopped_with(&r, name, "memory_limit", 5000);
+    }
+}
+
+#[test]
+fn what_the_host_keeps_counts_against_the_memory_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    // The issue's reproduction: a 20 MB stage title, then lines logged in
+    // it. Titles are names: kept cut short, so the run completes at once.
+    let (code, t, stderr, took) = hostile(
+        dir.path(),
+        "title.js",
+        "const s = 'P'.repeat(20 * 1024 * 1024)\nphase(s)\nfor (let i = 0; i < 200; i++) log('x')\nreturn 1\n",
+        &["--timeout-ms", "3000"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(t["result"], 1);
+    assert_eq!(t["logs"].as_array().unwrap().len(), 200);
+    let title = t["phases"][0]["title"].as_str().unwrap();
+    assert!(
+        title.len() < 1010 && title.ends_with('…'),
+        "{}",
+        title.len()
+    );
+    assert_eq!(t["logs"][199]["phase"], title);
+    assert!(took.as_secs() < 12, "{took:?}");
+    // Labels and stage names given as agent options are cut the same way.
+    let (code, t, stderr, _) = hostile(
+        dir.path(),
+        "labels.js",
+        "const s = '\\u00e9'.repeat(10 * 1024 * 1024)\nfor (let i = 0; i < 20; i++) await agent('x', {label: s, phase: s})\n",
+        &["--timeout-ms", "5000"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let label = t["agents"][19]["label"].as_str().unwrap();
+    assert!(label.chars().count() < 1010, "{}", label.len());
+    assert_eq!(t["phases"].as_array().unwrap().len(), 1);
+
+    // Whatever is kept in full (or cut to a line's length) adds up, and the
+    // cap stops the run: small caps here, so the traces stay small to write.
+    for (name, text, mb) in [
+        (
+            "logs",
+            "const s = 'L'.repeat(20 * 1024 * 1024)\nfor (let i = 0; i < 20000; i++) log(s)\n",
+            "48",
+        ),
+        (
+            "console",
+            "const s = 'L'.repeat(1024 * 1024)\nfor (let i = 0; i < 20000; i++) console.log(s, i)\n",
+            "16",
+        ),
+        (
+            "phases",
+            "for (let i = 0; i < 1e6; i++) phase('T'.repeat(900) + i)\n",
+            "16",
+        ),
+        (
+            "schemas",
+            "const schema = {type: 'object', properties: {a: {type: 'string', description: 'd'.repeat(1 << 20)}}}\nfor (let i = 0; i < 200; i++) await agent('x', {schema})\n",
+            "16",
+        ),
+        (
+            "results",
+            "for (let i = 0; i < 1000; i++) await agent('x', {schema: {type: 'array', minItems: 1000, items: {type: 'string', minLength: 100}}})\n",
+            "16",
+        ),
+        ("result", "return new Array(2000000).fill(0)\n", "48"),
+    ] {
+        let r = hostile(
+            dir.path(),
+            &format!("{name}.js"),
+            text,
+            &["--timeout-ms", "5000", "--memory-mb", mb],
+        );
+        stopped_with(&r, name, "memory_limit", 5000);
+        assert!(r.2.contains("memory cap"), "{name}: {}", r.2);
+    }
+    // A huge prompt is read (for the scenario's patterns) but not kept
+    // without --prompts: the run completes; with it, the cap stops it.
+    let prompts = "const s = 'Q'.repeat(4 * 1024 * 1024)\nfor (let i = 0; i < 20; i++) await agent(s)\nreturn 'done'\n";
+    let (code, t, stderr, _) = hostile(
+        dir.path(),
+        "prompts.js",
+        prompts,
+        &["--timeout-ms", "10000", "--memory-mb", "48"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(t["result"], "done");
+    assert_eq!(t["agents"][0]["prompt_bytes"], 4 * 1024 * 1024);
+    let r = hostile(
+        dir.path(),
+        "prompts-kept.js",
+        prompts,
+        &["--timeout-ms", "10000", "--memory-mb", "48", "--prompts"],
+    );
+    stopped_with(&r, "prompts kept", "memory_limit", 10000);
+}
+
+#[test]
+fn the_status_says_what_happened() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = ["--timeout-ms", "1000"];
+    // Writing the result runs under the deadline too.
+    for (name, text) in [
+        ("tojson", "return { toJSON() { for (;;) {} } }\n"),
+        ("getter", "return { get x() { while (true) {} } }\n"),
+        (
+            "proxy",
+            "return new Proxy({}, { ownKeys() { for (;;) {} } })\n",
+        ),
+        (
+            "nested-getter",
+            "return [1, { a: { get b() { for (;;) {} } } }]\n",
+        ),
+        ("spin", "while (true) {}\n"),
+        ("microtasks", "for (;;) await null\n"),
+        (
+            "timers",
+            "const t = () => setTimeout(t, 0)\nt()\nawait new Promise(() => {})\n",
+        ),
+        ("regex", "return /(a+)+$/.test('a'.repeat(40) + 'b')\n"),
+        ("thrown-getter", "throw { get message() { for (;;) {} } }\n"),
+    ] {
+        let r = hostile(dir.path(), &format!("{name}.js"), text, &limit);
+        stopped_with(&r, name, "timeout", 1000);
+        assert!(r.2.contains("time limit"), "{name}: {}", r.2);
+    }
+    // Out of memory inside the engine is the memory cap, caught or not.
+    for (name, text) in [
+        (
+            "big-string",
+            "const s = 'x'.repeat(2 ** 28)\nreturn s.length\n",
+        ),
+        ("big-array", "return new Array(1e8).fill(0).length\n"),
+        (
+            "caught",
+            "let n = 0\ntry { const keep = []; for (;;) keep.push('y'.repeat(1 << 20) + n++) } catch (e) { }\nreturn n\n",
+        ),
+        (
+            "caught-then-throw-null",
+            "try { 'z'.repeat(2 ** 28) } catch (e) { throw null }\n",
+        ),
+    ] {
+        let r = hostile(
+            dir.path(),
+            &format!("{name}.js"),
+            text,
+            &["--timeout-ms", "5000", "--memory-mb", "64"],
+        );
+        stopped_with(&r, name, "memory_limit", 5000);
+    }
+    // Genuine throws stay throws: recursion, a circular result, null.
+    let (code, t, stderr, _) = hostile(
+        dir.path(),
+        "recurse.js",
+        "function f(n) { return f(n + 1) + 1 }\nreturn f(0)\n",
+        &limit,
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(t["status"]["kind"], "threw", "{stderr}");
+    assert_eq!(t["status"]["name"], "RangeError");
+    let (code, t, stderr, _) = hostile(
+        dir.path(),
+        "caught-recursion.js",
+        "function f(n) { return f(n + 1) + 1 }\nlet ok = false\ntry { f(0) } catch (e) { ok = e instanceof RangeError }\nreturn ok\n",
+        &limit,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(t["result"], true);
+    let (code, t, _, _) = hostile(
+        dir.path(),
+        "circular.js",
+        "const a = {}\na.a = a\nreturn a\n",
+        &limit,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(t["status"]["kind"], "threw");
+    assert!(
+        t["status"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("writing the result as JSON"),
+        "{}",
+        t["status"]
+    );
+    let (code, t, _, _) = hostile(dir.path(), "null.js", "throw null\n", &limit);
+    assert_eq!(code, 1);
+    assert_eq!(
+        t["status"],
+        json!({"kind": "threw", "name": "thrown value", "message": "null", "stack": null})
+    );
+    let (code, t, _, _) = hostile(
+        dir.path(),
+        "never.js",
+        "await new Promise(() => {})\n",
+        &limit,
+    );
+    assert_eq!(code, 1);
+    assert_eq!(t["status"]["kind"], "stalled");
+}
+
+#[test]
+fn code_generation_from_strings_is_off_in_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"const tries = {
+  eval: () => eval("1 + 1"),
+  indirect: () => (0, eval)("1 + 1"),
+  computed: () => globalThis["ev" + "al"]("1 + 1"),
+  Function: () => Function("return 1 + 1")(),
+  newFunction: () => new Function("return 1 + 1")(),
+  viaConstructor: () => (function () {}).constructor("return 1 + 1")(),
+  arrowConstructor: () => (() => 0).constructor("return 1 + 1")(),
+  AsyncFunction: () => (async () => {}).constructor("return 1 + 1"),
+  GeneratorFunction: () => (function* () {}).constructor("yield 1"),
+  AsyncGeneratorFunction: () => (async function* () {}).constructor("yield 1"),
+  reflect: () => Reflect.construct(Function, ["return 1 + 1"])(),
+  reflectApply: () => Reflect.apply(Function, null, ["return 1 + 1"])(),
+  bound: () => Function.bind(null, "return 1 + 1")()(),
+  prototypeCtor: () => Object.getPrototypeOf(async function () {}).constructor("return 1"),
+  timerString: () => { setTimeout("globalThis.ran = 1", 0) },
+}
+const out = {}
+for (const [k, f] of Object.entries(tries)) {
+  try { f(); out[k] = "ran" } catch (e) { out[k] = e.name }
+}
+try { await import("data:text/javascript,globalThis.ran = 1"); out.import = "ran" } catch (e) { out.import = e.name }
+await new Promise((r) => setTimeout(r, 1))
+out.ran = globalThis.ran ?? null
+return out
+"#;
+    let (code, t, stderr, _) = hostile(dir.path(), "codegen.js", script, &["--timeout-ms", "5000"]);
+    assert_eq!(code, 0, "{stderr}");
+    let out = t["result"].as_object().unwrap();
+    assert_eq!(out.len(), 17, "{out:?}");
+    for (k, v) in out {
+        if k == "ran" {
+            assert_eq!(*v, Value::Null, "a string timer never runs");
+        } else if k == "timerString" {
+            assert_eq!(
+                *v, "ran",
+                "setTimeout with a string is ignored, not compiled"
+            );
+        } else {
+            // The error's name (EvalError from the prelude's `eval`,
+            // TypeError from the engine, …): anything but running.
+            assert!(v.is_string() && *v != "ran", "{k}: {v}");
+        }
+    }
 }

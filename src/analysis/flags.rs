@@ -14,10 +14,10 @@
 use crate::analysis::eval::{Evaluator, parse_snippet};
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::index::{Call, FnId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum FlagKind {
     Feature,
@@ -38,7 +38,7 @@ impl FlagKind {
 }
 
 /// What a called function is, for the strings passed to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AccessorKind {
     Getter,
@@ -46,7 +46,7 @@ pub enum AccessorKind {
     Other,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FlagSite {
     pub kind: FlagKind,
     pub module: String,
@@ -64,7 +64,7 @@ pub struct FlagSite {
     pub constant: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Flag {
     pub name: String,
     pub kind: FlagKind,
@@ -74,7 +74,7 @@ pub struct Flag {
     pub sites: Vec<FlagSite>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Accessor {
     pub name: String,
     pub original: Option<String>,
@@ -83,7 +83,7 @@ pub struct Accessor {
     pub sites: usize,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub struct FlagInventory {
     pub flags: Vec<Flag>,
     pub accessors: Vec<Accessor>,
@@ -129,6 +129,23 @@ pub fn is_flag_name(s: &str) -> bool {
         && s.len() > 6
         && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
+
+/// The largest function classified as an accessor. Getters and loggers are
+/// short; a long function that mentions the store's key (the code that
+/// fills the store, a settings dump) is not one.
+const MAX_ACCESSOR_BYTES: usize = 6000;
+
+/// How many wrappers deep a call is followed to the store or the sink
+/// (`gate(e)` → `value(e, t).value` → the store read): enough for the
+/// chains real builds have, and a bound on cycles of calls.
+const MAX_WRAPPER_DEPTH: usize = 4;
+
+/// The longest constant value read as a flag name (`var o = "tengu_…"`):
+/// a quoted name is short; a long value is something else.
+const MAX_CONSTANT_BYTES: u32 = 200;
+
+/// How much of a computed default's source is quoted.
+const MAX_DEFAULT_CHARS: usize = 80;
 
 /// Classifies called functions, following a few calls to the flag store or
 /// the telemetry sink.
@@ -186,9 +203,9 @@ impl<'a> Classifier<'a> {
                 continue;
             };
             let src = &module.source()[f.lo as usize..f.hi as usize];
-            let k = if src.len() <= 6000 && reads_flag_store(src) {
+            let k = if src.len() <= MAX_ACCESSOR_BYTES && reads_flag_store(src) {
                 AccessorKind::Getter
-            } else if depth < 4 {
+            } else if depth < MAX_WRAPPER_DEPTH {
                 let name = f.name.clone().unwrap_or_default();
                 let _ = id;
                 self.kind_at(i, &name, depth)
@@ -211,7 +228,7 @@ impl<'a> Classifier<'a> {
         let module = &self.ci.modules[fm];
         let f = &module.index.functions[id as usize];
         let src = &module.source()[f.lo as usize..f.hi as usize];
-        if src.len() > 6000 {
+        if src.len() > MAX_ACCESSOR_BYTES {
             return AccessorKind::Other;
         }
         if reads_flag_store(src) {
@@ -220,7 +237,7 @@ impl<'a> Classifier<'a> {
         if f.params >= 2 && src.contains("eventName:") {
             return AccessorKind::Logger;
         }
-        if depth >= 4 {
+        if depth >= MAX_WRAPPER_DEPTH {
             return AccessorKind::Other;
         }
         // A wrapper passing its first parameter on: `return Bno(e, t).value`.
@@ -272,7 +289,7 @@ fn default_of(
             return v.to_json();
         }
     }
-    let short: String = text.chars().take(80).collect();
+    let short: String = text.chars().take(MAX_DEFAULT_CHARS).collect();
     serde_json::Value::String(format!("computed: {short}"))
 }
 
@@ -289,7 +306,7 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
         for (name, defs) in &m.index.definitions {
             if let [d] = defs.as_slice()
                 && let Some((lo, hi)) = d.value
-                && hi - lo < 200
+                && hi - lo < MAX_CONSTANT_BYTES
             {
                 let text = &m.source()[lo as usize..hi as usize];
                 let inner = text.trim_matches(|c| c == '"' || c == '\'');
@@ -471,7 +488,263 @@ fn site(
 
 #[cfg(test)]
 mod tests {
-    use super::reads_flag_store;
+    use super::*;
+    use crate::analysis::testjs;
+    use serde_json::json;
+
+    /// Getters of each kind, loggers, wrappers of both, and functions that
+    /// are neither; written here in the shapes the classifier looks for.
+    const ACCESSORS: &str = r#"var st = () => globalThis.__st ?? {}, out = [];
+function getA(n, d) { return st().cachedFeatureFlags?.[n] ?? d; }
+function getB(n, d) { return st().cachedGrowthBookFeatures?.[n] ?? d; }
+function getC(n) { return st().cachedStatsigGates?.[n]; }
+function getD(n) { return st().cachedDynamicConfigs?.[n]; }
+function answer(n, d) { let v = st().p?.[n]; if (v !== void 0) return {value:v,source:"payload"}; return {value:d,source:"fallback"}; }
+function track(e, t) { out.push({ eventName: e, metadata: t }); }
+function track1(e) { out.push({ eventName: e }); }
+function viaAnswer(n, d) { return answer(n, d).value; }
+function viaTrack(n, m) { track(n, m); }
+function notPassed(n, d) { return getA("tengu_fixed", d); }
+var store = { lookup(n, d) { return st().cachedFeatureFlags?.[n] ?? d; } };
+function viaMethod(n, d) { return store.lookup(n, d); }
+function w1(n) { return w2(n); }
+function w2(n) { return w3(n); }
+function w3(n) { return w4(n); }
+function w4(n) { return getA(n); }
+function v0(n) { return w1(n); }
+function cycA(n) { return cycB(n); }
+function cycB(n) { return cycA(n); }
+function plain(n) { return n + 1; }
+"#;
+
+    fn kind(src: &str, name: &str) -> AccessorKind {
+        let ci = testjs::script(src);
+        // A new classifier each time: answers are remembered per name.
+        Classifier::new(&ci).kind(0, name)
+    }
+
+    #[test]
+    fn getters_read_the_flag_store_by_any_of_its_keys_or_answer_value_and_source() {
+        for name in ["getA", "getB", "getC", "getD", "answer"] {
+            assert_eq!(kind(ACCESSORS, name), AccessorKind::Getter, "{name}");
+        }
+    }
+
+    #[test]
+    fn loggers_build_an_event_from_two_parameters() {
+        assert_eq!(kind(ACCESSORS, "track"), AccessorKind::Logger);
+        assert_eq!(kind(ACCESSORS, "track1"), AccessorKind::Other);
+    }
+
+    #[test]
+    fn wrappers_that_pass_their_first_parameter_on() {
+        assert_eq!(kind(ACCESSORS, "viaAnswer"), AccessorKind::Getter);
+        assert_eq!(kind(ACCESSORS, "viaTrack"), AccessorKind::Logger);
+        // A method found by its name (`store.lookup(n, d)`).
+        assert_eq!(kind(ACCESSORS, "viaMethod"), AccessorKind::Getter);
+        // Passing something else on is not wrapping.
+        assert_eq!(kind(ACCESSORS, "notPassed"), AccessorKind::Other);
+        assert_eq!(kind(ACCESSORS, "plain"), AccessorKind::Other);
+        // A cycle of wrappers ends, as neither.
+        assert_eq!(kind(ACCESSORS, "cycA"), AccessorKind::Other);
+        // Unknown names are neither.
+        assert_eq!(kind(ACCESSORS, "nowhere"), AccessorKind::Other);
+    }
+
+    #[test]
+    fn wrappers_are_followed_a_bounded_depth() {
+        // w1 → w2 → w3 → w4 → getA: four wrappers, followed.
+        assert_eq!(kind(ACCESSORS, "w1"), AccessorKind::Getter);
+        // One more is past MAX_WRAPPER_DEPTH.
+        assert_eq!(MAX_WRAPPER_DEPTH, 4);
+        assert_eq!(kind(ACCESSORS, "v0"), AccessorKind::Other);
+    }
+
+    #[test]
+    fn a_long_function_is_not_an_accessor() {
+        let src = |pad: usize| {
+            format!(
+                "function g(n, d) {{ /*{}*/ return s().cachedFeatureFlags?.[n] ?? d; }}",
+                "x".repeat(pad)
+            )
+        };
+        let frame = "function g(n, d) { /**/ return s().cachedFeatureFlags?.[n] ?? d; }".len();
+        assert_eq!(
+            kind(&src(MAX_ACCESSOR_BYTES - frame), "g"),
+            AccessorKind::Getter
+        );
+        assert_eq!(
+            kind(&src(MAX_ACCESSOR_BYTES - frame + 1), "g"),
+            AccessorKind::Other
+        );
+    }
+
+    #[test]
+    fn a_getter_imported_from_another_chunk() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-get.js",
+                "function g(n, d) { return s().cachedFeatureFlags?.[n] ?? d; }\nexport { g as flagValue };",
+            ),
+            (
+                "/$bunfs/root/chunk-use.js",
+                "import { flagValue as f } from \"./chunk-get.js\";\nfunction on() { return f(\"tengu_split_on\", !1); }",
+            ),
+        ]);
+        let uses = testjs::module(&ci, "chunk-use.js");
+        assert_eq!(Classifier::new(&ci).kind(uses, "f"), AccessorKind::Getter);
+        let inv = inventory(&ci, &HashMap::new());
+        let flag = inv.get("tengu_split_on").unwrap();
+        assert_eq!(flag.kind, FlagKind::Feature);
+        assert_eq!(flag.getters, ["f"]);
+        // One accessor row, under the exporting chunk's own name.
+        assert_eq!(inv.accessors.len(), 1);
+        assert_eq!(inv.accessors[0].name, "g");
+        assert_eq!(inv.accessors[0].module, "/$bunfs/root/chunk-get.js");
+    }
+
+    /// Flags used every way the inventory tells apart.
+    fn uses() -> String {
+        format!(
+            r#"{ACCESSORS}var FLAG_K = "tengu_inv_const", UNUSED_K = "tengu_inv_unused";
+function use(x) {{
+  getA("tengu_inv_feature", !1);
+  getB("tengu_inv_feature", 5);
+  getA("tengu_inv_feature", !1);
+  getA(FLAG_K, [1, "two"]);
+  getA("tengu_inv_computed", st().x);
+  track("tengu_inv_event", {{}});
+  plain("tengu_inv_config");
+  st().get("tengu_inv_member");
+  plain("tengu_inv_mixed");
+  viaAnswer("tengu_inv_mixed", {{ a: 1 }});
+  return x === "tengu_inv_compared";
+}}
+var listed = {{ "tengu_inv_key": 1 }}, names = ["tengu_inv_listed", "tengu_", "tengu_not-a-name"];
+"#
+        )
+    }
+
+    #[test]
+    fn each_flag_is_classified_by_its_strongest_use() {
+        let ci = testjs::script(&uses());
+        let inv = inventory(&ci, &HashMap::new());
+        let kind = |n: &str| inv.get(n).unwrap_or_else(|| panic!("{n} missing")).kind;
+        assert_eq!(kind("tengu_inv_feature"), FlagKind::Feature);
+        assert_eq!(kind("tengu_inv_event"), FlagKind::Event);
+        assert_eq!(kind("tengu_inv_config"), FlagKind::Config);
+        // A method call is configuration, whatever the method.
+        assert_eq!(kind("tengu_inv_member"), FlagKind::Config);
+        assert_eq!(kind("tengu_inv_compared"), FlagKind::Other);
+        assert_eq!(kind("tengu_inv_key"), FlagKind::Other);
+        assert_eq!(kind("tengu_inv_listed"), FlagKind::Other);
+        // Read as a feature and passed to another function: a feature.
+        assert_eq!(kind("tengu_inv_mixed"), FlagKind::Feature);
+        assert_eq!(inv.get("tengu_inv_mixed").unwrap().sites.len(), 2);
+        // Not flag names.
+        assert!(inv.get("tengu_").is_none());
+        assert!(inv.get("tengu_not-a-name").is_none());
+        assert!(
+            inv.get("tengu_fixed").is_some(),
+            "inside an accessor still counts"
+        );
+        let n = |k: &str| inv.counts.get(k).copied().unwrap_or(0);
+        assert_eq!(
+            n("feature") + n("event") + n("config") + n("other"),
+            inv.flags.len()
+        );
+        assert_eq!(n("event"), 1);
+    }
+
+    #[test]
+    fn defaults_getters_and_sites() {
+        let ci = testjs::script(&uses());
+        let inv = inventory(&ci, &HashMap::new());
+        let f = inv.get("tengu_inv_feature").unwrap();
+        // Distinct defaults, in order of their sites; each getter once.
+        assert_eq!(f.defaults, [json!(false), json!(5.0)]);
+        assert_eq!(f.getters, ["getA", "getB"]);
+        assert_eq!(f.sites.len(), 3);
+        let site = &f.sites[0];
+        assert_eq!(
+            (site.raw_line, site.raw_col, site.kind),
+            (24, 3, FlagKind::Feature)
+        );
+        assert_eq!(site.function.as_deref(), Some("use"));
+        assert_eq!(site.via.as_deref(), Some("getA"));
+        assert_eq!(site.constant, None);
+        // A literal array default is evaluated; an expression is quoted.
+        let c = inv.get("tengu_inv_const").unwrap();
+        assert_eq!(c.defaults, [json!([1.0, "two"])]);
+        assert_eq!(
+            inv.get("tengu_inv_computed").unwrap().defaults,
+            [json!("computed: st().x")]
+        );
+        assert_eq!(
+            inv.get("tengu_inv_mixed").unwrap().defaults,
+            [json!({ "a": 1.0 })]
+        );
+        // Only getters' sites have defaults.
+        let e = inv.get("tengu_inv_event").unwrap();
+        assert!(e.defaults.is_empty() && e.sites[0].default.is_none());
+        assert_eq!(e.sites[0].via.as_deref(), Some("track"));
+    }
+
+    #[test]
+    fn a_constant_is_followed_to_the_calls_that_use_it() {
+        let ci = testjs::script(&uses());
+        let inv = inventory(&ci, &HashMap::new());
+        let c = inv.get("tengu_inv_const").unwrap();
+        assert_eq!(c.kind, FlagKind::Feature);
+        // Reported at the call, not again at the constant.
+        assert_eq!(c.sites.len(), 1);
+        assert_eq!(c.sites[0].constant.as_deref(), Some("FLAG_K"));
+        assert_eq!(c.sites[0].function.as_deref(), Some("use"));
+        // A constant nobody passes on stays where it is, as other.
+        let u = inv.get("tengu_inv_unused").unwrap();
+        assert_eq!(u.kind, FlagKind::Other);
+        assert_eq!(u.sites.len(), 1);
+        assert_eq!(u.sites[0].constant, None);
+    }
+
+    #[test]
+    fn accessors_counted_by_their_sites() {
+        let ci = testjs::script(&uses());
+        let inv = inventory(&ci, &HashMap::new());
+        let rows: Vec<(&str, AccessorKind, usize)> = inv
+            .accessors
+            .iter()
+            .map(|a| (a.name.as_str(), a.kind, a.sites))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("getA", AccessorKind::Getter, 5),
+                ("getB", AccessorKind::Getter, 1),
+                ("track", AccessorKind::Logger, 1),
+                ("viaAnswer", AccessorKind::Getter, 1),
+            ]
+        );
+        assert_eq!(inv.accessors[2].kind_str(), "logger");
+    }
+
+    #[test]
+    fn flag_names() {
+        for yes in ["tengu_x", "tengu_a_b", "tengu_Mixed9"] {
+            assert!(is_flag_name(yes), "{yes}");
+        }
+        for no in [
+            "tengu_",
+            "tengu",
+            "Tengu_x",
+            "xtengu_a",
+            "tengu_a-b",
+            "tengu_a b",
+            "tengu_é",
+        ] {
+            assert!(!is_flag_name(no), "{no}");
+        }
+    }
 
     #[test]
     fn flag_store_readers_by_key_or_by_their_answers() {

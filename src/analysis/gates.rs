@@ -6,15 +6,16 @@
 
 use crate::analysis::eval::{Evaluator, Value, parse_snippet};
 use crate::analysis::flags::{AccessorKind, Classifier, is_flag_name};
+use crate::analysis::workflows::EFFORT_LEVELS;
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::depth;
 use crate::js::index::FnId;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use swc_common::Spanned;
 use swc_ecma_ast::*;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ConditionKind {
     Argument,
@@ -38,7 +39,7 @@ impl ConditionKind {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Condition {
     pub index: usize,
     pub kind: ConditionKind,
@@ -53,7 +54,7 @@ pub struct Condition {
     pub line: u32,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
 pub enum Verdict {
     Passes,
@@ -73,11 +74,11 @@ impl Verdict {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Gate {
     pub function: Option<String>,
     pub original: Option<String>,
-    pub role: String,
+    pub role: GateRole,
     pub module: String,
     pub raw_line: u32,
     pub pretty_line: u32,
@@ -89,8 +90,67 @@ pub struct Gate {
     pub fn_id: FnId,
 }
 
+/// What a gate decides. Serialised as the words users read
+/// (`review-routing-gate`, `workflow option code-review.model`, `flag-gate`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum GateRole {
+    /// The function that decides whether a review is routed to the hidden workflow.
+    ReviewRouting,
+    /// The function behind a computed option of a bundled workflow.
+    WorkflowOption { workflow: String, option: String },
+    /// A small function whose answer is decided by feature flags.
+    FlagGate,
+}
+
+impl GateRole {
+    /// The workflow gates users look for first (not the many flag gates).
+    pub fn is_workflow_gate(&self) -> bool {
+        !matches!(self, GateRole::FlagGate)
+    }
+}
+
+impl std::fmt::Display for GateRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GateRole::ReviewRouting => {
+                f.write_str(crate::analysis::roles::Role::ReviewRoutingGate.as_str())
+            }
+            GateRole::WorkflowOption { workflow, option } => {
+                write!(f, "workflow option {workflow}.{option}")
+            }
+            GateRole::FlagGate => f.write_str("flag-gate"),
+        }
+    }
+}
+
+impl From<GateRole> for String {
+    fn from(r: GateRole) -> String {
+        r.to_string()
+    }
+}
+
+impl TryFrom<String> for GateRole {
+    type Error = String;
+    fn try_from(s: String) -> Result<GateRole, String> {
+        if s == "flag-gate" {
+            return Ok(GateRole::FlagGate);
+        }
+        if s == crate::analysis::roles::Role::ReviewRoutingGate.as_str() {
+            return Ok(GateRole::ReviewRouting);
+        }
+        s.strip_prefix("workflow option ")
+            .and_then(|rest| rest.split_once('.'))
+            .map(|(w, o)| GateRole::WorkflowOption {
+                workflow: w.to_string(),
+                option: o.to_string(),
+            })
+            .ok_or_else(|| format!("unknown gate role {s:?}"))
+    }
+}
+
 /// Cached flag values from a Claude Code config.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CachedFlags {
     pub path: Option<String>,
     pub values: std::collections::BTreeMap<String, serde_json::Value>,
@@ -99,44 +159,30 @@ pub struct CachedFlags {
 }
 
 impl CachedFlags {
-    pub fn load(path: &std::path::Path) -> CachedFlags {
+    /// The cached flag values of a config (its top-level JSON object, read
+    /// by the source layer), under each of the flag store's keys in turn
+    /// (see [`STORE_KEYS`](crate::analysis::flags::STORE_KEYS); the first
+    /// key that has a flag wins). A config without any is usable, with a
+    /// `problem` note: the defaults then decide.
+    pub fn from_config(
+        path: &str,
+        config: &serde_json::Map<String, serde_json::Value>,
+    ) -> CachedFlags {
         let mut c = CachedFlags {
-            path: Some(path.display().to_string()),
+            path: Some(path.to_string()),
             ..Default::default()
         };
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => {
-                c.problem = Some(format!("cannot read {}: {e}", path.display()));
-                return c;
-            }
-        };
-        let v: serde_json::Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                c.problem = Some(format!("{} is not valid JSON: {e}", path.display()));
-                return c;
-            }
-        };
         for key in crate::analysis::flags::STORE_KEYS {
-            if let Some(obj) = v.get(key).and_then(|o| o.as_object()) {
+            if let Some(obj) = config.get(key).and_then(|o| o.as_object()) {
                 for (k, val) in obj {
                     c.values.entry(k.clone()).or_insert_with(|| val.clone());
                 }
             }
         }
         if c.values.is_empty() {
-            c.problem = Some(format!("{} holds no cached flag values", path.display()));
+            c.problem = Some(format!("{path} holds no cached flag values"));
         }
         c
-    }
-
-    /// The default config: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json.
-    pub fn default_path() -> Option<std::path::PathBuf> {
-        if let Some(d) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
-            return Some(std::path::PathBuf::from(d).join(".claude.json"));
-        }
-        std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".claude.json"))
     }
 }
 
@@ -180,6 +226,29 @@ pub fn verdict(conditions: &[Condition], cache: &CachedFlags) -> Verdict {
         }
     }
 }
+
+/// The longest function read as a gate. Gates are a handful of checks;
+/// anything much longer is not a list of checks, and re-parsing every such
+/// candidate would cost.
+const MAX_GATE_BYTES: usize = 3000;
+
+/// The longest helper whose reads (env, settings, policy, flags) are named
+/// in a condition: a helper is a few lines; past this it is a function
+/// that does other work, whose reads would not describe the condition.
+const MAX_HELPER_BYTES: usize = 4000;
+
+/// How many calls deep a helper's reads are followed (`enabled()` →
+/// `policy()` → `settings()`): enough for real builds' chains, and it
+/// bounds the work on a call graph with cycles.
+const HELPER_DEPTH: usize = 3;
+
+/// The largest function considered as a flag-decided gate (`--all`): these
+/// are small wrappers around a flag read; a larger function that happens to
+/// read a flag is doing more than gating.
+const MAX_FLAG_GATE_BYTES: u32 = 600;
+
+/// How much of an unrecognised condition's source is quoted.
+const MAX_QUOTED_CHARS: usize = 100;
 
 pub struct GateReader<'a> {
     ci: &'a CodeIndex,
@@ -236,7 +305,7 @@ impl<'a> GateReader<'a> {
         let module = &self.ci.modules[m];
         let f = &module.index.functions[id as usize];
         let text = &module.source()[f.lo as usize..f.hi as usize];
-        if text.len() > 3000 {
+        if text.len() > MAX_GATE_BYTES {
             return None;
         }
         let wrapped = format!("({text})");
@@ -349,10 +418,7 @@ impl<'a> GateReader<'a> {
                 .iter()
                 .position(|p| *p == arg)
                 .map_or(String::new(), |i| format!("argument {}", i + 1));
-            let subject = if values
-                .iter()
-                .all(|v| ["low", "medium", "high", "xhigh", "max"].contains(&v.as_str()))
-            {
+            let subject = if values.iter().all(|v| EFFORT_LEVELS.contains(&v.as_str())) {
                 format!("the level ({pos})")
             } else {
                 pos
@@ -467,7 +533,7 @@ impl<'a> GateReader<'a> {
             ConditionKind::Other,
             format!(
                 "`{}` is {}",
-                text.chars().take(100).collect::<String>(),
+                text.chars().take(MAX_QUOTED_CHARS).collect::<String>(),
                 if want { "true" } else { "false" }
             ),
         ))
@@ -495,7 +561,7 @@ impl<'a> GateReader<'a> {
         let module = &self.ci.modules[m];
         let f = &module.index.functions[id as usize];
         let src = &module.source()[f.lo as usize..f.hi as usize];
-        if src.len() > 4000 {
+        if src.len() > MAX_HELPER_BYTES {
             return r;
         }
         static ENV: std::sync::LazyLock<regex::Regex> =
@@ -540,7 +606,7 @@ impl<'a> GateReader<'a> {
                     continue;
                 }
             }
-            if depth < 3
+            if depth < HELPER_DEPTH
                 && let Some((cm, cid)) = self.cls.resolve(m, &c.name)
                 && (cm, cid) != (m, id)
             {
@@ -566,9 +632,9 @@ impl Reads {
         self.env.extend(o.env);
         self.settings.extend(o.settings);
         self.policy.extend(o.policy);
-        for f in o.flags {
-            if !self.flags.iter().any(|x| x.0 == f.0) {
-                self.flags.push(f);
+        for (flag, default) in o.flags {
+            if !self.flags.iter().any(|(known, _)| *known == flag) {
+                self.flags.push((flag, default));
             }
         }
         self.available |= o.available;
@@ -722,38 +788,39 @@ pub fn discover(
 ) -> Vec<Gate> {
     let mut reader = GateReader::new(ci);
     let mut out: Vec<Gate> = Vec::new();
-    let push = |reader: &mut GateReader, m: usize, id: FnId, role: String, out: &mut Vec<Gate>| {
-        if out.iter().any(|g| g.module_index == m && g.fn_id == id) {
-            return;
-        }
-        let Some(conditions) = reader.read(m, id) else {
-            return;
+    let push =
+        |reader: &mut GateReader, m: usize, id: FnId, role: GateRole, out: &mut Vec<Gate>| {
+            if out.iter().any(|g| g.module_index == m && g.fn_id == id) {
+                return;
+            }
+            let Some(conditions) = reader.read(m, id) else {
+                return;
+            };
+            let module = &ci.modules[m];
+            let f = &module.index.functions[id as usize];
+            out.push(Gate {
+                original: f.name.as_deref().and_then(|n| {
+                    originals
+                        .get(&(module.name.as_str(), n))
+                        .map(|s| s.to_string())
+                }),
+                function: f.name.clone(),
+                role,
+                module: module.name.clone(),
+                raw_line: module.raw_pos(f.lo).0,
+                pretty_line: module.pretty_line(f.lo),
+                conditions,
+                verdict: None,
+                module_index: m,
+                fn_id: id,
+            });
         };
-        let module = &ci.modules[m];
-        let f = &module.index.functions[id as usize];
-        out.push(Gate {
-            original: f.name.as_deref().and_then(|n| {
-                originals
-                    .get(&(module.name.as_str(), n))
-                    .map(|s| s.to_string())
-            }),
-            function: f.name.clone(),
-            role,
-            module: module.name.clone(),
-            raw_line: module.raw_pos(f.lo).0,
-            pretty_line: module.pretty_line(f.lo),
-            conditions,
-            verdict: None,
-            module_index: m,
-            fn_id: id,
-        });
-    };
     for f in roles.get(crate::analysis::roles::Role::ReviewRoutingGate) {
         push(
             &mut reader,
             f.module_index,
             f.function,
-            "review-routing-gate".into(),
+            GateRole::ReviewRouting,
             &mut out,
         );
     }
@@ -770,7 +837,10 @@ pub fn discover(
                     &mut reader,
                     mi,
                     id,
-                    format!("workflow option {}.{}", w.name, o.name),
+                    GateRole::WorkflowOption {
+                        workflow: w.name.clone(),
+                        option: o.name.clone(),
+                    },
                     &mut out,
                 );
             }
@@ -784,7 +854,8 @@ pub fn discover(
                 && (a.string.as_deref().is_some_and(is_flag_name) || a.ident.is_some())
                 && !c.member
                 && !candidates.contains(&f)
-                && (m.index.functions[f as usize].hi - m.index.functions[f as usize].lo) < 600
+                && (m.index.functions[f as usize].hi - m.index.functions[f as usize].lo)
+                    < MAX_FLAG_GATE_BYTES
                 && cls.kind(mi, &c.name) == AccessorKind::Getter
             {
                 candidates.push(f);
@@ -792,7 +863,7 @@ pub fn discover(
         }
         for f in candidates {
             let before = out.len();
-            push(&mut reader, mi, f, "flag-gate".into(), &mut out);
+            push(&mut reader, mi, f, GateRole::FlagGate, &mut out);
             // Keep only gates that actually test a flag.
             if out.len() > before
                 && !out
@@ -807,4 +878,338 @@ pub fn discover(
         }
     }
     out
+}
+
+/// Gate conditions of each kind and their verdicts, on small gates written
+/// here (shaped like the ones the analysis looks for, not copied).
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testjs;
+    use serde_json::json;
+
+    /// A flag getter, a policy check, a helper that reads the environment,
+    /// settings, policy and a flag, and gates of every kind.
+    const GATES: &str = r#"var settings = () => globalThis.__s ?? {};
+var readFlag = (name, dflt) => settings().cachedFeatureFlags?.[name] ?? dflt;
+var allowed = (k) => settings().policy?.[k] ?? !0;
+function send(e, t) { globalThis.out.push({ eventName: e, metadata: t }); }
+function toolsOn() {
+  if (process.env.DEMO_DISABLE_TOOLS) return !1;
+  if (!allowed("allow_tools")) return !1;
+  return settings().settings?.enableTools ?? readFlag("tengu_demo_tools", !0);
+}
+var hasTool = (t, n) => t.name === n, TOOL = "Search", FLAGNAME = "tengu_demo_const";
+function routeDemo(level, ctx) {
+  if (level !== "high" && level !== "xhigh" && level !== "max") return !1;
+  if (ctx.options?.isSkillPreload) return !1;
+  if (!toolsOn()) return !1;
+  if (ctx.options?.isNonInteractiveSession) return !1;
+  if (!ctx.options?.tools?.some((t) => hasTool(t, TOOL))) return !1;
+  return readFlag("tengu_demo_route", !1);
+}
+function onlyFlags() {
+  if (readFlag(FLAGNAME, !1)) return !1;
+  return readFlag("tengu_demo_b", !0);
+}
+function shortcut(a, t) {
+  if (a === "x") { return !0; }
+  if (t !== "one" && t !== "two") return !1;
+  return readFlag("tengu_demo_c");
+}
+function options(t) {
+  let unused = 1;
+  if (!t.options.isFastMode) return !1;
+  if (t.options.quietRun) return !1;
+  return !0;
+}
+var arrowGate = () => readFlag("tengu_demo_arrow", 0);
+function notAGate(x) { for (;;) { if (x) return !1; } }
+function notBoolean(x) { if (x) return 5; return readFlag("tengu_demo_d", !1); }
+function alwaysTrue() { return !0; }
+function logs() { send("tengu_demo_event", {}); return !0; }
+function noFlag(t) { if (t.options.isFastMode) return !1; return !0; }
+"#;
+
+    fn read(src: &str, name: &str) -> Option<Vec<Condition>> {
+        let ci = testjs::script(src);
+        let id = testjs::function(&ci, 0, name);
+        GateReader::new(&ci).read(0, id)
+    }
+
+    fn texts(c: &[Condition]) -> Vec<&str> {
+        c.iter().map(|c| c.text.as_str()).collect()
+    }
+
+    fn cached(values: serde_json::Value) -> CachedFlags {
+        let config = json!({ "cachedFeatureFlags": values });
+        CachedFlags::from_config("c.json", config.as_object().unwrap())
+    }
+
+    #[test]
+    fn every_condition_kind_in_order() {
+        let c = read(GATES, "routeDemo").unwrap();
+        let kinds: Vec<ConditionKind> = c.iter().map(|c| c.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                ConditionKind::Argument,
+                ConditionKind::ContextOption,
+                ConditionKind::SettingsEnvironment,
+                ConditionKind::ContextOption,
+                ConditionKind::ToolAvailability,
+                ConditionKind::FeatureFlag,
+            ]
+        );
+        assert_eq!(
+            texts(&c),
+            [
+                "the level (argument 1) is high, xhigh or max",
+                "the skill is not being preloaded [options.isSkillPreload]",
+                "tools are enabled, available and permitted by policy — toolsOn() reads \
+                 env DEMO_DISABLE_TOOLS; settings enableTools; policy allow_tools; \
+                 flag tengu_demo_tools (default true)",
+                "the session is interactive (not `claude -p`) [options.isNonInteractiveSession]",
+                "the session has the Search tool",
+                "the flag tengu_demo_route is true (default false)",
+            ]
+        );
+        let indexes: Vec<usize> = c.iter().map(|c| c.index).collect();
+        assert_eq!(indexes, [1, 2, 3, 4, 5, 6]);
+        assert_eq!(
+            c[2].helper_flags,
+            [("tengu_demo_tools".into(), json!(true))]
+        );
+        let flag = &c[5];
+        assert_eq!(flag.flag.as_deref(), Some("tengu_demo_route"));
+        assert_eq!(flag.default, Some(json!(false)));
+        assert_eq!(flag.expect, Some(true));
+        assert_eq!(flag.line, 17);
+        assert_eq!(flag.module, testjs::SCRIPT);
+    }
+
+    #[test]
+    fn flag_conditions_follow_constants_and_negation() {
+        let c = read(GATES, "onlyFlags").unwrap();
+        assert_eq!(
+            texts(&c),
+            [
+                "the flag tengu_demo_const is false (default false)",
+                "the flag tengu_demo_b is true (default true)",
+            ]
+        );
+        assert_eq!(c[0].expect, Some(false));
+        assert_eq!(c[1].expect, Some(true));
+        // An arrow with an expression body is one returned condition.
+        let c = read(GATES, "arrowGate").unwrap();
+        assert_eq!(c[0].flag.as_deref(), Some("tengu_demo_arrow"));
+        // The evaluator's numbers are doubles, kept as such in JSON (0.0).
+        assert_eq!(c[0].default, Some(json!(0.0)));
+    }
+
+    #[test]
+    fn a_return_true_check_suffices_and_a_missing_default_is_none() {
+        let c = read(GATES, "shortcut").unwrap();
+        assert_eq!(c[0].kind, ConditionKind::Other);
+        assert_eq!(
+            c[0].text,
+            "either `a === \"x\"` is true (then it passes at once)"
+        );
+        // Values that are not levels are listed as they are.
+        assert_eq!(c[1].kind, ConditionKind::Argument);
+        assert_eq!(c[1].text, "argument 2 is one or two");
+        assert_eq!(c[2].text, "the flag tengu_demo_c is true (default none)");
+        assert_eq!(c[2].default, None);
+    }
+
+    #[test]
+    fn context_options_in_words() {
+        let c = read(GATES, "options").unwrap();
+        assert_eq!(
+            texts(&c),
+            [
+                "fast mode (options.isFastMode) [options.isFastMode]",
+                "not a quiet run (options.quietRun) [options.quietRun]",
+            ]
+        );
+        assert!(c.iter().all(|c| c.kind == ConditionKind::ContextOption));
+    }
+
+    #[test]
+    fn functions_that_are_not_lists_of_checks_are_not_gates() {
+        // A loop; a non-boolean return; nothing but `return true`.
+        for name in ["notAGate", "notBoolean", "alwaysTrue"] {
+            assert!(read(GATES, name).is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_gate_longer_than_the_limit_is_not_read() {
+        let gate = |pad: usize| {
+            format!(
+                "var readFlag = (n, d) => g().cachedFeatureFlags?.[n] ?? d;\n\
+                 function big() {{ /*{}*/ return readFlag(\"tengu_demo_big\", !1); }}",
+                "x".repeat(pad)
+            )
+        };
+        // `function big() { /*` … `*/ return readFlag("tengu_demo_big", !1); }`
+        let frame = "function big() { /**/ return readFlag(\"tengu_demo_big\", !1); }".len();
+        assert!(read(&gate(MAX_GATE_BYTES - frame), "big").is_some());
+        assert!(read(&gate(MAX_GATE_BYTES - frame + 1), "big").is_none());
+    }
+
+    #[test]
+    fn verdicts_under_cached_values_and_defaults() {
+        let c = read(GATES, "routeDemo").unwrap();
+        // Defaults: the routing flag defaults to false.
+        let v = verdict(&c, &CachedFlags::default());
+        assert!(
+            matches!(&v, Verdict::BlockedBy { condition: 6, text } if text == "tengu_demo_route = false"),
+            "{v:?}"
+        );
+        assert_eq!(v.describe(), "blocked by tengu_demo_route = false");
+        // Cached true: only the runtime conditions remain, in order.
+        let v = verdict(&c, &cached(json!({ "tengu_demo_route": true })));
+        let Verdict::DependsOnRuntimeContext { conditions } = &v else {
+            panic!("{v:?}")
+        };
+        assert_eq!(conditions.len(), 5);
+        assert_eq!(conditions[0], c[0].text);
+        assert!(
+            v.describe()
+                .starts_with("depends on runtime context: the level")
+        );
+
+        let f = read(GATES, "onlyFlags").unwrap();
+        // Only flags, all as wanted: passes.
+        assert!(matches!(
+            verdict(&f, &CachedFlags::default()),
+            Verdict::Passes
+        ));
+        // The first failing flag blocks, with its cached value.
+        let v = verdict(
+            &f,
+            &cached(json!({ "tengu_demo_const": "on", "tengu_demo_b": 0 })),
+        );
+        assert!(
+            matches!(&v, Verdict::BlockedBy { condition: 1, text } if text == "tengu_demo_const = \"on\""),
+            "{v:?}"
+        );
+        let v = verdict(&f, &cached(json!({ "tengu_demo_b": 0 })));
+        assert!(
+            matches!(&v, Verdict::BlockedBy { condition: 2, text } if text == "tengu_demo_b = 0"),
+            "{v:?}"
+        );
+        // No default and not cached: null, which blocks a flag that must be true.
+        let s = read(GATES, "shortcut").unwrap();
+        let v = verdict(&s, &CachedFlags::default());
+        assert!(
+            matches!(&v, Verdict::BlockedBy { condition: 3, text } if text == "tengu_demo_c = null"),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn javascript_truthiness_of_cached_values() {
+        for v in [json!(null), json!(false), json!(0), json!(""), json!(0.0)] {
+            assert!(!truthy(&v), "{v}");
+        }
+        for v in [json!(true), json!(1), json!("x"), json!([]), json!({})] {
+            assert!(truthy(&v), "{v}");
+        }
+    }
+
+    #[test]
+    fn cached_flags_from_a_config_the_newest_store_key_first() {
+        let config = json!({
+            "cachedGrowthBookFeatures": { "tengu_a": false, "tengu_b": 1 },
+            "cachedFeatureFlags": { "tengu_a": true },
+            "cachedStatsigGates": "not an object",
+            "other": { "tengu_c": true },
+        });
+        let c = CachedFlags::from_config("here.json", config.as_object().unwrap());
+        assert_eq!(c.path.as_deref(), Some("here.json"));
+        assert_eq!(c.values.get("tengu_a"), Some(&json!(true)));
+        assert_eq!(c.values.get("tengu_b"), Some(&json!(1)));
+        assert!(!c.values.contains_key("tengu_c"));
+        assert_eq!(c.problem, None);
+        let empty = CachedFlags::from_config("e.json", json!({}).as_object().unwrap());
+        assert_eq!(
+            empty.problem.as_deref(),
+            Some("e.json holds no cached flag values")
+        );
+    }
+
+    #[test]
+    fn flag_gates_are_small_functions_that_test_a_flag() {
+        let ci = testjs::script(GATES);
+        let gates = discover(&ci, &Default::default(), &[], &Default::default());
+        let names: Vec<&str> = gates
+            .iter()
+            .map(|g| g.function.as_deref().unwrap_or(""))
+            .collect();
+        // toolsOn reads a flag but tests none of its own conditions on one;
+        // logs passes a flag name to a logger, not a getter; notBoolean is
+        // not a list of checks; noFlag reads no flag.
+        assert_eq!(
+            names,
+            ["routeDemo", "onlyFlags", "shortcut", "arrowGate"],
+            "{gates:#?}"
+        );
+        assert!(gates.iter().all(|g| g.role == GateRole::FlagGate));
+        assert!(gates.iter().all(|g| g.verdict.is_none()));
+        assert_eq!(gates[1].raw_line, 19);
+    }
+
+    #[test]
+    fn a_flag_gate_is_small() {
+        let src = |pad: usize| {
+            format!(
+                "var readFlag = (n, d) => g().cachedFeatureFlags?.[n] ?? d;\n\
+                 function big() {{ /*{}*/ return readFlag(\"tengu_demo_big\", !1); }}",
+                "x".repeat(pad)
+            )
+        };
+        let frame = "function big() { /**/ return readFlag(\"tengu_demo_big\", !1); }".len();
+        let found = |pad| {
+            let ci = testjs::script(&src(pad));
+            discover(&ci, &Default::default(), &[], &Default::default()).len()
+        };
+        assert_eq!(found(MAX_FLAG_GATE_BYTES as usize - frame - 1), 1);
+        assert_eq!(found(MAX_FLAG_GATE_BYTES as usize - frame), 0);
+    }
+
+    #[test]
+    fn gate_roles_read_back_from_their_words() {
+        for role in [
+            GateRole::ReviewRouting,
+            GateRole::FlagGate,
+            GateRole::WorkflowOption {
+                workflow: "code-review".into(),
+                option: "model".into(),
+            },
+        ] {
+            let s = String::from(role.clone());
+            assert_eq!(GateRole::try_from(s).unwrap(), role);
+        }
+        assert_eq!(GateRole::ReviewRouting.to_string(), "review-routing-gate");
+        assert!(GateRole::try_from("gate".to_string()).is_err());
+        assert!(GateRole::ReviewRouting.is_workflow_gate());
+        assert!(!GateRole::FlagGate.is_workflow_gate());
+    }
+
+    #[test]
+    fn helper_text_names_the_common_subject() {
+        let r = Reads {
+            env: ["DEMO_ENABLE_WIDGETS".to_string()].into(),
+            settings: ["widgetsMode".to_string()].into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            helper_text("w", &r, false),
+            "widgets are not enabled — w() reads env DEMO_ENABLE_WIDGETS; settings widgetsMode"
+        );
+        // Nothing to say what it is about: the call itself.
+        assert_eq!(helper_text("w", &Reads::default(), true), "w() is true");
+    }
 }

@@ -2,10 +2,13 @@
 //! register, build, look up and gate workflows), workflow reconstruction,
 //! and the evaluator they share.
 
+pub mod analysed;
 pub mod diff;
 pub mod eval;
 pub mod flags;
 pub mod gates;
 pub mod roles;
 pub mod simulate;
+#[cfg(test)]
+mod testjs;
 pub mod workflows;

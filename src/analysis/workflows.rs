@@ -8,18 +8,18 @@ use crate::bun::digest::sha256_hex;
 use crate::js::code::CodeIndex;
 use crate::js::index::FnId;
 use crate::js::parse::{self, Goal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use swc_ecma_ast::*;
 use swc_ecma_visit::{Visit, VisitWith};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Phase {
     pub title: String,
     pub detail: Option<String>,
 }
 
 /// A feature flag an option reads, with the default its getter is given.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FlagRead {
     pub flag: String,
     pub default: serde_json::Value,
@@ -27,7 +27,7 @@ pub struct FlagRead {
     pub line: u32,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum OptionValue {
     Static {
@@ -39,21 +39,21 @@ pub enum OptionValue {
     },
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkflowOption {
     pub name: String,
     #[serde(flatten)]
     pub value: OptionValue,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SyntaxIssue {
     pub line: usize,
     pub col: usize,
     pub message: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ScriptFacts {
     /// Lines when split on "\n" (a final newline adds an empty last line).
     pub lines: usize,
@@ -66,7 +66,7 @@ pub struct ScriptFacts {
 }
 
 /// One level of a review workflow, derived from its script.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Level {
     pub level: String,
     pub correctness_finders: u32,
@@ -78,7 +78,7 @@ pub struct Level {
     pub report_limit: u32,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BuilderRef {
     pub name: Option<String>,
     pub module: String,
@@ -87,7 +87,7 @@ pub struct BuilderRef {
     pub pretty_start: u32,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WorkflowScript {
     pub name: String,
     pub hidden: bool,
@@ -305,7 +305,7 @@ pub fn flags_read(ci: &CodeIndex, ev: &mut Evaluator, m: usize, e: &Expr) -> Vec
         let Ok(Value::Str(flag)) = ev.eval(mi, &call.args[0].expr, c.lo, &Vec::new()) else {
             continue;
         };
-        if !flag.starts_with("tengu_") {
+        if !crate::analysis::flags::is_flag_name(&flag) {
             continue;
         }
         let default = ev
@@ -333,7 +333,12 @@ struct LevelFacts {
     cleanup: Vec<Option<f64>>,
 }
 
-const LEVEL_NAMES: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
+/// The review effort levels, lowest first, as the bundled scripts' level
+/// tables and the routing gate name them.
+pub const EFFORT_LEVELS: [&str; 5] = ["low", "medium", "high", "xhigh", "max"];
+
+/// The levels at which a review is routed to the workflow: `high` and up.
+pub const ROUTED_LEVELS: &[&str] = EFFORT_LEVELS.split_at(2).1;
 
 fn literal(e: &Expr) -> Option<serde_json::Value> {
     match e {
@@ -378,7 +383,7 @@ impl Visit for LevelFacts {
             .collect();
         let levels: Vec<&(String, &Expr)> = props
             .iter()
-            .filter(|(k, _)| LEVEL_NAMES.contains(&k.as_str()))
+            .filter(|(k, _)| EFFORT_LEVELS.contains(&k.as_str()))
             .collect();
         if levels.len() >= 2 && self.table.is_empty() {
             for (k, v) in levels {

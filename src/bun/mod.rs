@@ -5,15 +5,19 @@
 //! across Bun releases. We never trust divisibility to pick a layout: every
 //! candidate is validated by decoding every record's pointers.
 
+pub mod decode;
 pub mod digest;
 pub mod layout;
 pub mod module;
 
+pub use decode::{Budget, Decoded};
 pub use layout::{LoaderTable, Offsets, Ptr, RECORD_LAYOUTS, RecordLayout};
 pub use module::{Encoding, Module, ModuleFormat, Side};
 
 use layout::Field;
 use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 /// Absurd counts are refused before anything is allocated for them.
 pub const MAX_MODULES: usize = 200_000;
@@ -67,7 +71,12 @@ pub struct BunGraph<'a> {
     /// Sorted distinct bytecode start offsets, and the shared region if any.
     bytecode_starts: Vec<u64>,
     bytecode_region: Option<BytecodeRegion>,
+    /// Compressed blobs that more than one record points at, keyed by
+    /// (offset, length), each decompressed at most once.
+    shared_blobs: HashMap<(usize, usize), SharedBlob>,
 }
+
+type SharedBlob = OnceLock<Result<Arc<Vec<u8>>, String>>;
 
 /// Why a candidate layout was rejected (for the error message).
 type Reject = String;
@@ -99,6 +108,7 @@ impl<'a> BunGraph<'a> {
             exec_argv: "",
             bytecode_starts: Vec::new(),
             bytecode_region: None,
+            shared_blobs: HashMap::new(),
         }
     }
 
@@ -175,8 +185,10 @@ impl<'a> BunGraph<'a> {
             exec_argv,
             bytecode_starts: Vec::new(),
             bytecode_region: None,
+            shared_blobs: HashMap::new(),
         };
         graph.index_bytecode();
+        graph.index_shared_blobs();
         Ok(graph)
     }
 
@@ -317,6 +329,55 @@ impl<'a> BunGraph<'a> {
         });
         self.bytecode_starts = ranges.iter().map(|r| r.0).collect();
         self.bytecode_starts.dedup();
+    }
+
+    /// Where a module's stored bytes sit in the payload.
+    fn blob_key(&self, m: &Module) -> (usize, usize) {
+        let at = (m.contents.as_ptr() as usize).wrapping_sub(self.payload.as_ptr() as usize);
+        (at, m.contents.len())
+    }
+
+    fn index_shared_blobs(&mut self) {
+        let mut count: HashMap<(usize, usize), usize> = HashMap::new();
+        for m in self.modules.iter().filter(|m| m.is_compressed()) {
+            *count.entry(self.blob_key(m)).or_default() += 1;
+        }
+        self.shared_blobs = count
+            .into_iter()
+            .filter(|&(_, n)| n > 1)
+            .map(|(k, _)| (k, OnceLock::new()))
+            .collect();
+    }
+
+    /// The bytes a user means by "the module": zstd decompressed and UTF-16LE
+    /// turned into UTF-8. Every decompressed byte handed out is charged to
+    /// `budget` (see [`decode`]); a blob several records share is
+    /// decompressed once, and charged again for each record that receives it.
+    pub fn decoded(&self, m: &Module<'a>, budget: &Budget) -> Result<Decoded<'a>, GraphError> {
+        let fail = |reason| GraphError::Decode {
+            module: m.name.to_string(),
+            reason,
+        };
+        let bytes = if !m.is_compressed() {
+            Decoded::Borrowed(m.contents)
+        } else if let Some(cell) = self.shared_blobs.get(&self.blob_key(m)) {
+            let mut first = false;
+            let blob = cell.get_or_init(|| {
+                first = true;
+                decode::decompress(m.contents, budget).map(Arc::new)
+            });
+            let blob = blob.clone().map_err(fail)?;
+            if !first {
+                budget.charge(blob.len() as u64).map_err(fail)?;
+            }
+            Decoded::Shared(blob)
+        } else {
+            Decoded::Owned(decode::decompress(m.contents, budget).map_err(fail)?)
+        };
+        if m.encoding == Encoding::Utf16le {
+            return Ok(Decoded::Owned(module::utf16le_to_utf8(&bytes).into_bytes()));
+        }
+        Ok(bytes)
     }
 
     /// The shared bytecode region, when several modules' bytecode overlaps.

@@ -1,10 +1,8 @@
 //! One embedded module: its name, stored bytes and the attributes Bun records.
 
-use super::GraphError;
 use super::layout::Ptr;
 use serde::Serialize;
 use std::borrow::Cow;
-use std::io::Read;
 
 /// The prefixes Bun puts in front of embedded module names.
 pub const ROOTS: [&str; 4] = [
@@ -117,49 +115,6 @@ impl<'a> Module<'a> {
     pub fn is_javascript(&self) -> bool {
         matches!(self.loader, "js" | "jsx" | "ts" | "tsx") && !self.is_compressed()
     }
-
-    /// The bytes a user means by "the module": zstd decompressed (at most
-    /// `limit` bytes) and UTF-16LE converted to UTF-8.
-    pub fn decoded(&self, limit: u64) -> Result<Cow<'a, [u8]>, GraphError> {
-        let bytes: Cow<'a, [u8]> = if self.is_compressed() {
-            Cow::Owned(
-                decompress(self.contents, limit).map_err(|reason| GraphError::Decode {
-                    module: self.name.to_string(),
-                    reason,
-                })?,
-            )
-        } else {
-            Cow::Borrowed(self.contents)
-        };
-        if self.encoding == Encoding::Utf16le {
-            return Ok(Cow::Owned(utf16le_to_utf8(&bytes).into_bytes()));
-        }
-        Ok(bytes)
-    }
-}
-
-/// Decompress a zstd stream, refusing to produce more than `limit` bytes.
-pub fn decompress(data: &[u8], limit: u64) -> Result<Vec<u8>, String> {
-    // A frame that declares its size lets us refuse a bomb before decoding.
-    if let Ok(Some(size)) = zstd::zstd_safe::get_frame_content_size(data)
-        && size > limit
-    {
-        return Err(format!(
-            "declares {size} decoded bytes, over the {limit}-byte limit (--max-decoded)"
-        ));
-    }
-    let decoder = zstd::stream::read::Decoder::new(data).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    decoder
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut out)
-        .map_err(|e| format!("zstd: {e}"))?;
-    if out.len() as u64 > limit {
-        return Err(format!(
-            "decodes to more than the {limit}-byte limit (--max-decoded)"
-        ));
-    }
-    Ok(out)
 }
 
 /// Classify encoding byte 2: UTF-8 before Bun 1.4.1, UTF-16LE since. We tell
@@ -210,24 +165,6 @@ pub fn utf16le_to_utf8(b: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn zstd_limit_is_enforced() {
-        let big = vec![b'a'; 1 << 20];
-        let z = zstd::encode_all(&big[..], 3).unwrap();
-        assert_eq!(decompress(&z, 1 << 20).unwrap().len(), 1 << 20);
-        let err = decompress(&z, 1000).unwrap_err();
-        assert!(err.contains("limit"), "{err}");
-    }
-
-    #[test]
-    fn zstd_limit_without_declared_size() {
-        // A streamed frame has no content size in its header.
-        let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
-        std::io::Write::write_all(&mut enc, &vec![0u8; 300_000]).unwrap();
-        let z = enc.finish().unwrap();
-        assert!(decompress(&z, 100_000).unwrap_err().contains("limit"));
-    }
 
     #[test]
     fn utf16_detection() {

@@ -1,8 +1,11 @@
 //! Building the code index for commands that read code, with progress.
 
 use super::Global;
+use crate::analysis::analysed::{Analysed, Facts, FactsCache};
+use crate::bun::digest::bundle_digest;
 use crate::js::code::{CodeIndex, Depth};
 use crate::source::build::Build;
+use crate::store::{BuildRow, FactsStore};
 use std::io::IsTerminal;
 
 pub fn index(g: &Global, build: &Build) -> anyhow::Result<CodeIndex> {
@@ -24,10 +27,117 @@ pub fn index_to(g: &Global, build: &Build, depth: Depth) -> anyhow::Result<CodeI
         s
     });
     let ci = crate::js::parse::with_big_stack(|| {
-        CodeIndex::build_filtered(&build.graph, g.max_decoded, |_| true, depth)
+        CodeIndex::build_filtered(&build.graph, g.budget(), |_| true, depth)
     });
     if let Some(s) = spinner {
         s.finish_and_clear();
     }
     Ok(ci?)
+}
+
+/// The process's facts store (None with `--no-cache`, or when it cannot be
+/// opened: a store never stops a command, it only saves work).
+pub fn store(g: &Global) -> Option<&'static FactsStore> {
+    static STORE: std::sync::OnceLock<Option<FactsStore>> = std::sync::OnceLock::new();
+    if g.no_cache {
+        return None;
+    }
+    STORE
+        .get_or_init(|| {
+            let dir = g
+                .cache_dir
+                .clone()
+                .unwrap_or_else(crate::source::cache::default_cache_dir);
+            FactsStore::open(&FactsStore::path_in(&dir))
+                .map_err(|e| {
+                    if !g.quiet {
+                        eprintln!("note: facts store unavailable, analysing without it: {e}");
+                    }
+                })
+                .ok()
+        })
+        .as_ref()
+}
+
+/// Open a build's analysis: its bundle digest (remembered per file, so a
+/// build seen before is not hashed again) and the facts store behind it.
+pub fn analyse<'b>(g: &'b Global, build: &'b Build<'b>) -> anyhow::Result<Analysed<'b>> {
+    let store = store(g);
+    let arch = g.arch.map_or("", |a| a.as_str());
+    let file = build.opened.identity.as_ref();
+    let known = store.zip(file).and_then(|(s, f)| s.digest_for(f, arch));
+    let digest = match known {
+        Some(d) => d,
+        None => {
+            let (digest, js_modules) = bundle_digest(&build.graph, g.budget())?;
+            if let Some(s) = store {
+                let graph = &build.graph;
+                let row = BuildRow {
+                    version: build.version().best().map(str::to_string),
+                    platform: build.opened.platform.clone(),
+                    container: Some(format!("{:?}", build.located.info.format).to_lowercase()),
+                    bun_layout: graph.layout.map(|l| l.epoch.to_string()),
+                    modules: Some(graph.modules.len() as u64),
+                    js_modules: Some(js_modules as u64),
+                    code_split: Some(js_modules > 1),
+                    bundle_bytes: Some(
+                        graph
+                            .modules
+                            .iter()
+                            .filter(|m| m.is_javascript())
+                            .map(|m| m.contents.len() as u64)
+                            .sum(),
+                    ),
+                };
+                s.remember(&digest, &row, file.map(|f| (f, arch)));
+            }
+            digest
+        }
+    };
+    Ok(Analysed::new(
+        &build.graph,
+        g.budget(),
+        digest,
+        store.map(|s| s as &dyn FactsCache),
+    ))
+}
+
+/// The facts of an analysed build, with a spinner on a terminal while they
+/// are computed (none when they come from the store).
+pub fn facts<'a>(g: &Global, an: &'a Analysed) -> anyhow::Result<&'a Facts> {
+    // CC_TEARDOWN_DEBUG=store says on stderr where the facts came from
+    // (the tests check that a second run does not parse).
+    let debug =
+        std::env::var("CC_TEARDOWN_DEBUG").is_ok_and(|v| v.split(',').any(|x| x == "store"));
+    if an.facts_cached() {
+        if debug {
+            eprintln!("debug: facts for {} read from the store", an.digest());
+        }
+        return Ok(an.facts()?);
+    }
+    if debug {
+        eprintln!("debug: facts for {} computed", an.digest());
+    }
+    let js = an
+        .graph()
+        .modules
+        .iter()
+        .filter(|m| m.is_javascript())
+        .count();
+    let spinner = (!g.quiet && !g.json && std::io::stderr().is_terminal()).then(|| {
+        let s = indicatif::ProgressBar::new_spinner();
+        s.set_message(format!("parsing and analysing {js} JavaScript module(s)…"));
+        s.enable_steady_tick(std::time::Duration::from_millis(120));
+        s
+    });
+    let facts = an.facts();
+    if let Some(s) = spinner {
+        s.finish_and_clear();
+    }
+    if std::env::var("CC_TEARDOWN_DEBUG").is_ok_and(|v| v.split(',').any(|x| x == "timings")) {
+        for (stage, d) in an.timings() {
+            eprintln!("debug: {stage:<14} {:>8.1} ms", d.as_secs_f64() * 1000.0);
+        }
+    }
+    Ok(facts?)
 }

@@ -1,7 +1,7 @@
 use super::Global;
-use crate::analysis::diff::{self, Section, Side};
-use crate::js::code::Depth;
+use crate::analysis::diff::{self, Section};
 use crate::report::diff::{self as view, DiffView, Paint};
+use crate::report::escape;
 use crate::report::info::InfoView;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -27,6 +27,35 @@ pub enum ColorChoice {
     Never,
 }
 
+/// The sections `--only` accepts: those of [`Section`], which, being
+/// analysis, knows nothing of the command line.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum SectionArg {
+    Identity,
+    Modules,
+    Workflows,
+    Flags,
+    Gates,
+    Roles,
+    Functions,
+    Text,
+}
+
+impl From<SectionArg> for Section {
+    fn from(s: SectionArg) -> Section {
+        match s {
+            SectionArg::Identity => Section::Identity,
+            SectionArg::Modules => Section::Modules,
+            SectionArg::Workflows => Section::Workflows,
+            SectionArg::Flags => Section::Flags,
+            SectionArg::Gates => Section::Gates,
+            SectionArg::Roles => Section::Roles,
+            SectionArg::Functions => Section::Functions,
+            SectionArg::Text => Section::Text,
+        }
+    }
+}
+
 #[derive(Args)]
 pub struct DiffArgs {
     /// The older build (any TARGET).
@@ -37,7 +66,7 @@ pub struct DiffArgs {
     pub b: String,
     /// Only these sections (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "SECTIONS")]
-    pub only: Vec<Section>,
+    pub only: Vec<SectionArg>,
     /// human, md or json (--json is the same as --format json).
     #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
     pub format: DiffFormat,
@@ -103,7 +132,7 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
     let sections: Vec<Section> = if a.only.is_empty() {
         Section::ALL.to_vec()
     } else {
-        a.only.clone()
+        a.only.iter().map(|&s| s.into()).collect()
     };
     let mut timings: BTreeMap<&'static str, u64> = BTreeMap::new();
     let t0 = Instant::now();
@@ -111,42 +140,34 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
     let ob = g.open(&a.b)?;
     let (ba, bb) = (g.build(&oa)?, g.build(&ob)?);
     timings.insert("open", t0.elapsed().as_millis() as u64);
-    let needs_code = sections.iter().any(|s| *s != Section::Identity);
-    let depth = if sections.iter().any(|s| s.needs_shapes()) {
-        Depth::Shapes
-    } else {
-        Depth::Index
+    let shapes = sections.iter().any(|s| s.needs_shapes());
+    let side = |b| -> anyhow::Result<_> {
+        let an = super::code::analyse(g, b)?;
+        Ok(if shapes { an.with_shapes() } else { an })
     };
+    let (sa, sb) = (side(&ba)?, side(&bb)?);
     let t1 = Instant::now();
-    let sides = if needs_code {
-        let s = spinner(g, "parsing, indexing and analysing both builds…".into());
-        let index = |b: &crate::source::build::Build| {
-            crate::js::parse::with_big_stack(|| {
-                crate::js::code::CodeIndex::build_filtered(&b.graph, g.max_decoded, |_| true, depth)
-            })
-        };
-        // Both builds at once: a single-bundle build parses on one core.
-        let (ra, rb) = rayon::join(
-            || index(&ba).map(|ci| Side::analyse(ci, &sections)),
-            || index(&bb).map(|ci| Side::analyse(ci, &sections)),
-        );
-        if let Some(s) = s {
-            s.finish_and_clear();
-        }
-        Some((
-            ra.with_context(|| oa.label.clone())?,
-            rb.with_context(|| ob.label.clone())?,
-        ))
-    } else {
-        None
-    };
+    let cached = sa.facts_cached() && sb.facts_cached();
+    let s = (!cached
+        || sections
+            .iter()
+            .any(|s| s.needs_shapes() || *s == Section::Modules || *s == Section::Text))
+    .then(|| spinner(g, "parsing, indexing and analysing both builds…".into()))
+    .flatten();
+    // Both builds at once: a single-bundle build parses on one core.
+    let (ra, rb) = rayon::join(
+        || diff::prepare(&sa, &sections),
+        || diff::prepare(&sb, &sections),
+    );
+    if let Some(s) = s {
+        s.finish_and_clear();
+    }
+    ra.with_context(|| oa.label.clone())?;
+    rb.with_context(|| ob.label.clone())?;
     timings.insert("index_and_analyse", t1.elapsed().as_millis() as u64);
     let t2 = Instant::now();
     let s = spinner(g, "comparing…".into());
-    let d = match &sides {
-        Some((sa, sb)) => diff::compare(&ba.graph, sa, &bb.graph, sb, &sections),
-        None => Default::default(),
-    };
+    let d = diff::compare(&sa, &sb, &sections)?;
     if let Some(s) = s {
         s.finish_and_clear();
     }
@@ -173,10 +194,42 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
         }
     };
     let text = match format {
-        DiffFormat::Json => serde_json::to_string_pretty(&v)? + "\n",
-        DiffFormat::Md => view::markdown(&v, a.limit),
-        DiffFormat::Human => view::human(&v, Paint(colour), a.limit),
+        DiffFormat::Json => super::to_json(&v)?,
+        DiffFormat::Md => escape::text(&view::markdown(&v, a.limit)).into_owned(),
+        DiffFormat::Human => {
+            // Escaping the coloured text would escape the colours too. The
+            // plain rendering shows whether the builds' text needs escaping
+            // at all; only when it does not is the coloured one printed, so
+            // every escape sequence printed is one of ours.
+            let plain = view::human(&v, Paint(false), a.limit);
+            if colour && !escape::needs_escape(&plain) {
+                view::human(&v, Paint(true), a.limit)
+            } else {
+                escape::text(&plain).into_owned()
+            }
+        }
     };
     super::write_output(g, a.output.as_deref(), &text)?;
     Ok(if a.exit_code && differs(&v) { 1 } else { 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--only` offers every section, in order, under the name the JSON
+    /// report gives it.
+    #[test]
+    fn only_mirrors_every_section() {
+        let offered: Vec<Section> = SectionArg::value_variants()
+            .iter()
+            .map(|&s| s.into())
+            .collect();
+        assert_eq!(offered, Section::ALL.to_vec());
+        for s in SectionArg::value_variants() {
+            let name = s.to_possible_value().unwrap().get_name().to_string();
+            let json = serde_json::to_value(Section::from(*s)).unwrap();
+            assert_eq!(json, name.as_str());
+        }
+    }
 }

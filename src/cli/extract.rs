@@ -1,19 +1,19 @@
+use super::outdir::{OutDir, OutputError};
 use super::{Global, TargetArg, print_json};
 use crate::bun::digest::sha256_hex;
 use crate::report::modules::ModuleRow;
 use crate::report::table::thousands;
-use anyhow::{Context, bail};
 use clap::Args;
 use rayon::prelude::*;
-use std::collections::BTreeSet;
-use std::io::Write;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct ExtractArgs {
     #[command(flatten)]
     pub target: TargetArg,
-    /// Output folder (created if missing). Nothing is ever written outside it.
+    /// Output folder (created if missing). Nothing is ever written outside it,
+    /// and nothing already in it is written through.
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
     /// Keep the stored bytes (no zstd decompression, no UTF-16 conversion).
@@ -22,6 +22,17 @@ pub struct ExtractArgs {
     /// Also write each module's bytecode blob as NAME.jsc.
     #[arg(long)]
     pub bytecode: bool,
+    /// Replace files already at the paths this run writes (each is removed
+    /// first, never written through). Without it the run refuses them.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Where a module's bytecode goes: its file name with `.jsc` appended.
+fn sidecar(rel: &Path) -> PathBuf {
+    let mut name = rel.as_os_str().to_os_string();
+    name.push(".jsc");
+    PathBuf::from(name)
 }
 
 #[derive(serde::Serialize)]
@@ -48,33 +59,53 @@ struct Manifest {
     modules: Vec<ManifestModule>,
 }
 
-/// Refuse to go through a symlink that is already inside the output folder.
-fn check_not_symlink(p: &Path) -> anyhow::Result<()> {
-    if let Ok(meta) = std::fs::symlink_metadata(p)
-        && meta.file_type().is_symlink()
-    {
-        bail!("refusing to write through symlink {}", p.display());
+/// Who writes a file (for collision messages).
+fn owner(m: &crate::bun::Module, sidecar: bool) -> String {
+    if sidecar {
+        format!("the bytecode of module {}", m.name)
+    } else {
+        format!("module {}", m.name)
     }
-    Ok(())
 }
 
-fn create_file(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.custom_flags(libc::O_NOFOLLOW);
+/// Every path the run will write, checked against each other: no two files
+/// at one path, and no file where another needs a folder. Names are compared
+/// case-folded too, because macOS and Windows folders are case-insensitive by
+/// default and the second create would fail half-way through the run.
+fn check_collisions(files: &[(PathBuf, String)]) -> anyhow::Result<()> {
+    let fold = |p: &Path| p.to_string_lossy().to_lowercase();
+    let mut at: HashMap<String, (&Path, &str)> = HashMap::new();
+    for (rel, who) in files {
+        if let Some((first, other)) = at.insert(fold(rel), (rel, who)) {
+            if first == rel {
+                return Err(OutputError::Collision(format!(
+                    "{other} and {who} would both be written to {}",
+                    rel.display()
+                ))
+                .into());
+            }
+            return Err(OutputError::Collision(format!(
+                "{other} and {who} would be written to {} and {}, one file where case is ignored (macOS, Windows)",
+                first.display(),
+                rel.display()
+            )).into());
+        }
     }
-    o.open(path)
-}
-
-fn write_file(root: &Path, rel: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let path = root.join(rel);
-    check_not_symlink(&path)?;
-    let mut f = create_file(&path).with_context(|| format!("writing {}", path.display()))?;
-    f.write_all(bytes)
-        .with_context(|| format!("writing {}", path.display()))?;
+    for (rel, who) in files {
+        for dir in rel
+            .ancestors()
+            .skip(1)
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            if let Some((_, other)) = at.get(&fold(dir)) {
+                return Err(OutputError::Collision(format!(
+                    "{other} is written to {}, where {who} needs a directory",
+                    dir.display()
+                ))
+                .into());
+            }
+        }
+    }
     Ok(())
 }
 
@@ -83,69 +114,51 @@ pub fn run(g: &Global, a: &ExtractArgs) -> anyhow::Result<i32> {
     let build = g.build(&opened)?;
     let graph = &build.graph;
 
-    // Every name is checked before anything is written.
+    // Everything is checked before anything is written: names, collisions
+    // between the files of this run, decoding, then what the folder holds.
     let mut rels = Vec::with_capacity(graph.modules.len());
-    let mut seen = BTreeSet::new();
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
     for m in &graph.modules {
         let rel = m.relative_path()?;
-        if rel == Path::new("manifest.json") {
-            bail!("module {} would overwrite manifest.json", m.name);
-        }
-        if !seen.insert(rel.clone()) {
-            bail!("two modules share the path {}", rel.display());
+        files.push((rel.clone(), owner(m, false)));
+        if a.bytecode && !m.bytecode.is_empty() {
+            files.push((sidecar(&rel), owner(m, true)));
         }
         rels.push(rel);
     }
+    files.push((PathBuf::from("manifest.json"), "manifest.json".into()));
+    check_collisions(&files)?;
+
+    // Decoding and hashing run on every core; files are created one at a
+    // time, because parallel creates in one folder only contend for its lock
+    // (measured: 3–10x slower on ext4).
+    let budget = g.budget();
+    let decoded: Vec<(crate::bun::Decoded, String)> = graph
+        .modules
+        .par_iter()
+        .map(|m| {
+            let d = graph.decoded(m, budget)?;
+            let sha = sha256_hex(&d);
+            Ok((d, sha))
+        })
+        .collect::<Result<_, crate::bun::GraphError>>()?;
 
     let root = &a.output;
-    std::fs::create_dir_all(root).with_context(|| format!("creating {}", root.display()))?;
-    // Folders first, one at a time and checked component by component, so
-    // that the parallel writes below only ever create files.
-    let dirs: BTreeSet<PathBuf> = rels
-        .iter()
-        .flat_map(|r| {
-            r.ancestors()
-                .skip(1)
-                .filter(|p| !p.as_os_str().is_empty())
-                .map(Path::to_path_buf)
-        })
-        .collect();
-    for d in &dirs {
-        let p = root.join(d);
-        check_not_symlink(&p)?;
-        match std::fs::create_dir(&p) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && p.is_dir() => {}
-            Err(e) => return Err(e).with_context(|| format!("creating {}", p.display())),
-        }
-    }
+    let paths: Vec<PathBuf> = files.into_iter().map(|(p, _)| p).collect();
+    OutDir::check(root, &paths, a.force)?;
+    let mut out = OutDir::create(root, a.force)?;
 
     let bar = (!g.quiet
         && !g.json
         && std::io::IsTerminal::is_terminal(&std::io::stderr())
         && rels.len() > 50)
         .then(|| indicatif::ProgressBar::new(rels.len() as u64));
-    let limit = g.max_decoded;
-    // Decoding and hashing run on every core; files are created one at a
-    // time, because parallel creates in one folder only contend for its lock
-    // (measured: 3–10x slower on ext4).
-    let decoded: Vec<(std::borrow::Cow<[u8]>, String)> = graph
-        .modules
-        .par_iter()
-        .map(|m| {
-            let d = m.decoded(limit)?;
-            let sha = sha256_hex(&d);
-            Ok((d, sha))
-        })
-        .collect::<Result<_, crate::bun::GraphError>>()?;
     let mut written = Vec::with_capacity(rels.len());
     for ((m, rel), (bytes, decoded_sha256)) in graph.modules.iter().zip(&rels).zip(&decoded) {
-        write_file(root, rel, if a.raw { m.contents } else { bytes })?;
+        out.write(rel, if a.raw { m.contents } else { bytes })?;
         let bytecode_file = if a.bytecode && !m.bytecode.is_empty() {
-            let mut name = rel.clone().into_os_string();
-            name.push(".jsc");
-            let rel_bc = PathBuf::from(name);
-            write_file(root, &rel_bc, graph.bytecode_of(m))?;
+            let rel_bc = sidecar(rel);
+            out.write(&rel_bc, graph.bytecode_of(m))?;
             Some(rel_bc.to_string_lossy().into_owned())
         } else {
             None
@@ -177,7 +190,7 @@ pub fn run(g: &Global, a: &ExtractArgs) -> anyhow::Result<i32> {
         modules: written,
     };
     let text = serde_json::to_vec_pretty(&manifest)?;
-    write_file(root, Path::new("manifest.json"), &text)?;
+    out.write(Path::new("manifest.json"), &text)?;
     if g.json {
         return print_json(&manifest).map(|_| 0);
     }
@@ -191,7 +204,7 @@ pub fn run(g: &Global, a: &ExtractArgs) -> anyhow::Result<i32> {
         manifest.modules.len(),
         thousands(total),
         if a.raw { ", stored bytes" } else { ", decoded" },
-        root.display()
+        crate::report::escape::display(&root.display().to_string())
     );
     Ok(0)
 }

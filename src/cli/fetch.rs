@@ -6,8 +6,8 @@ use clap::Args;
 pub struct FetchArgs {
     /// A published version (2.1.220) or a dist-tag (latest, stable).
     pub version: String,
-    /// One of darwin-arm64, darwin-x64, linux-x64, linux-arm64, linux-x64-musl, linux-arm64-musl, win32-x64, win32-arm64 (default: this host's).
-    #[arg(long, short)]
+    /// The platform's package (default: this host's).
+    #[arg(long, short, value_parser = clap::builder::PossibleValuesParser::new(npm::PLATFORMS))]
     pub platform: Option<String>,
 }
 
@@ -46,7 +46,8 @@ pub fn run(g: &Global, a: &FetchArgs) -> anyhow::Result<i32> {
         })?;
     } else {
         if !g.quiet {
-            eprintln!(
+            // Names and versions come from the registry's answer.
+            errln!(
                 "{} {}@{} ({})",
                 if b.cache_hit {
                     "cached"
@@ -58,7 +59,44 @@ pub fn run(g: &Global, a: &FetchArgs) -> anyhow::Result<i32> {
                 b.platform
             );
         }
-        println!("{}", b.program.display());
+        outln!("{}", b.program.display());
     }
     Ok(0)
+}
+
+/// A download drawn as a progress bar on stderr (the CLI gives one only
+/// when stderr is a terminal and neither --quiet nor --json is set).
+#[derive(Default)]
+pub struct DownloadBar(std::sync::Mutex<Option<indicatif::ProgressBar>>);
+
+impl npm::Progress for DownloadBar {
+    fn start(&self, what: &str, total: Option<u64>) {
+        let bar = indicatif::ProgressBar::new(total.unwrap_or(0));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg} {bar:30} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            )
+            .expect("a valid template"),
+        );
+        bar.set_message(format!("fetching {what}"));
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(bar);
+        }
+    }
+
+    fn advance(&self, bytes: u64) {
+        if let Ok(slot) = self.0.lock()
+            && let Some(bar) = &*slot
+        {
+            bar.inc(bytes);
+        }
+    }
+
+    fn finish(&self) {
+        if let Ok(mut slot) = self.0.lock()
+            && let Some(bar) = slot.take()
+        {
+            bar.finish_and_clear();
+        }
+    }
 }

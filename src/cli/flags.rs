@@ -1,8 +1,28 @@
 use super::{Global, TargetArg, print_json};
-use crate::analysis::flags::{self, FlagInventory, FlagKind};
-use crate::js::symbols;
+use crate::analysis::flags::{FlagInventory, FlagKind};
+use crate::report::escape::display as esc;
 use crate::report::table::{Align, Table};
-use clap::Args;
+use clap::{Args, ValueEnum};
+
+/// The kinds `--kind` accepts (those of [`FlagKind`]).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    Feature,
+    Event,
+    Config,
+    Other,
+}
+
+impl KindArg {
+    fn kind(self) -> FlagKind {
+        match self {
+            KindArg::Feature => FlagKind::Feature,
+            KindArg::Event => FlagKind::Event,
+            KindArg::Config => FlagKind::Config,
+            KindArg::Other => FlagKind::Other,
+        }
+    }
+}
 
 #[derive(Args)]
 pub struct FlagsArgs {
@@ -11,9 +31,9 @@ pub struct FlagsArgs {
     /// Only flags whose name matches this regex.
     #[arg(long, value_name = "PATTERN")]
     pub grep: Option<String>,
-    /// Only flags of this kind: feature, event, config, other.
-    #[arg(long, value_name = "KIND")]
-    pub kind: Option<String>,
+    /// Only flags of this kind.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub kind: Option<KindArg>,
     /// List every site of every flag shown.
     #[arg(long)]
     pub sites: bool,
@@ -36,25 +56,22 @@ struct FlagsView<'a> {
 }
 
 pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
+    // Options first: a bad pattern or config is reported before the parse.
+    let re = match a.grep.as_deref().map(regex::Regex::new).transpose() {
+        Ok(re) => re,
+        Err(e) => usage!("bad --grep pattern: {e}"),
+    };
+    let config = super::gates::config_for(a.config.as_ref())?;
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
-    let ci = super::code::index(g, &build)?;
-    let syms = symbols::recover(&ci);
-    let originals = symbols::original_names(&syms);
-    let mut inv = flags::inventory(&ci, &originals);
-    let re = a
-        .grep
-        .as_deref()
-        .map(regex::Regex::new)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("bad --grep: {e}"))?;
+    let an = super::code::analyse(g, &build)?;
+    let mut inv = super::code::facts(g, &an)?.flags.clone();
     if let Some(re) = &re {
         inv.flags.retain(|f| re.is_match(&f.name));
     }
-    if let Some(k) = &a.kind {
-        inv.flags.retain(|f| f.kind.as_str() == k);
+    if let Some(k) = a.kind {
+        inv.flags.retain(|f| f.kind == k.kind());
     }
-    let config = super::gates::config_for(a.config.as_ref());
     let all_names: std::collections::HashSet<&str> =
         inv.flags.iter().map(|f| f.name.as_str()).collect();
     let features: Vec<&str> = inv
@@ -140,9 +157,9 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
             }),
         ]);
     }
-    print!("{}", t.render());
+    out!("{}", t.render());
     let count = |k: FlagKind| inv.flags.iter().filter(|f| f.kind == k).count();
-    println!(
+    outln!(
         "{} flags: {} feature, {} event, {} config, {} other",
         inv.flags.len(),
         count(FlagKind::Feature),
@@ -157,27 +174,35 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
             format!(
                 "{} {}{} ({} sites)",
                 x.kind_str(),
-                x.name,
+                esc(&x.name),
                 x.original
                     .as_ref()
-                    .map(|o| format!(" [{o}]"))
+                    .map(|o| format!(" [{}]", esc(o)))
                     .unwrap_or_default(),
                 x.sites
             )
         })
         .collect();
-    println!("accessors: {}", getters.join("; "));
+    outln!("accessors: {}", getters.join("; "));
     match (&config.problem, &config.path) {
-        (Some(p), _) => println!("config: {p}"),
+        (Some(p), _) => outln!("config: {}", esc(p)),
         (None, Some(path)) => {
-            println!("config: {path} ({} cached values)", config.values.len());
+            outln!(
+                "config: {} ({} cached values)",
+                esc(path),
+                config.values.len()
+            );
             if !cached_not_read.is_empty() {
-                println!(
+                outln!(
                     "cached but never read by this build: {}",
-                    cached_not_read.join(", ")
+                    cached_not_read
+                        .iter()
+                        .map(|n| esc(n))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 );
             }
-            println!(
+            outln!(
                 "read by this build but not cached: {} flag(s) (--json lists them)",
                 read_not_cached.len()
             );
@@ -186,18 +211,18 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
     }
     if a.sites {
         for f in &inv.flags {
-            println!("\n{} ({})", f.name, f.kind.as_str());
+            outln!("\n{} ({})", esc(&f.name), f.kind.as_str());
             for s in &f.sites {
-                println!(
+                outln!(
                     "  {}:{}:{}  pretty {}  {}  {}{}{}",
-                    s.module,
+                    esc(&s.module),
                     s.raw_line,
                     s.raw_col,
                     s.pretty_line,
                     s.kind.as_str(),
                     s.via
                         .as_deref()
-                        .map(|v| format!("via {v} "))
+                        .map(|v| format!("via {} ", esc(v)))
                         .unwrap_or_default(),
                     s.default
                         .as_ref()
@@ -205,7 +230,7 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
                         .unwrap_or_default(),
                     s.function
                         .as_deref()
-                        .map(|f| format!("in {f}"))
+                        .map(|f| format!("in {}", esc(f)))
                         .unwrap_or_default()
                 );
             }

@@ -1,8 +1,7 @@
 use super::{Global, TargetArg, print_json};
 use crate::analysis::gates::{self, CachedFlags, Gate};
-use crate::analysis::roles::Locator;
-use crate::analysis::workflows;
-use crate::js::symbols;
+use crate::report::escape::display as esc;
+use crate::source::config;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -31,9 +30,25 @@ struct GatesView {
     flags: Option<crate::analysis::flags::FlagInventory>,
 }
 
-pub fn config_for(path: Option<&PathBuf>) -> CachedFlags {
-    match path.cloned().or_else(CachedFlags::default_path) {
-        Some(p) if path.is_some() || p.exists() => CachedFlags::load(&p),
+/// The cached flag values to judge with. A config named with --config must
+/// be usable (else a usage error, exit 2); the default one is optional, and
+/// what is wrong with it is only noted.
+pub fn config_for(path: Option<&PathBuf>) -> anyhow::Result<CachedFlags> {
+    let flags = |c: config::ClaudeConfig| CachedFlags::from_config(&c.path, &c.object);
+    if let Some(p) = path {
+        return match config::read(p) {
+            Ok(c) => Ok(flags(c)),
+            Err(why) => usage!("--config: {why}"),
+        };
+    }
+    Ok(match config::default_path() {
+        Some(p) if p.exists() => config::read(&p)
+            .map(flags)
+            .unwrap_or_else(|why| CachedFlags {
+                path: Some(p.display().to_string()),
+                problem: Some(why.to_string()),
+                ..Default::default()
+            }),
         Some(p) => CachedFlags {
             path: Some(p.display().to_string()),
             problem: Some(format!("no config at {} (pass --config PATH)", p.display())),
@@ -43,23 +58,19 @@ pub fn config_for(path: Option<&PathBuf>) -> CachedFlags {
             problem: Some("no config found (pass --config PATH)".into()),
             ..Default::default()
         },
-    }
+    })
 }
 
 pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
+    // Before the parse: a bad --config is reported at once.
+    let config = config_for(a.config.as_ref())?;
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
-    let ci = super::code::index(g, &build)?;
-    let syms = symbols::recover(&ci);
-    let originals = symbols::original_names(&syms);
-    let locator = Locator::new(&ci, &syms);
-    let roles = locator.locate();
-    let wfs = workflows::bundled(&ci, &roles, &locator);
-    let mut all = gates::discover(&ci, &roles, &wfs, &originals);
-    let config = config_for(a.config.as_ref());
-    let inventory = a
-        .flags
-        .then(|| crate::analysis::flags::inventory(&ci, &originals));
+    let an = super::code::analyse(g, &build)?;
+    let facts = super::code::facts(g, &an)?;
+    let roles = &facts.roles;
+    let mut all = facts.gates.clone();
+    let inventory = a.flags.then(|| facts.flags.clone());
     for gate in &mut all {
         gate.verdict = Some(gates::verdict(&gate.conditions, &config));
     }
@@ -74,9 +85,10 @@ pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
         .map(|_| 0);
     }
     match (&config.problem, &config.path) {
-        (Some(p), _) => println!("config: {p}; verdicts use each flag's default"),
-        (None, Some(path)) => println!(
-            "config: {path} ({} cached flag values)",
+        (Some(p), _) => outln!("config: {}; verdicts use each flag's default", esc(p)),
+        (None, Some(path)) => outln!(
+            "config: {} ({} cached flag values)",
+            esc(path),
             config.values.len()
         ),
         _ => {}
@@ -86,22 +98,22 @@ pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
         .iter()
         .any(|f| f.role == crate::analysis::roles::Role::ReviewRoutingGate)
     {
-        println!("no review-routing gate in this build");
+        outln!("no review-routing gate in this build");
     }
     let shown: Vec<&Gate> = all
         .iter()
-        .filter(|gt| a.all || gt.role != "flag-gate")
+        .filter(|gt| a.all || gt.role.is_workflow_gate())
         .collect();
     for gt in &shown {
-        println!(
+        outln!(
             "\n{} {}{} — {}:{} (pretty {})",
             gt.role,
-            gt.function.as_deref().unwrap_or("(anonymous)"),
+            esc(gt.function.as_deref().unwrap_or("(anonymous)")),
             gt.original
                 .as_ref()
-                .map(|o| format!(" [{o}]"))
+                .map(|o| format!(" [{}]", esc(o)))
                 .unwrap_or_default(),
-            gt.module.rsplit('/').next().unwrap_or(""),
+            esc(gt.module.rsplit('/').next().unwrap_or("")),
             gt.raw_line,
             gt.pretty_line
         );
@@ -112,26 +124,26 @@ pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
                 .and_then(|f| config.values.get(f))
                 .map(|v| format!("  [cached: {v}]"))
                 .unwrap_or_default();
-            println!(
+            outln!(
                 "  {}. {:<20} {}{cached}  ({}:{})",
                 c.index,
                 c.kind.as_str(),
-                c.text,
-                c.module.rsplit('/').next().unwrap_or(""),
+                esc(&c.text),
+                esc(c.module.rsplit('/').next().unwrap_or("")),
                 c.line
             );
         }
         if let Some(v) = &gt.verdict {
-            println!("  verdict: {}", v.describe());
+            outln!("  verdict: {}", esc(&v.describe()));
         }
     }
     if let Some(inv) = &inventory {
         let counts: Vec<String> = inv.counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        println!("\nflags: {} ({})", inv.flags.len(), counts.join(", "));
+        outln!("\nflags: {} ({})", inv.flags.len(), counts.join(", "));
     }
     let hidden = all.len() - shown.len();
     if hidden > 0 {
-        println!(
+        outln!(
             "\n… and {hidden} more flag-decided functions (--all lists them, --json has them all)"
         );
     }

@@ -2,6 +2,7 @@ use super::{Global, TargetArg, print_json};
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::index::LitKind;
 use crate::js::symbols;
+use crate::report::escape::display as esc;
 use clap::{Args, ValueEnum};
 use regex::Regex;
 use std::collections::HashMap;
@@ -118,27 +119,28 @@ pub fn run(g: &Global, a: &GrepArgs) -> anyhow::Result<i32> {
     } else {
         regex::escape(&a.pattern)
     };
-    let re = regex::RegexBuilder::new(&pat)
+    let re = match regex::RegexBuilder::new(&pat)
         .case_insensitive(a.ignore_case)
         .build()
-        .map_err(|e| anyhow::anyhow!("bad pattern: {e}"))?;
+    {
+        Ok(re) => re,
+        Err(e) => usage!("bad pattern: {e}"),
+    };
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
     let only = match &a.module {
-        Some(n) => Some(
-            build
-                .graph
-                .find(n)
-                .ok_or_else(|| anyhow::anyhow!("no module named {n:?} (see `cc-teardown ls`)"))?
-                .name
-                .to_string(),
-        ),
+        Some(n) => match build.graph.find(n) {
+            Some(m) => Some(m.name.to_string()),
+            None => usage!("no module named {n:?} (see `cc-teardown ls`)"),
+        },
         None => None,
     };
     let ci = super::code::index(g, &build)?;
     let syms = symbols::recover(&ci);
     let originals = symbols::original_names(&syms);
     let (hits, truncated) = search(&ci, &re, a, only.as_deref(), &originals);
+    // As grep and rg do: 1 when nothing matches, so scripts can test it.
+    let status = if hits.is_empty() { 1 } else { 0 };
     if g.json {
         return print_json(&GrepView {
             target: opened.label.clone(),
@@ -146,18 +148,21 @@ pub fn run(g: &Global, a: &GrepArgs) -> anyhow::Result<i32> {
             hits,
             truncated,
         })
-        .map(|_| 0);
+        .map(|_| status);
     }
     let color = match a.color {
         Color::Always => true,
         Color::Never => false,
         Color::Auto => std::io::stdout().is_terminal(),
     };
+    // Every piece of a hit comes from the build: each is escaped before it
+    // is coloured, so the only escape sequences printed are the colours.
     let paint = |code: &str, s: &str| {
+        let s = esc(s);
         if color {
             format!("\x1b[{code}m{s}\x1b[0m")
         } else {
-            s.to_string()
+            s.into_owned()
         }
     };
     for h in &hits {
@@ -191,9 +196,9 @@ pub fn run(g: &Global, a: &GrepArgs) -> anyhow::Result<i32> {
         };
         println!(
             "    {}{}{}",
-            &text[..range.start],
+            esc(&text[..range.start]),
             paint("1;31", &text[range.clone()]),
-            &text[range.end..]
+            esc(&text[range.end..])
         );
         if a.context > 0 {
             let lines: Vec<&str> = m.printed.code.lines().collect();
@@ -204,13 +209,14 @@ pub fn run(g: &Global, a: &GrepArgs) -> anyhow::Result<i32> {
                 let line = lines[n - 1];
                 let shown: String = line.chars().take(200).collect();
                 let mark = if n == center { ">" } else { " " };
-                println!("    {mark}{n:>7}  {shown}");
+                // A line of code: its tabs are layout.
+                outln!("    {mark}{n:>7}  {shown}");
             }
         }
     }
     let modules: std::collections::BTreeSet<&str> =
         hits.iter().map(|h| h.module.as_str()).collect();
-    println!(
+    outln!(
         "{} hit(s) in {} module(s){}",
         hits.len(),
         modules.len(),
@@ -220,7 +226,7 @@ pub fn run(g: &Global, a: &GrepArgs) -> anyhow::Result<i32> {
             String::new()
         }
     );
-    Ok(0)
+    Ok(status)
 }
 
 fn search(

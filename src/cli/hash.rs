@@ -41,7 +41,7 @@ pub fn run(g: &Global, a: &HashArgs) -> anyhow::Result<i32> {
                 || sha256_hex(build.located.payload),
             )
         },
-        || (ModuleRow::all(graph), bundle_digest(graph, g.max_decoded)),
+        || (ModuleRow::all(graph), bundle_digest(graph, g.budget())),
     );
     let (digest, digest_modules) = digest?;
     let entry = &rows[graph.entry];
@@ -68,7 +68,7 @@ pub fn run(g: &Global, a: &HashArgs) -> anyhow::Result<i32> {
     if g.json {
         return print_json(&view).map(|_| 0);
     }
-    print!(
+    out!(
         "{}",
         facts(&[
             ("file", view.file.clone()),
@@ -86,7 +86,7 @@ pub fn run(g: &Global, a: &HashArgs) -> anyhow::Result<i32> {
             ),
         ])
     );
-    println!();
+    outln!();
     let mut t = Table::new(&[
         ("sha256", Align::Left),
         ("bytes", Align::Right),
@@ -95,7 +95,7 @@ pub fn run(g: &Global, a: &HashArgs) -> anyhow::Result<i32> {
     for m in &view.modules {
         t.row(vec![m.sha256.clone(), m.bytes.to_string(), m.name.clone()]);
     }
-    print!("{}", t.render());
+    out!("{}", t.render());
     Ok(0)
 }
 

@@ -15,7 +15,7 @@ pub fn run(g: &Global, a: &InfoArgs) -> anyhow::Result<i32> {
     if g.json {
         print_json(&view)?;
     } else {
-        print!("{}", view.render());
+        out!("{}", view.render());
     }
     Ok(0)
 }

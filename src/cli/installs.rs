@@ -12,14 +12,30 @@ pub struct InstallsArgs {
 }
 
 pub fn run(g: &Global, a: &InstallsArgs) -> anyhow::Result<i32> {
-    let report = installs::scan(&Scope::from_env(a.root.clone()));
+    if let Some(root) = a.root.as_deref().filter(|r| !r.is_dir()) {
+        usage!("--root {}: not a directory", root.display());
+    }
+    let report = installs::scan(&Scope::from_env(a.root.clone())?);
     if g.json {
         return print_json(&report).map(|_| 0);
     }
+    let print_skipped = || {
+        for s in &report.skipped {
+            match &s.resolved {
+                // Names from the tree: escaped, as every human line is.
+                Some(r) if *r != s.path => outln!("skipped: {} → {r}: {}", s.path, s.reason),
+                _ => outln!("skipped: {}: {}", s.path, s.reason),
+            }
+        }
+    };
     if report.installs.is_empty() {
         println!(
             "no Claude Code installation found (looked at PATH and the installers' locations)"
         );
+        print_skipped();
+        for w in &report.warnings {
+            outln!("warning: {w}");
+        }
         return Ok(0);
     }
     let mut t = Table::new(&[
@@ -53,8 +69,9 @@ pub fn run(g: &Global, a: &InstallsArgs) -> anyhow::Result<i32> {
     }
     print!("{}", t.render());
     println!("* what the shell runs (first claude on PATH)");
+    print_skipped();
     for w in &report.warnings {
-        println!("warning: {w}");
+        outln!("warning: {w}");
     }
     Ok(0)
 }

@@ -1,6 +1,5 @@
 use super::{Global, TargetArg, print_json};
-use crate::analysis::roles::{Locator, Roles};
-use crate::js::symbols;
+use crate::analysis::roles::Roles;
 use crate::report::table::{Align, Table};
 use clap::Args;
 
@@ -11,19 +10,18 @@ pub struct LocateArgs {
 }
 
 #[derive(serde::Serialize)]
-struct LocateView {
+struct LocateView<'a> {
     target: String,
     version: Option<String>,
     #[serde(flatten)]
-    roles: Roles,
+    roles: &'a Roles,
 }
 
 pub fn run(g: &Global, a: &LocateArgs) -> anyhow::Result<i32> {
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
-    let ci = super::code::index(g, &build)?;
-    let syms = symbols::recover(&ci);
-    let roles = Locator::new(&ci, &syms).locate();
+    let an = super::code::analyse(g, &build)?;
+    let roles = &super::code::facts(g, &an)?.roles;
     if g.json {
         return print_json(&LocateView {
             target: opened.label.clone(),
@@ -32,7 +30,7 @@ pub fn run(g: &Global, a: &LocateArgs) -> anyhow::Result<i32> {
         })
         .map(|_| 0);
     }
-    print!("{}", render(&roles));
+    out!("{}", render(roles));
     Ok(0)
 }
 
@@ -65,7 +63,11 @@ pub fn render(roles: &Roles) -> String {
     }
     let mut out = t.render();
     for a in &roles.absent {
-        out.push_str(&format!("absent: {} — {}\n", a.role.as_str(), a.reason));
+        out.push_str(&format!(
+            "absent: {} — {}\n",
+            a.role.as_str(),
+            crate::report::escape::display(&a.reason)
+        ));
     }
     out
 }

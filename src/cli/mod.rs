@@ -1,6 +1,31 @@
 //! Layer 6: the command line. Each command resolves its TARGET, opens the
 //! build once, and hands the facts to `report` for rendering.
 
+/// Human output: `println!`, with every control and bidirectional character
+/// of the line escaped ([`crate::report::escape::text`]). Untrusted values
+/// that could hold a line break are also escaped one by one
+/// ([`crate::report::escape::display`]); this is the net under them.
+macro_rules! outln {
+    () => { println!() };
+    ($($t:tt)*) => { println!("{}", $crate::report::escape::text(&format!($($t)*))) };
+}
+
+/// Human output without a line break, escaped as [`outln!`] does.
+macro_rules! out {
+    ($($t:tt)*) => { print!("{}", $crate::report::escape::text(&format!($($t)*))) };
+}
+
+/// Human diagnostics on stderr, escaped as [`outln!`] does.
+macro_rules! errln {
+    ($($t:tt)*) => { eprintln!("{}", $crate::report::escape::text(&format!($($t)*))) };
+}
+
+/// `bail!` for a [`UsageError`].
+macro_rules! usage {
+    ($($t:tt)*) => { return Err($crate::cli::UsageError(format!($($t)*)).into()) };
+}
+
+mod cache;
 mod code;
 mod diff;
 mod extract;
@@ -13,6 +38,7 @@ mod info;
 mod installs;
 mod locate;
 mod ls;
+mod outdir;
 mod pretty;
 mod report;
 mod simulate;
@@ -23,7 +49,7 @@ mod workflows;
 use crate::container::ContainerOptions;
 use crate::source::build::Build;
 use crate::source::{Opened, SourceOptions, Target};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 const TARGET_HELP: &str = "What to read: a path to an executable, a .js bundle or an npm .tgz; \
@@ -34,7 +60,7 @@ npm:VERSION[/PLATFORM] (fetched and cached; PLATFORM defaults to this host's); i
     name = "cc-teardown",
     version,
     about = "Tear down Claude Code's native executables: find the Bun payload, list, extract, hash and verify its modules",
-    after_help = "Examples:\n  cc-teardown info npm:2.1.220/darwin-arm64\n  cc-teardown ls ./claude --json\n  cc-teardown extract npm:2.1.260/darwin-arm64 -o out/\n\nRun `cc-teardown COMMAND --help` for each command's options."
+    after_help = "Examples:\n  cc-teardown info npm:2.1.220/darwin-arm64\n  cc-teardown ls ./claude --json\n  cc-teardown extract npm:2.1.260/darwin-arm64 -o out/\n\nRun `cc-teardown COMMAND --help` for each command's options.\n\nExit status: 0 on success, 1 for a negative answer (verify: no match; grep, symbols: nothing found; diff --exit-code: the builds differ; reconstruct, simulate: see their help), 2 on error. Errors are one line on stderr; with --json also {\"error\":{\"kind\",\"message\"}} on stdout."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -45,21 +71,29 @@ pub struct Cli {
 
 #[derive(Args, Clone)]
 pub struct Global {
-    /// Print machine-readable JSON on stdout.
+    /// Print machine-readable JSON on stdout; an error is then a JSON object too (exit 2).
     #[arg(long, global = true)]
     pub json: bool,
-    /// Slice of a fat Mach-O to read: arm64 or x86_64.
-    #[arg(long, global = true, value_name = "ARCH")]
-    pub arch: Option<String>,
+    /// The architecture to read: the slice of a fat Mach-O (default arm64); any other file must be of this architecture.
+    #[arg(long, global = true, value_enum, value_name = "ARCH")]
+    pub arch: Option<Arch>,
     /// Where fetched builds are kept (default: $CC_TEARDOWN_CACHE, else the XDG cache dir).
     #[arg(long, global = true, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Refuse to decode a compressed module to more than this many bytes.
+    /// Decoded bytes the whole run may produce from compressed modules (one budget shared by every module).
     #[arg(long, global = true, value_name = "BYTES", default_value_t = 1 << 30)]
     pub max_decoded: u64,
+    /// The run's decoding budget, made from `max_decoded` on first use and
+    /// shared by clones, so every command and both builds of `diff` draw on
+    /// one budget.
+    #[arg(skip)]
+    decode_budget: std::sync::Arc<std::sync::OnceLock<crate::bun::Budget>>,
     /// Never show progress bars.
     #[arg(long, global = true)]
     pub quiet: bool,
+    /// Neither read nor write the facts store: analyse from scratch.
+    #[arg(long, global = true)]
+    pub no_cache: bool,
 }
 
 #[derive(Subcommand)]
@@ -94,12 +128,12 @@ pub enum Command {
     Pretty(pretty::PrettyArgs),
     /// Original names the bundler left behind, and cross-chunk import links.
     #[command(
-        after_help = "Example:\n  cc-teardown symbols npm:2.1.220/darwin-arm64 --grep Workflow\n  cc-teardown symbols npm:2.1.260/darwin-arm64 --grep '^initBundledWorkflows$' --links"
+        after_help = "Example:\n  cc-teardown symbols npm:2.1.220/darwin-arm64 --grep Workflow\n  cc-teardown symbols npm:2.1.260/darwin-arm64 --grep '^initBundledWorkflows$' --links\n\nExit status: 0 when something is listed, 1 when nothing is (as grep), 2 on error."
     )]
     Symbols(symbols::SymbolsArgs),
     /// Search string and template literals (cooked values) and identifiers.
     #[command(
-        after_help = "Example:\n  cc-teardown grep npm:2.1.220/darwin-arm64 'export const meta' -C 2\n  cc-teardown grep npm:2.1.260/darwin-arm64 -e 'tengu_review_\\w+' --scope strings\n  cc-teardown grep ./claude initBundledWorkflows --scope identifiers --json"
+        after_help = "Example:\n  cc-teardown grep npm:2.1.220/darwin-arm64 'export const meta' -C 2\n  cc-teardown grep npm:2.1.260/darwin-arm64 -e 'tengu_review_\\w+' --scope strings\n  cc-teardown grep ./claude initBundledWorkflows --scope identifiers --json\n\nExit status: 0 when something matches, 1 when nothing does (as grep and rg), 2 on error."
     )]
     Grep(grep::GrepArgs),
     /// Find the functions that register, build, look up, initialise and gate the bundled workflows.
@@ -147,12 +181,48 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown simulate npm:2.1.220/darwin-arm64 --workflow code-review --args \"xhigh main...HEAD\"\n  cc-teardown simulate npm:2.1.260/darwin-arm64 --workflow deep-research --args \"why is the sky blue\" --json | jq '.agents | length'\n  cc-teardown simulate npm:2.1.220/darwin-arm64 --workflow code-review --args high --scenario empty-scope.json\n  cc-teardown simulate --script workflows/code-review.js --args max --seed 7 --timeout-ms 2000\n\nAgent results come from --scenario (docs/simulate.md), else a seeded generator that follows each call's schema.\nExit status: 0 when the script completed, 1 when it threw, hit a limit or used a missing global, 2 on bad input."
     )]
     Simulate(simulate::SimulateArgs),
+    /// Show or empty the facts store, where analysed builds' facts are kept between runs.
+    #[command(
+        after_help = "Example:\n  cc-teardown cache info\n  cc-teardown cache info --json | jq .builds\n  cc-teardown cache clear\n\nEvery analysis command reads a build's facts from the store when it has them (--no-cache bypasses it). See docs/cache.md."
+    )]
+    Cache(cache::CacheArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
     )]
     Fetch(fetch::FetchArgs),
 }
+
+/// Architectures `--arch` names (the names `info` reports).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Arch {
+    #[value(alias = "aarch64")]
+    Arm64,
+    #[value(name = "x86_64", alias = "x64", alias = "amd64")]
+    X86_64,
+}
+
+impl Arch {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arch::Arm64 => "arm64",
+            Arch::X86_64 => "x86_64",
+        }
+    }
+}
+
+/// A wrong option value or a request the build cannot satisfy (no such
+/// module, no such workflow, an unreadable --config): the `usage` kind of
+/// JSON errors.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// What the analysis could not do with this build (no bundled workflow to
+/// write, a workflow name unfit for a file): the `analysis` kind.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct AnalysisError(pub String);
 
 /// A TARGET argument shared by the commands.
 #[derive(Args, Clone)]
@@ -168,15 +238,28 @@ impl Global {
                 .cache_dir
                 .clone()
                 .unwrap_or_else(crate::source::cache::default_cache_dir),
-            progress: !self.quiet && !self.json,
+            progress: if !self.quiet
+                && !self.json
+                && std::io::IsTerminal::is_terminal(&std::io::stderr())
+            {
+                std::sync::Arc::new(fetch::DownloadBar::default())
+            } else {
+                std::sync::Arc::new(crate::source::npm::Silent)
+            },
         }
     }
 
     pub fn container_options(&self) -> ContainerOptions {
         ContainerOptions {
-            arch: self.arch.clone(),
+            arch: self.arch.map(|a| a.as_str().to_string()),
             assume_js: false,
         }
+    }
+
+    /// The decoding budget of this run (`--max-decoded`).
+    pub fn budget(&self) -> &crate::bun::Budget {
+        self.decode_budget
+            .get_or_init(|| crate::bun::Budget::new(self.max_decoded))
     }
 
     pub fn open(&self, target: &str) -> anyhow::Result<Opened> {
@@ -185,21 +268,28 @@ impl Global {
     }
 
     pub fn build<'a>(&self, opened: &'a Opened) -> anyhow::Result<Build<'a>> {
-        Build::open(opened, &self.container_options())
-            .map_err(|e| anyhow::anyhow!("{}: {e}", opened.label))
+        use anyhow::Context;
+        // Context, not a new message: the typed error stays in the chain
+        // for the JSON error's kind.
+        Build::open(opened, &self.container_options()).with_context(|| opened.label.clone())
     }
+}
+
+/// Pretty JSON, safe to print ([`crate::report::escape::json_safe`]), with
+/// a final line break.
+pub(crate) fn to_json(v: &impl serde::Serialize) -> anyhow::Result<String> {
+    Ok(crate::report::escape::json_safe(serde_json::to_string_pretty(v)?) + "\n")
 }
 
 /// Print a value as pretty JSON on stdout.
 pub(crate) fn print_json(v: &impl serde::Serialize) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, v)?;
     use std::io::Write;
-    writeln!(out)?;
+    std::io::stdout().lock().write_all(to_json(v)?.as_bytes())?;
     Ok(())
 }
 
-/// Write a rendered report to `output` (saying so on stderr), or to stdout.
+/// Write a rendered report to `output` (saying so on stderr; with --json,
+/// saying so as JSON on stdout), or to stdout.
 pub(crate) fn write_output(
     g: &Global,
     output: Option<&std::path::Path>,
@@ -210,8 +300,13 @@ pub(crate) fn write_output(
     match output {
         Some(p) => {
             std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
-            if !g.quiet && !g.json {
-                eprintln!("wrote {}", p.display());
+            if g.json {
+                print_json(&serde_json::json!({
+                    "output": p.display().to_string(),
+                    "bytes": text.len(),
+                }))?;
+            } else if !g.quiet {
+                errln!("wrote {}", p.display());
             }
         }
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
@@ -229,6 +324,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Hash(a) => hash::run(g, a),
         Command::Verify(a) => verify::run(g, a),
         Command::Fetch(a) => fetch::run(g, a),
+        Command::Cache(a) => cache::run(g, a),
         Command::Report(a) => report::run(g, a),
         Command::Diff(a) => diff::run(g, a),
         Command::Installs(a) => installs::run(g, a),
@@ -242,4 +338,113 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Reconstruct(a) => workflows::reconstruct(g, a),
         Command::Simulate(a) => simulate::run(g, a),
     }
+}
+
+/// The `kind` of a JSON error: a small, stable vocabulary (README, "Exit
+/// status and errors"), read from the first typed error in the chain.
+pub fn error_kind(e: &anyhow::Error) -> &'static str {
+    use crate::source::build::BuildError;
+    for cause in e.chain() {
+        if cause.is::<UsageError>() || cause.is::<clap::Error>() {
+            return "usage";
+        }
+        if cause.is::<crate::analysis::simulate::scenario::ScenarioError>() {
+            return "usage";
+        }
+        if cause.is::<crate::source::SourceError>() {
+            return "source";
+        }
+        if let Some(b) = cause.downcast_ref::<BuildError>() {
+            return match b {
+                BuildError::Container(_) => "container",
+                BuildError::Graph(_) => "bun",
+            };
+        }
+        if cause.is::<crate::container::ContainerError>() {
+            return "container";
+        }
+        if cause.is::<crate::bun::GraphError>() || cause.is::<crate::bun::module::UnsafeName>() {
+            return "bun";
+        }
+        if let Some(o) = cause.downcast_ref::<outdir::OutputError>() {
+            return match o {
+                outdir::OutputError::Collision(_) => "bun",
+                outdir::OutputError::InTheWay(_) => "io",
+            };
+        }
+        if cause.is::<crate::js::JsError>() {
+            return "js";
+        }
+        if cause.is::<AnalysisError>() || cause.is::<crate::analysis::simulate::SimulateError>() {
+            return "analysis";
+        }
+        if cause.is::<std::io::Error>() || cause.is::<serde_json::Error>() {
+            return "io";
+        }
+    }
+    "internal"
+}
+
+/// An error as one line: its message and causes, joined, with untrusted
+/// text escaped (a module name in a message must not drive the terminal).
+pub fn error_line(e: &anyhow::Error) -> String {
+    let joined = format!("{e:#}")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    crate::report::escape::display(&joined).into_owned()
+}
+
+/// Report an error: `error: …` on stderr and, with --json, the same as
+/// `{"error":{"kind":…,"message":…}}` on stdout. Returns the exit code (2).
+pub fn report_error(e: &anyhow::Error, json: bool) -> i32 {
+    let line = error_line(e);
+    eprintln!("error: {line}");
+    if json {
+        let v = serde_json::json!({"error": {"kind": error_kind(e), "message": line}});
+        if let Ok(s) = to_json(&v) {
+            use std::io::Write;
+            let _ = std::io::stdout().lock().write_all(s.as_bytes());
+        }
+    }
+    2
+}
+
+/// A command-line parse error as a [`UsageError`]: clap's message without
+/// its `error:` prefix, usage block and help pointer, on one line (the
+/// possible values and the suggestion stay).
+pub fn usage_error(e: &clap::Error) -> anyhow::Error {
+    // clap's plain rendering strips every escape sequence, which would show
+    // `--kind $'\e]0;x\a'` as `--kind ''`. So: the styled rendering, without
+    // its colours (SGR sequences), and what is left is escaped by
+    // error_line, the argument as typed included.
+    let styled = e.render().ansi().to_string();
+    let mut rendered = String::with_capacity(styled.len());
+    let mut rest = styled.as_str();
+    while let Some(at) = rest.find("\x1b[") {
+        rendered.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let params = after
+            .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+            .unwrap_or(after.len());
+        if after[params..].starts_with('m') {
+            rest = &after[params + 1..];
+        } else {
+            rendered.push_str("\x1b[");
+            rest = after;
+        }
+    }
+    rendered.push_str(rest);
+    let message = rendered
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more information")
+        })
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join(" ");
+    UsageError(message).into()
 }

@@ -1,6 +1,7 @@
 use super::{Global, TargetArg, print_json};
 use crate::js::code::{CodeIndex, Depth, IndexedModule};
-use anyhow::{Context, bail};
+use crate::report::escape::display as esc;
+use anyhow::Context;
 use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,8 @@ pub struct PrettyArgs {
     #[command(flatten)]
     pub target: TargetArg,
     /// Write here: a file for one module, a folder for a code-split build
-    /// (one file per JS module). Without -o the code goes to stdout.
+    /// (one file per JS module). Without -o the code goes to stdout (with
+    /// --json: one JSON object holding the code and its line map).
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// The module to print (name or path below the bunfs root; default: the entry).
@@ -33,6 +35,17 @@ struct AtView {
     raw_line: u32,
     raw_col: u32,
     pretty_line: u32,
+}
+
+/// `pretty --json` without -o: the code itself, as data.
+#[derive(serde::Serialize)]
+struct CodeView<'a> {
+    target: &'a str,
+    module: &'a str,
+    raw_lines: u32,
+    pretty_lines: u32,
+    code: &'a str,
+    line_map: crate::js::lines::LineMapFile,
 }
 
 #[derive(serde::Serialize)]
@@ -60,12 +73,11 @@ struct SkippedModule {
 
 fn parse_at(s: &str) -> anyhow::Result<(u32, u32)> {
     let (l, c) = s.split_once(':').unwrap_or((s, "1"));
-    Ok((
-        l.parse()
-            .with_context(|| format!("bad line in --at {s:?}"))?,
-        c.parse()
-            .with_context(|| format!("bad column in --at {s:?}"))?,
-    ))
+    match (l.parse(), c.parse()) {
+        (Ok(l), Ok(c)) => Ok((l, c)),
+        (Err(e), _) => usage!("bad line in --at {s:?}: {e}"),
+        (_, Err(e)) => usage!("bad column in --at {s:?}: {e}"),
+    }
 }
 
 fn write_module(m: &IndexedModule, out: &Path) -> anyhow::Result<WrittenModule> {
@@ -96,11 +108,20 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
     let build = g.build(&opened)?;
     let graph = &build.graph;
     let chosen = match &a.module {
-        Some(n) => graph
-            .find(n)
-            .ok_or_else(|| anyhow::anyhow!("no module named {n:?} (see `cc-teardown ls`)"))?,
+        Some(n) => match graph.find(n) {
+            Some(m) => m,
+            None => usage!("no module named {n:?} (see `cc-teardown ls`)"),
+        },
         None => graph.entry_module(),
     };
+    let not_js = || -> anyhow::Error {
+        super::UsageError(format!("{} is not JavaScript", chosen.name)).into()
+    };
+    let folder_wanted = a.output.is_some() && a.module.is_none() && a.all;
+    if !folder_wanted && !chosen.is_javascript() {
+        // Said before the parse, which would find nothing to print.
+        return Err(not_js());
+    }
     let code_split = graph.entry_module().format == crate::bun::ModuleFormat::Esm
         && graph.modules.iter().filter(|m| m.is_javascript()).count() > 1;
     let folder = a.output.is_some()
@@ -112,27 +133,19 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
     let ci = crate::js::parse::with_big_stack(|| {
         // Printing needs no index: skip it (and its memory).
         if folder {
-            CodeIndex::build_filtered(graph, g.max_decoded, |_| true, Depth::Print)
+            CodeIndex::build_filtered(graph, g.budget(), |_| true, Depth::Print)
         } else {
-            CodeIndex::build_filtered(
-                graph,
-                g.max_decoded,
-                |m| m.index == chosen_index,
-                Depth::Print,
-            )
+            CodeIndex::build_filtered(graph, g.budget(), |m| m.index == chosen_index, Depth::Print)
         }
     })?;
 
     if a.at.is_some() || a.at_pretty.is_some() {
-        let m = ci
-            .modules
-            .first()
-            .ok_or_else(|| anyhow::anyhow!("{} is not JavaScript", chosen.name))?;
+        let m = ci.modules.first().ok_or_else(not_js)?;
         let map = &m.printed.map;
         let view = if let Some(at) = &a.at {
             let (line, col) = parse_at(at)?;
             if line as usize > map.raw.lines() {
-                bail!(
+                usage!(
                     "raw line {line} is past the end ({} lines)",
                     map.raw.lines()
                 );
@@ -147,7 +160,7 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
         } else {
             let p = a.at_pretty.unwrap_or(1);
             if p == 0 || p > map.pretty_lines {
-                bail!("pretty line {p} is out of range (1–{})", map.pretty_lines);
+                usage!("pretty line {p} is out of range (1–{})", map.pretty_lines);
             }
             let (line, col) = map.pretty_to_raw(p).unwrap_or((map.raw.lines() as u32, 1));
             AtView {
@@ -160,19 +173,31 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
         if g.json {
             print_json(&view)?;
         } else {
-            println!(
+            outln!(
                 "{}  raw {}:{}  pretty {}",
-                view.module, view.raw_line, view.raw_col, view.pretty_line
+                esc(&view.module),
+                view.raw_line,
+                view.raw_col,
+                view.pretty_line
             );
         }
         return Ok(0);
     }
 
     let Some(out) = &a.output else {
-        let m = ci
-            .modules
-            .first()
-            .ok_or_else(|| anyhow::anyhow!("{} is not JavaScript", chosen.name))?;
+        let m = ci.modules.first().ok_or_else(not_js)?;
+        if g.json {
+            return print_json(&CodeView {
+                target: &opened.label,
+                module: &m.name,
+                raw_lines: m.printed.map.raw.lines() as u32,
+                pretty_lines: m.printed.map.pretty_lines,
+                code: &m.printed.code,
+                line_map: m.printed.map.to_file(&m.name),
+            })
+            .map(|_| 0);
+        }
+        // Code is the output asked for, printed as it is (like `cat`).
         std::io::stdout()
             .lock()
             .write_all(m.printed.code.as_bytes())?;
@@ -187,10 +212,7 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
             written.push(write_module(m, &out.join(rel))?);
         }
     } else {
-        let m = ci
-            .modules
-            .first()
-            .ok_or_else(|| anyhow::anyhow!("{} is not JavaScript", chosen.name))?;
+        let m = ci.modules.first().ok_or_else(not_js)?;
         written.push(write_module(m, out)?);
     }
     let view = WrittenView {
@@ -214,29 +236,33 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
     }
     for w in &view.modules {
         if view.modules.len() <= 10 {
-            println!(
+            outln!(
                 "{}: {} raw lines → {} pretty lines in {} (line map {})",
-                w.module, w.raw_lines, w.pretty_lines, w.file, w.linemap
+                esc(&w.module),
+                w.raw_lines,
+                w.pretty_lines,
+                esc(&w.file),
+                esc(&w.linemap)
             );
         }
     }
     if view.modules.len() > 10 {
-        println!(
+        outln!(
             "{} JavaScript modules printed into {}",
             view.modules.len(),
-            view.output
+            esc(&view.output)
         );
     }
     if !view.skipped.is_empty() {
-        println!(
+        outln!(
             "skipped {} modules that are not JavaScript source:",
             view.skipped.len()
         );
         for s in view.skipped.iter().take(20) {
-            println!("  {}  ({})", s.module, s.reason);
+            outln!("  {}  ({})", esc(&s.module), s.reason);
         }
         if view.skipped.len() > 20 {
-            println!(
+            outln!(
                 "  … and {} more (--json lists all)",
                 view.skipped.len() - 20
             );

@@ -1,8 +1,7 @@
-use super::{Global, print_json};
-use crate::analysis::roles::{Locator, Role};
-use crate::analysis::{flags, gates, workflows};
-use crate::bun::digest::{bundle_digest, sha256_hex};
-use crate::js::symbols;
+use super::Global;
+use crate::analysis::gates;
+use crate::bun::digest::sha256_hex;
+use crate::report::escape;
 use crate::report::info::InfoView;
 use crate::report::teardown::{self, Hashes, Teardown};
 use crate::source::installs;
@@ -33,20 +32,24 @@ pub struct ReportArgs {
 }
 
 pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
+    // Before anything is opened: a bad --config is reported at once.
+    let config = super::gates::config_for(a.config.as_ref())?;
     let target = a.target.clone().unwrap_or_else(|| "installed".to_string());
     // One scan of the installations serves both the default target and the
     // install facts (it opens and hashes every installed build).
     let scan = target
         .starts_with("installed")
-        .then(|| installs::scan(&installs::Scope::from_env(None)));
+        .then(|| installs::Scope::from_env(None).map(|s| installs::scan(&s)))
+        .transpose()?;
     if a.target.is_none()
         && !scan
             .as_ref()
             .is_some_and(|s| s.installs.iter().any(|i| i.selected))
     {
-        anyhow::bail!(
-            "no installed claude found; name a build, e.g. `cc-teardown report npm:2.1.220/darwin-arm64`"
-        );
+        return Err(crate::source::SourceError::NotInstalled(
+            "name a build, e.g. `cc-teardown report npm:2.1.220/darwin-arm64`".into(),
+        )
+        .into());
     }
     let opened = g.open(&target)?;
     let build = g.build(&opened)?;
@@ -55,19 +58,16 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
             .into_iter()
             .find(|i| std::path::Path::new(&i.resolved) == opened.path)
     });
-    let ci = super::code::index(g, &build)?;
-    let syms = symbols::recover(&ci);
-    let originals = symbols::original_names(&syms);
-    let locator = Locator::new(&ci, &syms);
-    let roles = locator.locate();
-    let wfs = workflows::bundled(&ci, &roles, &locator);
-    let config = super::gates::config_for(a.config.as_ref());
-    let mut all_gates = gates::discover(&ci, &roles, &wfs, &originals);
-    all_gates.retain(|gt| gt.role != "flag-gate");
+    let an = super::code::analyse(g, &build)?;
+    let facts = super::code::facts(g, &an)?;
+    let roles = facts.roles.clone();
+    let wfs = facts.workflows.clone();
+    let mut all_gates = facts.gates.clone();
+    all_gates.retain(|gt| gt.role.is_workflow_gate());
     for gt in &mut all_gates {
         gt.verdict = Some(gates::verdict(&gt.conditions, &config));
     }
-    let inventory = flags::inventory(&ci, &originals);
+    let inventory = &facts.flags;
     let info = InfoView::from_build(&build);
     let (file, payload) = rayon::join(
         || sha256_hex(opened.bytes()),
@@ -77,7 +77,7 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
         file,
         payload,
         bundle: info.bundle.sha256.clone(),
-        bundle_digest: bundle_digest(&build.graph, g.max_decoded)?.0,
+        bundle_digest: an.digest().to_string(),
     };
     let mut undetermined = Vec::new();
     if info.version.is_none() {
@@ -103,17 +103,17 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
     }
     let routing_gate = all_gates
         .iter()
-        .find(|gt| gt.role == Role::ReviewRoutingGate.as_str())
+        .find(|gt| gt.role == gates::GateRole::ReviewRouting)
         .cloned();
     let option_gates: Vec<_> = all_gates
         .iter()
-        .filter(|gt| gt.role != Role::ReviewRoutingGate.as_str())
+        .filter(|gt| gt.role != gates::GateRole::ReviewRouting)
         .cloned()
         .collect();
     let gate_refs: Vec<&gates::Gate> = all_gates.iter().collect();
     let report = Teardown {
         tool: format!("cc-teardown {}", env!("CARGO_PKG_VERSION")),
-        flags: Teardown::summarise_flags(&inventory, &gate_refs, &config),
+        flags: Teardown::summarise_flags(inventory, &gate_refs, &config),
         scripts: wfs
             .iter()
             .filter_map(|w| w.text.clone().map(|t| (w.name.clone(), t)))
@@ -128,14 +128,13 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
         config,
         undetermined,
     };
+    // Markdown and HTML are documents of text from the build: escaped as a
+    // whole (line breaks and tabs stay), whether for a terminal or a file.
     let text = match (a.format, g.json) {
-        (Format::Json, _) | (_, true) => serde_json::to_string_pretty(&report)? + "\n",
-        (Format::Md, _) => teardown::markdown(&report),
-        (Format::Html, _) => teardown::html(&report),
+        (Format::Json, _) | (_, true) => super::to_json(&report)?,
+        (Format::Md, _) => escape::text(&teardown::markdown(&report)).into_owned(),
+        (Format::Html, _) => escape::text(&teardown::html(&report)).into_owned(),
     };
-    if a.output.is_none() && g.json && a.format != Format::Json {
-        return print_json(&report).map(|_| 0);
-    }
     super::write_output(g, a.output.as_deref(), &text)?;
     Ok(0)
 }

@@ -1,9 +1,10 @@
-use super::{Global, TARGET_HELP, print_json};
+use super::{Global, TARGET_HELP};
 use crate::analysis::simulate::{self, Limits, Options, Outcome, Scenario, Trace};
 use crate::bun::digest::sha256_hex;
 use crate::report::table::{Align, Table};
 use anyhow::{Context, bail};
 use clap::Args;
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -36,10 +37,10 @@ pub struct SimulateArgs {
     /// Seed of the result generator (default: the scenario's, else 0).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Stop the script after this many milliseconds.
+    /// Stop the run (script, generated results, writing the result) after this many milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout_ms: u64,
-    /// Memory cap of the JavaScript engine, in MB.
+    /// Memory cap of the run, in MB: the JavaScript engine's heap and the trace together.
     #[arg(long, value_name = "MB", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub memory_mb: u64,
     /// Stop the script at more agent calls than this.
@@ -50,7 +51,7 @@ pub struct SimulateArgs {
     pub prompts: bool,
 }
 
-#[derive(serde::Serialize)]
+#[derive(Clone, serde::Serialize)]
 struct ScriptRef {
     /// `bundled` or `file`.
     source: &'static str,
@@ -74,16 +75,16 @@ pub fn run(g: &Global, a: &SimulateArgs) -> anyhow::Result<i32> {
     // The scenario first: a bad one fails fast, before a build is opened.
     let scenario = match &a.scenario {
         Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("reading scenario {}", p.display()))?;
+            let text =
+                read_input(p).with_context(|| format!("reading scenario {}", p.display()))?;
             Scenario::parse(&text).with_context(|| format!("scenario {}", p.display()))?
         }
         None => Scenario::default(),
     };
     let (text, script, declared) = match (&a.script, &a.target, &a.workflow) {
         (Some(path), _, _) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading script {}", path.display()))?;
+            let text =
+                read_input(path).with_context(|| format!("reading script {}", path.display()))?;
             let name = path
                 .file_stem()
                 .map_or("script".into(), |s| s.to_string_lossy().to_string());
@@ -136,29 +137,107 @@ pub fn run(g: &Global, a: &SimulateArgs) -> anyhow::Result<i32> {
         declared_phases: declared,
         keep_prompts: a.prompts,
     };
+    let finished = watchdog(g.json, &script, &options);
     let trace = simulate::simulate(&text, scenario, &options)?;
+    *finished.lock().unwrap_or_else(|e| e.into_inner()) = true;
+    emit(g.json, &script, &trace)
+}
+
+/// The run's last line of defence on time. The engine's interrupt handler
+/// and the host's own checks end a run at its deadline, but the engine
+/// polls only every few thousand operations, so one long native call (a
+/// search through a string of hundreds of megabytes, repeated) can outlast
+/// it. Past the deadline and a grace, this thread reports the timeout
+/// itself — an empty trace with that status — and ends the process, unless
+/// the run has finished by then (the returned flag, set under its lock, so
+/// the two never write at once).
+fn watchdog(
+    json: bool,
+    script: &ScriptRef,
+    options: &Options,
+) -> std::sync::Arc<std::sync::Mutex<bool>> {
+    let finished = std::sync::Arc::new(std::sync::Mutex::new(false));
+    let grace = options.limits.timeout / 2 + Duration::from_secs(1);
+    let hard = options.limits.timeout.saturating_add(grace);
+    let (flag, script, options) = (finished.clone(), script.clone(), options.clone());
+    std::thread::spawn(move || {
+        std::thread::sleep(hard);
+        let done = flag.lock().unwrap_or_else(|e| e.into_inner());
+        if *done {
+            return;
+        }
+        let status = simulate::Status::Timeout {
+            limit_ms: options.limits.timeout.as_millis() as u64,
+        };
+        let mut trace = Trace::ended(&options, status);
+        trace.elapsed_ms = hard.as_millis() as u64;
+        let code = emit(json, &script, &trace).unwrap_or(1);
+        std::process::exit(code);
+    });
+    finished
+}
+
+/// Write the trace (JSON or text) and, when the run did not succeed, one
+/// line on stderr; the exit status.
+fn emit(json: bool, script: &ScriptRef, trace: &Trace) -> anyhow::Result<i32> {
     let ok = trace.succeeded();
-    if g.json {
-        print_json(&View {
-            script: &script,
-            ok,
-            trace: &trace,
-        })?;
+    // The trace can be as large as the memory cap allows: written through a
+    // large buffer (stdout alone flushes at every line or kilobyte).
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+    if json {
+        serde_json::to_writer_pretty(&mut out, &View { script, ok, trace })?;
+        writeln!(out)?;
     } else {
-        print!("{}", render(&script, &trace));
+        // Labels, logs and stage titles come from the script: escaped.
+        render(
+            script,
+            trace,
+            &mut crate::report::escape::Escaping::new(&mut out),
+        )?;
     }
+    out.flush()?;
+    drop(out);
     if !ok {
         // The outcome on stderr too, so it shows whatever stdout is piped to.
         let mut why = trace.status.describe();
         if trace.status == simulate::Status::Completed {
             why = format!(
                 "completed, but the script uses globals the simulated runtime does not provide: {}",
-                names(&trace)
+                names(trace)
             );
         }
-        eprintln!("simulate {}: {why}", script.name);
+        errln!("simulate {}: {why}", script.name);
     }
     Ok(if ok { 0 } else { 1 })
+}
+
+/// Largest script or scenario read: far above any real one (a workflow
+/// script is tens of kilobytes, a scenario a few), and small enough that
+/// parsing it stays within a few hundred MB (a 4 MB script: about 300 MB
+/// peak, measured) — this happens before the run and outside its caps.
+const MAX_INPUT: u64 = 4 << 20;
+
+/// A script or scenario file's text: a regular file (a device, FIFO or
+/// directory would never end or never start), at most [`MAX_INPUT`] bytes,
+/// UTF-8.
+fn read_input(path: &std::path::Path) -> anyhow::Result<String> {
+    use std::io::Read;
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    // Opening a FIFO blocks until a writer comes; without waiting, it is
+    // refused below like any other non-file.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK);
+    let f = open.open(path)?;
+    if !f.metadata()?.is_file() {
+        bail!("not a regular file");
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_INPUT + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT {
+        bail!("larger than {} MB", MAX_INPUT >> 20);
+    }
+    String::from_utf8(bytes).context("not UTF-8 text")
 }
 
 fn names(t: &Trace) -> String {
@@ -183,9 +262,9 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-fn render(script: &ScriptRef, t: &Trace) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
+/// The human trace, written as it is made: it can be as large as the memory
+/// cap allowed the run to keep, so it is never built whole in memory.
+fn render(script: &ScriptRef, t: &Trace, out: &mut impl Write) -> std::io::Result<()> {
     let from = match (&script.target, &script.path) {
         (Some(target), _) => target.clone(),
         (None, Some(p)) => p.clone(),
@@ -195,19 +274,19 @@ fn render(script: &ScriptRef, t: &Trace) -> String {
         .args
         .as_ref()
         .map_or("undefined".to_string(), |a| a.to_string());
-    let _ = writeln!(
+    writeln!(
         out,
         "{} ({from}) — args {args}, seed {}",
         script.name, t.seed
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "status: {} — {} agent call(s), {} fan-out(s), {} ms\n",
         t.status.describe(),
         t.agents.len(),
         t.fanouts.len(),
         t.elapsed_ms
-    );
+    )?;
     if !t.phases.is_empty() {
         let mut table = Table::new(&[
             ("stage", Align::Left),
@@ -215,12 +294,18 @@ fn render(script: &ScriptRef, t: &Trace) -> String {
             ("labels", Align::Left),
         ]);
         for p in &t.phases {
-            let mut labels: Vec<(String, usize)> = Vec::new();
+            // Distinct labels in order of first use, counted; by map, as a
+            // stage may hold hundreds of thousands of calls.
+            let mut labels: Vec<(&str, usize)> = Vec::new();
+            let mut seen: std::collections::HashMap<&str, usize> = Default::default();
             for &i in &p.agents {
-                let l = &t.agents[i].label;
-                match labels.iter_mut().find(|(x, _)| x == l) {
-                    Some(e) => e.1 += 1,
-                    None => labels.push((l.clone(), 1)),
+                let l = t.agents[i].label.as_str();
+                match seen.get(l) {
+                    Some(&k) => labels[k].1 += 1,
+                    None => {
+                        seen.insert(l, labels.len());
+                        labels.push((l, 1));
+                    }
                 }
             }
             let labels = labels
@@ -229,34 +314,34 @@ fn render(script: &ScriptRef, t: &Trace) -> String {
                     if *n > 1 {
                         format!("{l} ×{n}")
                     } else {
-                        l.clone()
+                        l.to_string()
                     }
                 })
                 .collect::<Vec<_>>()
                 .join(", ");
             table.row(vec![
-                format!("{}{}", p.title, if p.marked { "" } else { " *" }),
+                format!("{}{}", clip(&p.title, 60), if p.marked { "" } else { " *" }),
                 p.agents.len().to_string(),
                 clip(&labels, 100),
             ]);
         }
-        out.push_str(&table.render());
+        out.write_all(table.render().as_bytes())?;
         if t.phases.iter().any(|p| !p.marked) {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "(* named by agent options only, never marked by phase())"
-            );
+            )?;
         }
     }
     if !t.phases_not_reached.is_empty() {
-        let _ = writeln!(
+        writeln!(
             out,
             "declared but not reached: {}",
             t.phases_not_reached.join(", ")
-        );
+        )?;
     }
     if !t.agents.is_empty() {
-        out.push('\n');
+        writeln!(out)?;
         let mut table = Table::new(&[
             ("#", Align::Right),
             ("stage", Align::Left),
@@ -276,7 +361,7 @@ fn render(script: &ScriptRef, t: &Trace) -> String {
             };
             table.row(vec![
                 c.index.to_string(),
-                c.phase.clone().unwrap_or_else(|| "-".into()),
+                clip(c.phase.as_deref().unwrap_or("-"), 40),
                 clip(&c.label, 40),
                 format!("{} B", c.prompt_bytes),
                 clip(c.schema.as_deref().unwrap_or("text"), 60),
@@ -290,7 +375,7 @@ fn render(script: &ScriptRef, t: &Trace) -> String {
                 },
             ]);
         }
-        out.push_str(&table.render());
+        out.write_all(table.render().as_bytes())?;
     }
     if !t.fanouts.is_empty() {
         let sizes = t
@@ -311,43 +396,41 @@ fn render(script: &ScriptRef, t: &Trace) -> String {
             })
             .collect::<Vec<_>>()
             .join(", ");
-        let _ = writeln!(out, "\nfan-outs: {sizes}");
+        writeln!(out, "\nfan-outs: {sizes}")?;
     }
     if !t.logs.is_empty() {
-        let _ = writeln!(out, "\nlog:");
+        writeln!(out, "\nlog:")?;
         for l in &t.logs {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "  [{}]{} {}",
-                l.phase.as_deref().unwrap_or("-"),
+                clip(l.phase.as_deref().unwrap_or("-"), 60),
                 if l.source == "runtime" {
                     " (runtime)"
                 } else {
                     ""
                 },
                 l.message
-            );
+            )?;
         }
         if t.logs_dropped > 0 {
-            let _ = writeln!(out, "  … {} more line(s) not kept", t.logs_dropped);
+            writeln!(out, "  … {} more line(s) not kept", t.logs_dropped)?;
         }
     }
     if !t.missing_globals.is_empty() {
-        let _ = writeln!(out, "\nmissing globals: {}", names(t));
+        writeln!(out, "\nmissing globals: {}", names(t))?;
     }
     if !t.unsupported.is_empty() {
-        let _ = writeln!(out, "\nnot simulated: {}", t.unsupported.join(", "));
+        writeln!(out, "\nnot simulated: {}", t.unsupported.join(", "))?;
     }
     if let simulate::Status::Threw {
         stack: Some(stack), ..
     } = &t.status
     {
-        let _ = writeln!(out, "\nstack:\n{stack}");
+        writeln!(out, "\nstack:\n{stack}")?;
     }
-    let _ = writeln!(
-        out,
-        "\nresult:\n{}",
-        serde_json::to_string_pretty(&t.result).unwrap_or_default()
-    );
-    out
+    writeln!(out, "\nresult:")?;
+    serde_json::to_writer_pretty(&mut *out, &t.result).map_err(std::io::Error::other)?;
+    writeln!(out)?;
+    Ok(())
 }

@@ -26,15 +26,14 @@ struct SymbolsView {
 }
 
 pub fn run(g: &Global, a: &SymbolsArgs) -> anyhow::Result<i32> {
+    // The pattern first: a bad one is reported before the parse.
+    let re = match a.grep.as_deref().map(regex::Regex::new).transpose() {
+        Ok(re) => re,
+        Err(e) => usage!("bad --grep pattern: {e}"),
+    };
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
     let ci = super::code::index(g, &build)?;
-    let re = a
-        .grep
-        .as_deref()
-        .map(regex::Regex::new)
-        .transpose()
-        .map_err(|e| anyhow::anyhow!("bad --grep pattern: {e}"))?;
     let mut syms = symbols::recover(&ci);
     if let Some(re) = &re {
         syms.retain(|s| re.is_match(&s.original) || re.is_match(&s.minified));
@@ -43,9 +42,9 @@ pub fn run(g: &Global, a: &SymbolsArgs) -> anyhow::Result<i32> {
     if a.links || a.module.is_some() {
         let modules: Vec<String> = match &a.module {
             Some(m) => {
-                let module = build.graph.find(m).ok_or_else(|| {
-                    anyhow::anyhow!("no module named {m:?} (see `cc-teardown ls`)")
-                })?;
+                let Some(module) = build.graph.find(m) else {
+                    usage!("no module named {m:?} (see `cc-teardown ls`)");
+                };
                 vec![module.name.to_string()]
             }
             None => {
@@ -59,13 +58,19 @@ pub fn run(g: &Global, a: &SymbolsArgs) -> anyhow::Result<i32> {
             links.extend(symbols::link(&ci, Some(m)));
         }
     }
+    // As grep and rg do: 1 when nothing is listed, so scripts can test it.
+    let status = if syms.is_empty() && links.is_empty() {
+        1
+    } else {
+        0
+    };
     if g.json {
         return print_json(&SymbolsView {
             target: opened.label.clone(),
             symbols: syms,
             links,
         })
-        .map(|_| 0);
+        .map(|_| status);
     }
     let mut t = Table::new(&[
         ("minified", Align::Left),
@@ -83,10 +88,10 @@ pub fn run(g: &Global, a: &SymbolsArgs) -> anyhow::Result<i32> {
             s.pretty_line.to_string(),
         ]);
     }
-    print!("{}", t.render());
-    println!("{} symbols", syms.len());
+    out!("{}", t.render());
+    outln!("{} symbols", syms.len());
     if !links.is_empty() {
-        println!();
+        outln!();
         let mut t = Table::new(&[
             ("module", Align::Left),
             ("line", Align::Right),
@@ -110,12 +115,12 @@ pub fn run(g: &Global, a: &SymbolsArgs) -> anyhow::Result<i32> {
                     .map_or_else(|| "-".into(), |n| n.to_string()),
             ]);
         }
-        print!("{}", t.render());
+        out!("{}", t.render());
         let resolved = links.iter().filter(|l| l.definition_line.is_some()).count();
-        println!(
+        outln!(
             "{} imports, {resolved} resolved to their definition",
             links.len()
         );
     }
-    Ok(0)
+    Ok(status)
 }

@@ -1,5 +1,6 @@
 use super::{Global, TargetArg, print_json};
 use crate::bun::digest::{bundle_digest, sha256_hex};
+use crate::report::escape::display as esc;
 use clap::Args;
 
 #[derive(Args)]
@@ -35,7 +36,7 @@ struct VerifyView {
 pub fn run(g: &Global, a: &VerifyArgs) -> anyhow::Result<i32> {
     let expected = a.sha256.trim().to_ascii_lowercase();
     if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
-        anyhow::bail!("--sha256 needs 64 hex digits, got {:?}", a.sha256);
+        usage!("--sha256 needs 64 hex digits, got {:?}", a.sha256);
     }
     let opened = g.open(&a.target.target)?;
     // --file needs no parsing at all: the file may not even be a build.
@@ -49,12 +50,12 @@ pub fn run(g: &Global, a: &VerifyArgs) -> anyhow::Result<i32> {
         } else if a.digest {
             (
                 "bundle digest".to_string(),
-                bundle_digest(graph, g.max_decoded)?.0,
+                bundle_digest(graph, g.budget())?.0,
             )
         } else if let Some(name) = &a.module {
-            let m = graph.find(name).ok_or_else(|| {
-                anyhow::anyhow!("no module named {name:?} (see `cc-teardown ls`)")
-            })?;
+            let Some(m) = graph.find(name) else {
+                usage!("no module named {name:?} (see `cc-teardown ls`)");
+            };
             (format!("module {}", m.name), super::hash::module_sha(m))
         } else {
             let m = graph.entry_module();
@@ -71,11 +72,16 @@ pub fn run(g: &Global, a: &VerifyArgs) -> anyhow::Result<i32> {
             ok,
         })?;
     } else if ok {
-        println!("OK  {what} of {} matches {actual}", opened.label);
+        outln!(
+            "OK  {} of {} matches {actual}",
+            esc(&what),
+            esc(&opened.label)
+        );
     } else {
-        println!(
-            "MISMATCH  {what} of {}\n  expected {expected}\n  actual   {actual}",
-            opened.label
+        outln!(
+            "MISMATCH  {} of {}\n  expected {expected}\n  actual   {actual}",
+            esc(&what),
+            esc(&opened.label)
         );
     }
     Ok(if ok { 0 } else { 1 })

@@ -1,9 +1,9 @@
+use super::AnalysisError;
 use super::{Global, TargetArg, print_json};
-use crate::analysis::roles::Locator;
-use crate::analysis::workflows::{self, OptionValue, WorkflowScript};
-use crate::js::symbols;
+use crate::analysis::workflows::{OptionValue, WorkflowScript};
+use crate::report::escape::display as esc;
 use crate::report::table::{Align, Table, facts, thousands};
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -44,16 +44,13 @@ pub(crate) fn load(
 ) -> anyhow::Result<(String, Option<String>, Vec<WorkflowScript>)> {
     let opened = g.open(target)?;
     let build = g.build(&opened)?;
-    let ci = super::code::index(g, &build)?;
-    let syms = symbols::recover(&ci);
-    let locator = Locator::new(&ci, &syms);
-    let roles = locator.locate();
-    let mut all = workflows::bundled(&ci, &roles, &locator);
+    let an = super::code::analyse(g, &build)?;
+    let mut all = super::code::facts(g, &an)?.workflows.clone();
     if let Some(n) = only {
         let available: Vec<String> = all.iter().map(|w| w.name.clone()).collect();
         all.retain(|w| w.name == n);
         if all.is_empty() {
-            bail!(
+            usage!(
                 "no bundled workflow named {n:?} in {} (available: {})",
                 opened.label,
                 if available.is_empty() {
@@ -82,7 +79,7 @@ pub fn run(g: &Global, a: &WorkflowsArgs) -> anyhow::Result<i32> {
         .map(|_| 0);
     }
     if all.is_empty() {
-        println!("no bundled workflows in {label}");
+        outln!("no bundled workflows in {}", esc(&label));
         return Ok(0);
     }
     let mut t = Table::new(&[
@@ -124,9 +121,9 @@ pub fn run(g: &Global, a: &WorkflowsArgs) -> anyhow::Result<i32> {
             ),
         ]);
     }
-    print!("{}", t.render());
+    out!("{}", t.render());
     for w in &all {
-        println!("\n== {}", w.name);
+        outln!("\n== {}", esc(&w.name));
         let mut rows = vec![("hidden", w.hidden.to_string())];
         if let Some(d) = &w.description {
             rows.push(("description", d.clone()));
@@ -189,7 +186,7 @@ pub fn run(g: &Global, a: &WorkflowsArgs) -> anyhow::Result<i32> {
         if let Some(n) = &w.levels_note {
             rows.push(("levels", format!("not derived: {n}")));
         }
-        print!("{}", facts(&rows));
+        out!("{}", facts(&rows));
         if let Some(levels) = &w.levels {
             let mut t = Table::new(&[
                 ("level", Align::Left),
@@ -211,7 +208,7 @@ pub fn run(g: &Global, a: &WorkflowsArgs) -> anyhow::Result<i32> {
                     l.report_limit.to_string(),
                 ]);
             }
-            print!("{}", t.render());
+            out!("{}", t.render());
         }
     }
     Ok(0)
@@ -226,7 +223,9 @@ fn safe_file_stem(name: &str) -> anyhow::Result<&str> {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         && !name.starts_with('.');
     if !ok {
-        bail!("workflow name {name:?} is not a safe file name");
+        return Err(
+            AnalysisError(format!("workflow name {name:?} is not a safe file name")).into(),
+        );
     }
     Ok(name)
 }
@@ -234,7 +233,7 @@ fn safe_file_stem(name: &str) -> anyhow::Result<&str> {
 pub fn reconstruct(g: &Global, a: &ReconstructArgs) -> anyhow::Result<i32> {
     let (label, version, all) = load(g, &a.target.target, a.name.as_deref())?;
     if all.is_empty() {
-        bail!("no bundled workflows in {label}");
+        return Err(AnalysisError(format!("no bundled workflows in {label}")).into());
     }
     std::fs::create_dir_all(&a.output)
         .with_context(|| format!("creating {}", a.output.display()))?;
@@ -253,10 +252,10 @@ pub fn reconstruct(g: &Global, a: &ReconstructArgs) -> anyhow::Result<i32> {
                 written.push(serde_json::json!({"name": w.name, "script": p.display().to_string(), "meta": meta_path.display().to_string(), "sha256": w.script.as_ref().map(|s| s.sha256.clone())}));
                 if !g.json {
                     let s = w.script.as_ref().expect("facts for a text");
-                    println!(
+                    outln!(
                         "{}: {} ({} bytes, {} lines, sha256 {}, syntax {})",
-                        w.name,
-                        p.display(),
+                        esc(&w.name),
+                        esc(&p.display().to_string()),
                         thousands(s.bytes as u64),
                         s.lines,
                         &s.sha256[..16],
@@ -267,12 +266,13 @@ pub fn reconstruct(g: &Global, a: &ReconstructArgs) -> anyhow::Result<i32> {
             None => {
                 failed += 1;
                 if !g.json {
-                    eprintln!(
+                    errln!(
                         "{}: not reconstructed: {}",
-                        w.name,
-                        w.script_error
+                        esc(&w.name),
+                        esc(&w
+                            .script_error
                             .as_ref()
-                            .map_or("no script argument".into(), |e| e.to_string())
+                            .map_or("no script argument".into(), |e| e.to_string()))
                     );
                 }
             }

@@ -85,12 +85,7 @@ impl ContainerReader for MachO {
                 size: arch.size as u64,
             });
         }
-        let wanted = opts.arch.clone().unwrap_or_else(|| "arm64".into());
-        let wanted = match wanted.as_str() {
-            "aarch64" => "arm64".to_string(),
-            "x64" | "amd64" => "x86_64".to_string(),
-            _ => wanted,
-        };
+        let wanted = super::canonical_arch(opts.arch.as_deref().unwrap_or("arm64")).to_string();
         let slice =
             slices
                 .iter()

@@ -37,6 +37,17 @@ pub enum ContainerError {
     HeaderMismatch { header: u64, section_len: u64 },
     #[error("fat Mach-O has no {wanted} slice (slices: {available})")]
     NoSuchArch { wanted: String, available: String },
+    #[error("asked for the {wanted} architecture, but this {format} file is {actual}")]
+    WrongArch {
+        wanted: String,
+        format: &'static str,
+        actual: String,
+    },
+    #[error("asked for the {wanted} architecture, but a {format} has no architecture")]
+    NoArch {
+        wanted: String,
+        format: &'static str,
+    },
 }
 
 /// The container formats we read.
@@ -114,7 +125,9 @@ pub struct Located<'a> {
 /// Options that steer container reading.
 #[derive(Debug, Clone, Default)]
 pub struct ContainerOptions {
-    /// For fat Mach-O files: `arm64` or `x86_64` (default arm64).
+    /// The architecture wanted: the slice of a fat Mach-O (default arm64);
+    /// any other file must be of it, else [`ContainerError::WrongArch`].
+    /// `arm64` or `x86_64` (`aarch64`, `x64`, `amd64` are understood).
     pub arch: Option<String>,
     /// Treat the file as JavaScript even without a `.js` name.
     pub assume_js: bool,
@@ -127,8 +140,44 @@ pub(crate) trait ContainerReader {
     fn locate<'a>(bytes: &'a [u8], opts: &ContainerOptions) -> Result<Located<'a>, ContainerError>;
 }
 
-/// Find the Bun payload in `bytes`, whatever the container.
+/// The canonical name of an architecture, as the readers report it.
+pub(crate) fn canonical_arch(name: &str) -> &str {
+    match name {
+        "aarch64" => "arm64",
+        "x64" | "amd64" => "x86_64",
+        other => other,
+    }
+}
+
+/// Find the Bun payload in `bytes`, whatever the container. An architecture
+/// asked for must be the one read: a thin file of another architecture (or
+/// a JavaScript file, which has none) is an error, not silently used.
 pub fn locate<'a>(bytes: &'a [u8], opts: &ContainerOptions) -> Result<Located<'a>, ContainerError> {
+    let located = locate_any(bytes, opts)?;
+    if let Some(wanted) = opts.arch.as_deref().map(canonical_arch)
+        && located.info.arch.as_deref() != Some(wanted)
+    {
+        let wanted = wanted.to_string();
+        let format = match located.info.format {
+            Format::Macho => "Mach-O",
+            Format::Elf => "ELF",
+            Format::Pe => "PE",
+            Format::Js => "JavaScript file",
+            Format::Raw => "bare Bun payload",
+        };
+        return Err(match located.info.arch {
+            Some(actual) => ContainerError::WrongArch {
+                wanted,
+                format,
+                actual,
+            },
+            None => ContainerError::NoArch { wanted, format },
+        });
+    }
+    Ok(located)
+}
+
+fn locate_any<'a>(bytes: &'a [u8], opts: &ContainerOptions) -> Result<Located<'a>, ContainerError> {
     if macho::MachO::matches(bytes) {
         macho::MachO::locate(bytes, opts)
     } else if elf::Elf::matches(bytes) {

@@ -6,7 +6,7 @@ use super::index::ModuleIndex;
 use super::parse::{self, Goal, Parsed};
 use super::print::{self, Printed};
 use super::shape::Shapes;
-use crate::bun::{BunGraph, ModuleFormat};
+use crate::bun::{Budget, BunGraph, ModuleFormat};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -77,15 +77,15 @@ fn module_text(bytes: &[u8]) -> String {
 }
 
 impl CodeIndex {
-    pub fn build(graph: &BunGraph, limit: u64) -> Result<CodeIndex, JsError> {
-        Self::build_filtered(graph, limit, |_| true, Depth::Index)
+    pub fn build(graph: &BunGraph, budget: &Budget) -> Result<CodeIndex, JsError> {
+        Self::build_filtered(graph, budget, |_| true, Depth::Index)
     }
 
     /// Index only the modules `keep` accepts (e.g. one module for `pretty --at`);
     /// `depth` says how much to build of each.
     pub fn build_filtered(
         graph: &BunGraph,
-        limit: u64,
+        budget: &Budget,
         keep: impl Fn(&crate::bun::Module) -> bool,
         depth: Depth,
     ) -> Result<CodeIndex, JsError> {
@@ -107,8 +107,8 @@ impl CodeIndex {
                 .map(|m| {
                     let mut t = Timings::default();
                     let t0 = Instant::now();
-                    let bytes = m
-                        .decoded(limit)
+                    let bytes = graph
+                        .decoded(m, budget)
                         .map_err(|e| JsError::NotText(e.to_string()))?;
                     let src = module_text(&bytes);
                     t.decode = t0.elapsed();

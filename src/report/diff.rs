@@ -1,7 +1,10 @@
 //! The `diff` view: identity facts of both builds side by side, the
 //! analyses' diff, and its renderings — human (colour on a terminal,
-//! summary first) and Markdown.
+//! summary first) and Markdown. Names are escaped where a line break in
+//! one would fake a line; the caller escapes the whole rendering
+//! (`cli::diff`), so nothing from the builds can drive the terminal.
 
+use super::escape::display as esc;
 use super::info::InfoView;
 use super::table::{Align, Table, thousands};
 use crate::analysis::diff::BuildDiff;
@@ -166,7 +169,12 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 fn names(v: &[String], limit: usize) -> String {
-    let mut s = v.iter().take(limit).cloned().collect::<Vec<_>>().join(", ");
+    let mut s = v
+        .iter()
+        .take(limit)
+        .map(|n| esc(n))
+        .collect::<Vec<_>>()
+        .join(", ");
     if v.len() > limit {
         s.push_str(&format!(", … {} more", v.len() - limit));
     }
@@ -176,13 +184,13 @@ fn names(v: &[String], limit: usize) -> String {
 fn gate_name(g: &GateBrief) -> String {
     format!(
         "{}{} ({}:{})",
-        g.key,
+        esc(&g.key),
         g.original
             .as_deref()
             .or(g.function.as_deref())
-            .map(|n| format!(" {n}"))
+            .map(|n| format!(" {}", esc(n)))
             .unwrap_or_default(),
-        g.module.rsplit('/').next().unwrap_or(""),
+        esc(g.module.rsplit('/').next().unwrap_or("")),
         g.raw_line
     )
 }
@@ -416,8 +424,9 @@ fn function_label(f: &crate::analysis::diff::functions::FunctionRef) -> String {
         (None, None) => "(anonymous)".into(),
     };
     format!(
-        "{name} {}:{}",
-        f.module.rsplit('/').next().unwrap_or(""),
+        "{} {}:{}",
+        esc(&name),
+        esc(f.module.rsplit('/').next().unwrap_or("")),
         f.raw_line
     )
 }
@@ -462,8 +471,9 @@ pub fn human(v: &DiffView, p: Paint, limit: usize) -> String {
         for n in &wd.removed {
             let _ = writeln!(
                 o,
-                "  {} {n}{}",
+                "  {} {}{}",
                 p.red("- removed"),
+                esc(n),
                 if wd.hidden.get(n) == Some(&true) {
                     " (hidden)"
                 } else {
@@ -474,8 +484,9 @@ pub fn human(v: &DiffView, p: Paint, limit: usize) -> String {
         for n in &wd.added {
             let _ = writeln!(
                 o,
-                "  {} {n}{}",
+                "  {} {}{}",
                 p.green("+ added"),
+                esc(n),
                 if wd.hidden.get(n) == Some(&true) {
                     " (hidden)"
                 } else {
@@ -484,7 +495,7 @@ pub fn human(v: &DiffView, p: Paint, limit: usize) -> String {
             );
         }
         for n in &wd.unchanged {
-            let _ = writeln!(o, "  = unchanged {n}");
+            let _ = writeln!(o, "  = unchanged {}", esc(n));
         }
         for c in &wd.details {
             let bytes = |s: &Option<crate::analysis::diff::facts::ScriptBrief>| {
@@ -500,7 +511,7 @@ pub fn human(v: &DiffView, p: Paint, limit: usize) -> String {
                 o,
                 "  {} {}: script {} → {} (+{} −{} lines){}",
                 p.cyan("~ changed"),
-                c.name,
+                esc(&c.name),
                 bytes(&c.script_a),
                 bytes(&c.script_b),
                 c.script_diff.added,
@@ -644,7 +655,7 @@ pub fn human(v: &DiffView, p: Paint, limit: usize) -> String {
             let _ = writeln!(
                 o,
                 "  {} split into {} ({} bytes)",
-                sp.from,
+                esc(&sp.from),
                 plural(sp.into, "module", "modules"),
                 thousands(sp.bytes)
             );
@@ -654,8 +665,8 @@ pub fn human(v: &DiffView, p: Paint, limit: usize) -> String {
                 o,
                 "  {} {} → {} ({} → {} bytes, by {}{})",
                 p.cyan("~"),
-                c.a.name,
-                c.b.name,
+                esc(&c.a.name),
+                esc(&c.b.name),
                 thousands(c.a.bytes),
                 thousands(c.b.bytes),
                 c.matched_by,
@@ -665,14 +676,19 @@ pub fn human(v: &DiffView, p: Paint, limit: usize) -> String {
             );
         }
         for c in m.renamed.iter().take(limit) {
-            let _ = writeln!(o, "  = {} → {} (same content)", c.a.name, c.b.name);
+            let _ = writeln!(
+                o,
+                "  = {} → {} (same content)",
+                esc(&c.a.name),
+                esc(&c.b.name)
+            );
         }
         for x in m.added.iter().take(limit) {
             let _ = writeln!(
                 o,
                 "  {} {} ({} bytes)",
                 p.green("+"),
-                x.name,
+                esc(&x.name),
                 thousands(x.bytes)
             );
         }
@@ -688,7 +704,7 @@ pub fn human(v: &DiffView, p: Paint, limit: usize) -> String {
                 o,
                 "  {} {} ({} bytes)",
                 p.red("-"),
-                x.name,
+                esc(&x.name),
                 thousands(x.bytes)
             );
         }

@@ -22,8 +22,19 @@ impl Table {
         }
     }
 
+    /// Cells hold text from the build (names, paths, literals): each is
+    /// escaped here, once for every table, so it can neither drive the
+    /// terminal nor break out of its row.
     pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
+        self.rows.push(
+            cells
+                .into_iter()
+                .map(|c| match super::escape::display(&c) {
+                    std::borrow::Cow::Borrowed(_) => c,
+                    std::borrow::Cow::Owned(e) => e,
+                })
+                .collect(),
+        );
     }
 
     pub fn render(&self) -> String {
@@ -70,12 +81,12 @@ impl Table {
     }
 }
 
-/// Key/value facts, keys aligned.
+/// Key/value facts, keys aligned; values are escaped as table cells are.
 pub fn facts(pairs: &[(&str, String)]) -> String {
     let w = pairs.iter().map(|p| p.0.chars().count()).max().unwrap_or(0);
     pairs
         .iter()
-        .map(|(k, v)| format!("{k:<w$}  {v}\n"))
+        .map(|(k, v)| format!("{k:<w$}  {}\n", super::escape::display(v)))
         .collect()
 }
 
@@ -107,5 +118,17 @@ mod tests {
         );
         assert_eq!(thousands(21635672), "21,635,672");
         assert_eq!(thousands(12), "12");
+    }
+
+    #[test]
+    fn cells_and_facts_are_escaped() {
+        let mut t = Table::new(&[("name", Align::Left), ("n", Align::Right)]);
+        t.row(vec!["\x1b[2Jx\ny".into(), "1".into()]);
+        let r = t.render();
+        assert!(!r.contains('\x1b'), "{r:?}");
+        assert_eq!(r.lines().count(), 3, "one row stays one line: {r:?}");
+        assert!(r.contains("\\x1b[2Jx\\ny"));
+        let f = facts(&[("k", "a\u{202e}b".into())]);
+        assert_eq!(f, "k  a\\u{202e}b\n");
     }
 }

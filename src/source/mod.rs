@@ -4,10 +4,12 @@
 
 pub mod build;
 pub mod cache;
+pub mod config;
 pub mod installs;
 pub mod npm;
 pub mod registry;
 pub mod tarball;
+pub mod untrusted;
 pub mod version;
 
 use memmap2::Mmap;
@@ -49,6 +51,12 @@ pub enum SourceError {
     Tarball(String),
     #[error("no installed claude found ({0})")]
     NotInstalled(String),
+    #[error("{path}: not a regular file ({kind})")]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error("{path}: larger than the {cap} bytes read from such a file")]
+    TooLarge { path: PathBuf, cap: u64 },
+    #[error("--root {path}: {why}")]
+    BadRoot { path: PathBuf, why: String },
 }
 
 impl SourceError {
@@ -120,15 +128,52 @@ pub enum Origin {
 }
 
 /// Options shared by all target resolution.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SourceOptions {
     pub cache_dir: PathBuf,
-    pub progress: bool,
+    /// Told how a download goes.
+    pub progress: std::sync::Arc<dyn npm::Progress>,
 }
 
 /// A resolved target: one local file, mapped.
+/// What identifies a file's content without reading it: where it is and
+/// what `stat` says (as git's index trusts them). Taken before the file is
+/// mapped, so a change after that point can only make it stale, never
+/// make it describe content it did not see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileIdentity {
+    pub path: String,
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+impl FileIdentity {
+    #[cfg(unix)]
+    pub fn of(path: &Path) -> Option<FileIdentity> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        let abs = std::fs::canonicalize(path).ok()?;
+        Some(FileIdentity {
+            path: abs.to_string_lossy().into_owned(),
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+        })
+    }
+
+    #[cfg(not(unix))]
+    pub fn of(_path: &Path) -> Option<FileIdentity> {
+        None
+    }
+}
+
 pub struct Opened {
     pub label: String,
+    /// The file's identity when it was opened (None when it cannot be told).
+    pub identity: Option<FileIdentity>,
     pub origin: Origin,
     pub path: PathBuf,
     /// Version from package.json, when the target came from a package.
@@ -142,14 +187,27 @@ pub struct Opened {
 
 impl Opened {
     pub(crate) fn new(label: String, origin: Origin, path: PathBuf) -> Result<Opened, SourceError> {
+        let file = untrusted::open_regular(&path)?;
+        Self::from_file(label, origin, path, file)
+    }
+
+    /// A file already opened (and checked to be a regular file).
+    pub(crate) fn from_file(
+        label: String,
+        origin: Origin,
+        path: PathBuf,
+        file: std::fs::File,
+    ) -> Result<Opened, SourceError> {
         let file_name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "cli.js".into());
+        let identity = FileIdentity::of(&path);
         Ok(Opened {
             label,
+            identity,
             origin,
-            map: map_file(&path)?,
+            map: map_opened(&path, &file)?,
             path,
             package_version: None,
             package_name: None,
@@ -163,25 +221,26 @@ impl Opened {
     }
 }
 
-/// Map a file read-only. The mapping is only read; the file is a build
-/// nobody edits while we look at it.
+/// Map a file read-only. Only regular files: a FIFO or a device would block
+/// or never end (see [`untrusted`]). The mapping is only read; the file is a
+/// build nobody edits while we look at it.
 pub fn map_file(path: &Path) -> Result<Option<Mmap>, SourceError> {
-    let file = std::fs::File::open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => SourceError::NotFound(path.to_path_buf()),
-        _ => SourceError::io(path, e),
-    })?;
+    map_opened(path, &untrusted::open_regular(path)?)
+}
+
+fn map_opened(path: &Path, file: &std::fs::File) -> Result<Option<Mmap>, SourceError> {
     let meta = file.metadata().map_err(|e| SourceError::io(path, e))?;
-    if meta.is_dir() {
-        return Err(SourceError::io(
-            path,
-            std::io::Error::other("is a directory"),
-        ));
+    if !meta.is_file() {
+        return Err(SourceError::NotRegular {
+            path: path.to_path_buf(),
+            kind: untrusted::kind_of(meta.file_type()),
+        });
     }
     if meta.len() == 0 {
         return Ok(None);
     }
     // SAFETY: read-only mapping of a regular file; see the doc comment.
-    let map = unsafe { Mmap::map(&file) }.map_err(|e| SourceError::io(path, e))?;
+    let map = unsafe { Mmap::map(file) }.map_err(|e| SourceError::io(path, e))?;
     Ok(Some(map))
 }
 
@@ -198,7 +257,7 @@ impl Target {
                     &platform,
                     &npm::FetchOptions {
                         cache_dir: opts.cache_dir.clone(),
-                        progress: opts.progress,
+                        progress: opts.progress.clone(),
                     },
                 )?;
                 let mut o = Opened::new(
@@ -211,14 +270,7 @@ impl Target {
                 o.platform = Some(platform);
                 Ok(o)
             }
-            Target::Installed { version } => {
-                let path = installed_path(version.as_deref())?;
-                let label = match version {
-                    Some(v) => format!("installed:{v}"),
-                    None => "installed".into(),
-                };
-                Opened::new(label, Origin::Installed, path)
-            }
+            Target::Installed { version } => installs::open_installed(version.as_deref()),
         }
     }
 }
@@ -260,11 +312,6 @@ fn open_tarball(p: &Path, bytes: &[u8], opts: &SourceOptions) -> Result<Opened, 
     o.package_name = name;
     o.platform = platform;
     Ok(o)
-}
-
-/// The installed `claude`: see [`installs`].
-fn installed_path(version: Option<&str>) -> Result<PathBuf, SourceError> {
-    installs::installed_path(version)
 }
 
 #[cfg(test)]

@@ -6,8 +6,9 @@ use super::tarball::{self, Unpacked};
 use super::{SourceError, registry};
 use base64::Engine;
 use sha2::{Digest, Sha512};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub const PLATFORMS: [&str; 8] = [
     "darwin-arm64",
@@ -61,11 +62,40 @@ pub struct CachedBuild {
     pub cache_hit: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FetchOptions {
     pub cache_dir: PathBuf,
-    /// Show a progress bar (only when stderr is a terminal).
-    pub progress: bool,
+    /// Told how a download goes (the CLI draws it; [`Silent`] ignores it).
+    pub progress: Arc<dyn Progress>,
+}
+
+/// What a download reports as it goes, for whoever shows it: the library
+/// draws nothing itself, the CLI draws a progress bar on a terminal.
+pub trait Progress: Send + Sync {
+    /// A download of `what` starts; `total` bytes when the server says.
+    fn start(&self, what: &str, total: Option<u64>);
+    /// `bytes` more bytes arrived.
+    fn advance(&self, bytes: u64);
+    /// The download ended, whether it succeeded or not.
+    fn finish(&self);
+}
+
+/// Reports nothing.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn start(&self, _: &str, _: Option<u64>) {}
+    fn advance(&self, _: u64) {}
+    fn finish(&self) {}
+}
+
+/// Calls [`Progress::finish`] however the download ends.
+struct Finish<'a>(&'a dyn Progress);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
 }
 
 fn agent() -> ureq::Agent {
@@ -213,7 +243,7 @@ pub fn fetch(
         &tgz,
         &integrity,
         &format!("{pkg}@{version}"),
-        opts.progress,
+        &*opts.progress,
     )?;
     let file = std::fs::File::open(&tgz).map_err(|e| SourceError::io(&tgz, e))?;
     let Unpacked { .. } = tarball::unpack(std::io::BufReader::new(file), &tmp)?;
@@ -234,7 +264,7 @@ fn download(
     dest: &Path,
     integrity: &str,
     what: &str,
-    progress: bool,
+    progress: &dyn Progress,
 ) -> Result<(), SourceError> {
     let mut resp = agent
         .get(url)
@@ -245,17 +275,8 @@ fn download(
         .get("content-length")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    let bar = (progress && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(total.unwrap_or(0));
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{msg} {bar:30} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-            )
-            .unwrap(),
-        );
-        bar.set_message(format!("fetching {what}"));
-        bar
-    });
+    progress.start(what, total);
+    let _finish = Finish(progress);
     let mut reader = resp.body_mut().with_config().limit(4 << 30).reader();
     let mut out =
         std::io::BufWriter::new(std::fs::File::create(dest).map_err(|e| SourceError::io(dest, e))?);
@@ -271,14 +292,9 @@ fn download(
         hasher.update(&buf[..n]);
         out.write_all(&buf[..n])
             .map_err(|e| SourceError::io(dest, e))?;
-        if let Some(b) = &bar {
-            b.inc(n as u64);
-        }
+        progress.advance(n as u64);
     }
     out.flush().map_err(|e| SourceError::io(dest, e))?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
     let actual = format!(
         "sha512-{}",
         base64::engine::general_purpose::STANDARD.encode(hasher.finalize())

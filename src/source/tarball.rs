@@ -71,16 +71,26 @@ pub fn unpack(tgz: impl Read, dir: &Path) -> Result<Unpacked, SourceError> {
     })
 }
 
+/// The most of a package.json we read (real ones are a few kilobytes).
+pub const MAX_PACKAGE_JSON: u64 = 1 << 20;
+
+/// A string field of a package.json's text.
+pub fn package_field(text: &[u8], field: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_slice(text).ok()?;
+    v.get(field)?.as_str().map(str::to_string)
+}
+
+fn read_package_json(package_json: &Path) -> Option<Vec<u8>> {
+    let f = super::untrusted::open_regular(package_json).ok()?;
+    super::untrusted::read_capped(package_json, f, MAX_PACKAGE_JSON).ok()
+}
+
 /// `version` from a package.json.
 pub fn package_version(package_json: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(package_json).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v.get("version")?.as_str().map(str::to_string)
+    package_field(&read_package_json(package_json)?, "version")
 }
 
 /// `name` from a package.json.
 pub fn package_name(package_json: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(package_json).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v.get("name")?.as_str().map(str::to_string)
+    package_field(&read_package_json(package_json)?, "name")
 }

@@ -4,7 +4,7 @@
 
 use super::lines::{self, Compare, LineDiff, erase_names};
 use crate::analysis::flags::FlagInventory;
-use crate::analysis::gates::{Condition, Gate};
+use crate::analysis::gates::{Condition, Gate, GateRole};
 use crate::analysis::roles::Roles;
 use crate::analysis::workflows::{OptionValue, WorkflowScript};
 use serde::Serialize;
@@ -287,7 +287,7 @@ fn gate_keys(gates: &[Gate]) -> Vec<String> {
     gates
         .iter()
         .map(|g| {
-            let base = if g.role == "flag-gate" {
+            let base = if g.role == GateRole::FlagGate {
                 let fl: BTreeSet<&str> = g
                     .conditions
                     .iter()
@@ -295,7 +295,7 @@ fn gate_keys(gates: &[Gate]) -> Vec<String> {
                     .collect();
                 format!("flag-gate {}", fl.into_iter().collect::<Vec<_>>().join(" "))
             } else {
-                g.role.clone()
+                g.role.to_string()
             };
             let n = seen.entry(base.clone()).or_default();
             *n += 1;
@@ -417,7 +417,7 @@ pub fn gates(
     // The flags that decide workflows: those of the routing and option
     // gates and of computed workflow options, on either side.
     let mut names: BTreeSet<String> = BTreeSet::new();
-    for g in a.iter().chain(b).filter(|g| g.role != "flag-gate") {
+    for g in a.iter().chain(b).filter(|g| g.role.is_workflow_gate()) {
         for c in &g.conditions {
             names.extend(c.flag.clone());
             names.extend(c.helper_flags.iter().map(|(f, _)| f.clone()));

@@ -8,17 +8,13 @@ pub mod lines;
 pub mod modules;
 pub mod text;
 
-use crate::analysis::flags::{self, FlagInventory};
-use crate::analysis::gates::{self, Gate};
-use crate::analysis::roles::{Locator, Roles};
-use crate::analysis::workflows::{self, WorkflowScript};
-use crate::bun::BunGraph;
-use crate::js::code::CodeIndex;
-use crate::js::symbols::{self, Symbol};
+use crate::analysis::analysed::Analysed;
+use crate::js::JsError;
+use crate::js::symbols;
 use serde::Serialize;
 
-/// The parts of a diff, for `--only`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, Serialize)]
+/// The parts of a diff (the CLI's `--only` mirrors them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Section {
     Identity,
@@ -49,58 +45,32 @@ impl Section {
     }
 }
 
-/// One build, analysed once for every section.
-pub struct Side {
-    pub ci: CodeIndex,
-    pub symbols: Vec<Symbol>,
-    pub roles: Roles,
-    pub workflows: Vec<WorkflowScript>,
-    /// Every gate, flag-decided functions included.
-    pub gates: Vec<Gate>,
-    pub flags: FlagInventory,
+/// Whether a section reads facts (roles, workflows, gates, flags), which the
+/// facts store can supply, or the code itself, which only a parse can.
+fn needs_facts(s: Section) -> bool {
+    matches!(
+        s,
+        Section::Workflows | Section::Flags | Section::Gates | Section::Roles
+    )
 }
 
-impl Side {
-    /// Run the analyses the sections need (roles, workflows, gates and flags
-    /// only for the sections that report them).
-    pub fn analyse(ci: CodeIndex, sections: &[Section]) -> Side {
-        let syms = symbols::recover(&ci);
-        let facts = sections.iter().any(|s| {
-            matches!(
-                s,
-                Section::Workflows | Section::Flags | Section::Gates | Section::Roles
-            )
-        });
-        if !facts {
-            return Side {
-                ci,
-                symbols: syms,
-                roles: Roles::default(),
-                workflows: Vec::new(),
-                gates: Vec::new(),
-                flags: FlagInventory::default(),
-            };
-        }
-        let (roles, wfs, gates, inventory) = {
-            let originals = symbols::original_names(&syms);
-            let locator = Locator::new(&ci, &syms);
-            let roles = locator.locate();
-            let wfs = workflows::bundled(&ci, &roles, &locator);
-            let (gates, inventory) = rayon::join(
-                || gates::discover(&ci, &roles, &wfs, &originals),
-                || flags::inventory(&ci, &originals),
-            );
-            (roles, wfs, gates, inventory)
-        };
-        Side {
-            ci,
-            symbols: syms,
-            roles,
-            workflows: wfs,
-            gates,
-            flags: inventory,
+fn needs_code(s: Section) -> bool {
+    matches!(s, Section::Modules | Section::Functions | Section::Text)
+}
+
+/// Build what the sections need of one side: its facts (from the store when
+/// it has them) and, only for the code sections, its index.
+pub fn prepare(side: &Analysed, sections: &[Section]) -> Result<(), JsError> {
+    if sections.iter().any(|s| needs_facts(*s)) {
+        side.facts()?;
+    }
+    if sections.iter().any(|s| needs_code(*s)) {
+        side.index()?;
+        if sections.contains(&Section::Functions) {
+            side.symbols()?;
         }
     }
+    Ok(())
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -122,51 +92,62 @@ pub struct BuildDiff {
 }
 
 /// Compare two analysed builds on the sections asked for.
-pub fn compare(
-    ga: &BunGraph,
-    a: &Side,
-    gb: &BunGraph,
-    b: &Side,
-    sections: &[Section],
-) -> BuildDiff {
+pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<BuildDiff, JsError> {
     let on = |s: Section| sections.contains(&s);
     let mut out = BuildDiff::default();
+    let code = if sections.iter().any(|s| needs_code(*s)) {
+        Some((a.index()?, b.index()?))
+    } else {
+        None
+    };
+    let (ga, gb) = (a.graph(), b.graph());
     let ((modules, funcs), text) = rayon::join(
         || {
             rayon::join(
-                || on(Section::Modules).then(|| modules::diff(ga, &a.ci, gb, &b.ci)),
                 || {
-                    on(Section::Functions).then(|| {
-                        let oa = symbols::original_names(&a.symbols);
-                        let ob = symbols::original_names(&b.symbols);
-                        functions::diff(&a.ci, &b.ci, &oa, &ob)
-                    })
+                    code.filter(|_| on(Section::Modules))
+                        .map(|(ca, cb)| modules::diff(ga, ca, gb, cb))
+                },
+                || -> Result<_, JsError> {
+                    let Some((ca, cb)) = code.filter(|_| on(Section::Functions)) else {
+                        return Ok(None);
+                    };
+                    let oa = symbols::original_names(a.symbols()?);
+                    let ob = symbols::original_names(b.symbols()?);
+                    Ok(Some(functions::diff(ca, cb, &oa, &ob)))
                 },
             )
         },
-        || on(Section::Text).then(|| text::diff(&a.ci, &b.ci)),
+        || {
+            code.filter(|_| on(Section::Text))
+                .map(|(ca, cb)| text::diff(ca, cb))
+        },
     );
+    let funcs = funcs?;
     out.modules = modules;
     out.functions = funcs;
     out.text = text;
-    if on(Section::Workflows) {
-        out.workflows = Some(facts::workflows(&a.workflows, &b.workflows));
+    if sections.iter().any(|s| needs_facts(*s)) {
+        let (fa, fb) = (a.facts()?, b.facts()?);
+        if on(Section::Workflows) {
+            out.workflows = Some(facts::workflows(&fa.workflows, &fb.workflows));
+        }
+        if on(Section::Flags) {
+            out.flags = Some(facts::flags(&fa.flags, &fb.flags));
+        }
+        if on(Section::Gates) {
+            out.gates = Some(facts::gates(
+                &fa.gates,
+                &fb.gates,
+                &fa.flags,
+                &fb.flags,
+                &fa.workflows,
+                &fb.workflows,
+            ));
+        }
+        if on(Section::Roles) {
+            out.roles = Some(facts::roles(&fa.roles, &fb.roles));
+        }
     }
-    if on(Section::Flags) {
-        out.flags = Some(facts::flags(&a.flags, &b.flags));
-    }
-    if on(Section::Gates) {
-        out.gates = Some(facts::gates(
-            &a.gates,
-            &b.gates,
-            &a.flags,
-            &b.flags,
-            &a.workflows,
-            &b.workflows,
-        ));
-    }
-    if on(Section::Roles) {
-        out.roles = Some(facts::roles(&a.roles, &b.roles));
-    }
-    out
+    Ok(out)
 }

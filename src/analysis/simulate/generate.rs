@@ -10,7 +10,14 @@
 //! - everything random (array lengths, enum picks, booleans, optional
 //!   properties) comes from a generator seeded by `--seed` and the call's
 //!   index, so one call's settings never shift another call's values.
+//!
+//! A schema is input like any other: `minItems`, `minLength`, nesting and
+//! huge `enum`/`const` values could ask for more than any run can hold. Every
+//! value built is charged to the run's [`Budget`] (bytes, and the deadline
+//! checked as it goes), so a generated result stops the run with
+//! `memory_limit` or `timeout` instead of growing without bound.
 
+use super::budget::{Budget, Stop};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -107,6 +114,34 @@ impl Settings {
 pub struct Generator {
     strings: u64,
     cycles: BTreeMap<String, usize>,
+    /// Values built, to look at the clock every so often.
+    built: u64,
+}
+
+/// What one JSON value costs kept in memory (and, about, written out):
+/// a node's own size plus its text. On the high side on purpose.
+const NODE: usize = 32;
+
+/// Bytes a value is charged: walks it, so call it before copying a large
+/// one rather than after.
+pub fn cost(v: &Value) -> usize {
+    match v {
+        Value::String(s) => NODE + s.len(),
+        Value::Array(a) => NODE + a.iter().map(cost).sum::<usize>(),
+        Value::Object(o) => {
+            NODE + o
+                .iter()
+                .map(|(k, v)| NODE + k.len() + cost(v))
+                .sum::<usize>()
+        }
+        _ => NODE,
+    }
+}
+
+/// Charge `v` to the budget, then copy it.
+fn copied(v: &Value, budget: &Budget) -> Result<Value, Stop> {
+    budget.charge(cost(v))?;
+    Ok(v.clone())
 }
 
 /// Deepest schema nesting followed; a self-referencing or absurd schema
@@ -121,19 +156,29 @@ impl Generator {
     }
 
     /// A value for `schema`; `None` schema means the agent was asked for
-    /// free text, so the result is a string.
-    pub fn value(&mut self, schema: Option<&Value>, settings: &Settings, rng: &mut Rng) -> Value {
+    /// free text, so the result is a string. Everything built is charged to
+    /// `budget`; `Err` says which limit stopped it (the budget records it).
+    pub fn value(
+        &mut self,
+        schema: Option<&Value>,
+        settings: &Settings,
+        rng: &mut Rng,
+        budget: &Budget,
+    ) -> Result<Value, Stop> {
         match schema {
-            Some(s) => self.build(s, None, None, settings, rng, 0),
-            None => Value::String(self.string("text")),
+            Some(s) => self.build(s, None, None, settings, rng, 0, budget),
+            None => self.string("text", budget).map(Value::String),
         }
     }
 
-    fn string(&mut self, name: &str) -> String {
+    fn string(&mut self, name: &str, budget: &Budget) -> Result<String, Stop> {
         self.strings += 1;
-        format!("{name}-{:04}", self.strings)
+        let s = format!("{name}-{:04}", self.strings);
+        budget.charge(NODE + s.len())?;
+        Ok(s)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn build(
         &mut self,
         schema: &Value,
@@ -142,13 +187,21 @@ impl Generator {
         st: &Settings,
         rng: &mut Rng,
         depth: usize,
-    ) -> Value {
+        budget: &Budget,
+    ) -> Result<Value, Stop> {
+        self.built += 1;
+        if self.built.is_multiple_of(64) {
+            budget.tick()?;
+        }
         let Some(s) = schema.as_object() else {
             // `true` / `{}`-like schemas accept anything: a string will do.
-            return Value::String(self.string(name.unwrap_or("value")));
+            return self
+                .string(name.unwrap_or("value"), budget)
+                .map(Value::String);
         };
         if depth > MAX_DEPTH {
-            return Value::Null;
+            budget.charge(NODE)?;
+            return Ok(Value::Null);
         }
         let ty = schema_type(s);
         if let Some(n) = name
@@ -157,45 +210,58 @@ impl Generator {
             match v {
                 Value::Array(list) if ty.as_deref() != Some("array") && !list.is_empty() => {
                     let i = self.cycles.entry(n.to_string()).or_insert(0);
-                    let out = list[*i % list.len()].clone();
+                    let out = copied(&list[*i % list.len()], budget)?;
                     *i += 1;
-                    return out;
+                    return Ok(out);
                 }
-                _ => return v.clone(),
+                _ => return copied(v, budget),
             }
         }
         if let Some(c) = s.get("const") {
-            return c.clone();
+            return copied(c, budget);
         }
         if let Some(Value::Array(options)) = s.get("enum")
             && !options.is_empty()
         {
-            return options[rng.range(0, options.len() as u64 - 1) as usize].clone();
+            return copied(
+                &options[rng.range(0, options.len() as u64 - 1) as usize],
+                budget,
+            );
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = s.get(key)
                 && !branches.is_empty()
             {
                 let b = &branches[rng.range(0, branches.len() as u64 - 1) as usize];
-                return self.build(b, name, position, st, rng, depth + 1);
+                return self.build(b, name, position, st, rng, depth + 1, budget);
             }
         }
         if let Some(Value::Array(all)) = s.get("allOf")
             && let Some(first) = all.first()
         {
-            return self.build(first, name, position, st, rng, depth + 1);
+            return self.build(first, name, position, st, rng, depth + 1, budget);
         }
-        match ty.as_deref() {
-            Some("object") => self.object(s, position, st, rng, depth),
-            Some("array") => self.array(s, name, st, rng, depth),
+        budget.charge(NODE)?;
+        Ok(match ty.as_deref() {
+            Some("object") => self.object(s, position, st, rng, depth, budget)?,
+            Some("array") => self.array(s, name, st, rng, depth, budget)?,
             Some("string") => {
-                let mut v = self.string(name.unwrap_or("text"));
-                let min = s.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-                while v.chars().count() < min {
-                    v.push('x');
-                }
-                if let Some(max) = s.get("maxLength").and_then(Value::as_u64) {
-                    v = v.chars().take(max as usize).collect();
+                let mut v = self.string(name.unwrap_or("text"), budget)?;
+                let len = |k: &str| {
+                    s.get(k)
+                        .and_then(Value::as_u64)
+                        .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+                };
+                let max = len("maxLength").unwrap_or(usize::MAX);
+                // The length asked for, counted once (the name part is
+                // ASCII, so bytes are characters): padding is charged
+                // before it is allocated, never step by step.
+                let want = len("minLength").unwrap_or(0).min(max);
+                if v.len() < want {
+                    budget.charge(want - v.len())?;
+                    v.extend(std::iter::repeat_n('x', want - v.len()));
+                } else if v.len() > max {
+                    v.truncate(max);
                 }
                 Value::String(v)
             }
@@ -219,8 +285,8 @@ impl Generator {
             }
             Some("boolean") => Value::Bool(rng.chance()),
             Some("null") => Value::Null,
-            _ => Value::String(self.string(name.unwrap_or("value"))),
-        }
+            _ => Value::String(self.string(name.unwrap_or("value"), budget)?),
+        })
     }
 
     fn object(
@@ -230,7 +296,8 @@ impl Generator {
         st: &Settings,
         rng: &mut Rng,
         depth: usize,
-    ) -> Value {
+        budget: &Budget,
+    ) -> Result<Value, Stop> {
         let required: Vec<&str> = s
             .get("required")
             .and_then(Value::as_array)
@@ -243,12 +310,13 @@ impl Generator {
                     || st.values.contains_key(k)
                     || st.optional.unwrap_or_else(|| rng.chance());
                 if include {
-                    let v = self.build(sub, Some(k), position, st, rng, depth + 1);
+                    budget.charge(NODE + k.len())?;
+                    let v = self.build(sub, Some(k), position, st, rng, depth + 1, budget)?;
                     out.insert(k.clone(), v);
                 }
             }
         }
-        Value::Object(out)
+        Ok(Value::Object(out))
     }
 
     fn array(
@@ -258,7 +326,8 @@ impl Generator {
         st: &Settings,
         rng: &mut Rng,
         depth: usize,
-    ) -> Value {
+        budget: &Budget,
+    ) -> Result<Value, Stop> {
         let min = s.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
         let max = s
             .get("maxItems")
@@ -269,24 +338,34 @@ impl Generator {
             .or(st.arrays)
             .unwrap_or_else(|| rng.range(min.max(1) as u64, max.min(3) as u64) as usize);
         let len = wanted.clamp(min, max.max(min)).min(MAX_ARRAY);
-        let items = s.get("items").cloned().unwrap_or(Value::Bool(true));
+        let any = Value::Bool(true);
+        let items = s.get("items").unwrap_or(&any);
         let item_name = name.unwrap_or("item");
-        let mut out: Vec<Value> = (0..len)
-            .map(|i| self.build(&items, Some(item_name), Some(i), st, rng, depth + 1))
-            .collect();
+        // Items are built one by one, each charged as it is made: a
+        // thousand items of a thousand items of … stop at the cap, not
+        // after allocating them all.
+        let mut out: Vec<Value> = Vec::new();
+        for i in 0..len {
+            out.push(self.build(items, Some(item_name), Some(i), st, rng, depth + 1, budget)?);
+        }
         if let Some(share) = &st.share
-            && let Some(Value::Object(first)) = out.first().cloned()
+            && let Some(Value::Object(first)) = out.first()
             && share.fields.iter().all(|f| first.contains_key(f))
         {
+            let shared = share
+                .fields
+                .iter()
+                .map(|f| Ok((f.clone(), copied(&first[f], budget)?)))
+                .collect::<Result<Vec<(String, Value)>, Stop>>()?;
             for item in out.iter_mut().take(share.count).skip(1) {
                 if let Value::Object(o) = item {
-                    for f in &share.fields {
-                        o.insert(f.clone(), first[f].clone());
+                    for (f, v) in &shared {
+                        o.insert(f.clone(), copied(v, budget)?);
                     }
                 }
             }
         }
-        Value::Array(out)
+        Ok(Value::Array(out))
     }
 }
 
@@ -313,6 +392,17 @@ fn schema_type(s: &Map<String, Value>) -> Option<String> {
 pub fn validate(value: &Value, schema: &Value) -> Vec<String> {
     let mut out = Vec::new();
     check(value, schema, "$", &mut out, 0);
+    // Paths and property names come from the schema: one line each.
+    for line in &mut out {
+        if line.len() > 300 {
+            let mut end = 300;
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            line.truncate(end);
+            line.push('…');
+        }
+    }
     out
 }
 
@@ -325,15 +415,16 @@ fn check(v: &Value, schema: &Value, path: &str, out: &mut Vec<String>, depth: us
         && !options.contains(v)
     {
         out.push(format!(
-            "{path}: {v} is not one of {}",
-            Value::Array(options.clone())
+            "{path}: {} is not one of {}",
+            short(v),
+            short(&Value::Array(options.clone()))
         ));
         return;
     }
     if let Some(c) = s.get("const")
         && c != v
     {
-        out.push(format!("{path}: expected {c}"));
+        out.push(format!("{path}: expected {}", short(c)));
         return;
     }
     let types: Vec<&str> = match s.get("type") {
@@ -400,6 +491,39 @@ fn check(v: &Value, schema: &Value, path: &str, out: &mut Vec<String>, depth: us
     }
 }
 
+/// A value as JSON for a message, cut after a hundred bytes or so: a
+/// schema's enum or a result can be megabytes, and is written out only up
+/// to the cut.
+pub fn short(v: &Value) -> String {
+    const MAX: usize = 100;
+    struct Upto(Vec<u8>);
+    impl std::io::Write for Upto {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.0.len() > MAX {
+                // Ends serialisation early: the rest is never produced.
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            self.0.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = Upto(Vec::new());
+    let cut = serde_json::to_writer(&mut w, v).is_err();
+    let text = String::from_utf8_lossy(&w.0);
+    if cut || text.len() > MAX {
+        let mut end = MAX.min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &text[..end])
+    } else {
+        text.into_owned()
+    }
+}
+
 fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -437,11 +561,27 @@ pub fn summary(schema: &Value) -> String {
             return "any".into();
         };
         if let Some(Value::Array(e)) = o.get("enum") {
-            return e
+            // Each option cut short, and a long list elided: the summary
+            // is one line, whatever the schema holds.
+            let mut parts: Vec<String> = e
                 .iter()
-                .map(|x| x.as_str().map_or(x.to_string(), str::to_string))
-                .collect::<Vec<_>>()
-                .join("|");
+                .take(8)
+                .map(|x| match x.as_str() {
+                    Some(s) if s.len() <= 40 => s.to_string(),
+                    Some(s) => {
+                        let mut end = 40;
+                        while !s.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        format!("{}…", &s[..end])
+                    }
+                    None => short(x),
+                })
+                .collect();
+            if e.len() > 8 {
+                parts.push(format!("… ({} options)", e.len()));
+            }
+            return parts.join("|");
         }
         match schema_type(o).as_deref() {
             Some("object") => {
@@ -496,6 +636,10 @@ mod tests {
                     "summary": {"type": "string"}}}}}})
     }
 
+    fn roomy() -> Budget {
+        Budget::new(1 << 30, std::time::Duration::from_secs(600))
+    }
+
     #[test]
     fn generated_values_conform_and_repeat_with_the_seed() {
         let schema = json!({"type": "object", "required": ["a", "n", "e"], "properties": {
@@ -504,17 +648,23 @@ mod tests {
             "e": {"enum": ["x", "y"]},
             "o": {"type": "boolean"}}});
         for seed in 0..20 {
-            let v = Generator::new().value(
-                Some(&schema),
-                &Settings::default(),
-                &mut Rng::for_call(seed, 1),
-            );
+            let v = Generator::new()
+                .value(
+                    Some(&schema),
+                    &Settings::default(),
+                    &mut Rng::for_call(seed, 1),
+                    &roomy(),
+                )
+                .unwrap();
             assert_eq!(validate(&v, &schema), Vec::<String>::new(), "{v}");
-            let again = Generator::new().value(
-                Some(&schema),
-                &Settings::default(),
-                &mut Rng::for_call(seed, 1),
-            );
+            let again = Generator::new()
+                .value(
+                    Some(&schema),
+                    &Settings::default(),
+                    &mut Rng::for_call(seed, 1),
+                    &roomy(),
+                )
+                .unwrap();
             assert_eq!(v, again);
             assert!(v["n"].as_i64().unwrap() >= 5);
         }
@@ -532,7 +682,9 @@ mod tests {
             optional: Some(true),
             ..Settings::default()
         };
-        let v = Generator::new().value(Some(&candidates()), &st, &mut Rng::new(1));
+        let v = Generator::new()
+            .value(Some(&candidates()), &st, &mut Rng::new(1), &roomy())
+            .unwrap();
         let c = v["candidates"].as_array().unwrap();
         assert_eq!(c.len(), 3);
         assert_eq!(
@@ -566,5 +718,53 @@ mod tests {
             &json!({"b": {"c": 9}, "e": []}),
         );
         assert_eq!(m, json!({"a": 1, "b": {"c": 9, "d": 3}, "e": []}));
+    }
+
+    #[test]
+    fn huge_schemas_stop_at_the_budget_and_strings_pad_in_one_step() {
+        let nested = json!({"type": "array", "minItems": 1000, "items": {"type": "array",
+            "minItems": 1000, "items": {"type": "array", "minItems": 1000,
+            "items": {"type": "string"}}}});
+        let b = Budget::new(8 << 20, std::time::Duration::from_secs(600));
+        let started = std::time::Instant::now();
+        let r = Generator::new().value(Some(&nested), &Settings::default(), &mut Rng::new(0), &b);
+        assert_eq!(r, Err(Stop::Memory));
+        assert_eq!(b.stopped(), Some(Stop::Memory));
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+
+        let b = Budget::new(64 << 20, std::time::Duration::ZERO);
+        let r = Generator::new().value(Some(&nested), &Settings::default(), &mut Rng::new(0), &b);
+        assert_eq!(r, Err(Stop::Timeout), "the deadline is checked as it goes");
+
+        // minLength is honoured exactly, within maxLength, and padded once.
+        let b = roomy();
+        let s = json!({"type": "string", "minLength": 2_000_000});
+        let started = std::time::Instant::now();
+        let v = Generator::new()
+            .value(Some(&s), &Settings::default(), &mut Rng::new(0), &b)
+            .unwrap();
+        assert_eq!(v.as_str().unwrap().len(), 2_000_000);
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+        assert!(b.used() >= 2_000_000, "the padding is charged");
+        let s = json!({"type": "string", "minLength": 50, "maxLength": 6});
+        let v = Generator::new()
+            .value(Some(&s), &Settings::default(), &mut Rng::new(0), &b)
+            .unwrap();
+        assert_eq!(v.as_str().unwrap().len(), 6);
+        let s = json!({"type": "string", "minLength": u64::MAX});
+        let b = Budget::new(1 << 20, std::time::Duration::from_secs(600));
+        let r = Generator::new().value(Some(&s), &Settings::default(), &mut Rng::new(0), &b);
+        assert_eq!(r, Err(Stop::Memory));
+
+        // A huge enum option is charged before it is copied.
+        let big = "e".repeat(4 << 20);
+        let s = json!({"enum": [big]});
+        let b = Budget::new(4 << 20, std::time::Duration::from_secs(600));
+        let r = Generator::new().value(Some(&s), &Settings::default(), &mut Rng::new(0), &b);
+        assert_eq!(r, Err(Stop::Memory));
+        let sum = summary(&s);
+        assert!(sum.len() < 100, "{}", sum.len());
+        let w = validate(&json!("x"), &s);
+        assert!(w[0].len() < 400, "{}", w[0].len());
     }
 }

@@ -4,6 +4,7 @@
 //! as a trace — phases, agent calls, fan-outs, log lines, the result.
 //! No model is asked anything. See docs/simulate.md.
 
+mod budget;
 pub mod generate;
 pub mod prepare;
 mod runtime;
@@ -11,6 +12,7 @@ pub mod scenario;
 
 use serde::Serialize;
 use serde_json::Value;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use scenario::{Scenario, ScenarioError};
@@ -18,8 +20,12 @@ pub use scenario::{Scenario, ScenarioError};
 /// Bounds on a run. The engine stops the script when one is reached.
 #[derive(Debug, Clone, Serialize)]
 pub struct Limits {
+    /// Wall time of the whole run: the script, the generator and every
+    /// other piece of work done for it.
     #[serde(rename = "timeout_ms", serialize_with = "millis")]
     pub timeout: Duration,
+    /// The engine's heap plus everything the mock runtime keeps outside it
+    /// (the trace, results, prompts, …), together.
     pub memory_bytes: usize,
     /// Agent calls allowed in one run (the real runtime caps them too).
     pub max_agents: u32,
@@ -65,7 +71,8 @@ pub enum SimulateError {
 pub enum Status {
     /// The script returned (its value is the trace's `result`).
     Completed,
-    /// The script threw, or its promise rejected.
+    /// The script threw, or its promise rejected (or its result could not
+    /// be written as JSON: the message says so).
     Threw {
         name: String,
         message: String,
@@ -79,9 +86,11 @@ pub enum Status {
         col: usize,
         message: String,
     },
-    /// Stopped by the time limit.
+    /// Stopped by the time limit (the script, the generator, or writing
+    /// the result).
     Timeout { limit_ms: u64 },
-    /// Stopped by the memory cap.
+    /// Stopped by the memory cap: the engine's heap and what the trace
+    /// keeps, together.
     MemoryLimit { limit_bytes: usize },
     /// Stopped when one more agent call would pass the cap.
     AgentCap { limit: u32 },
@@ -105,7 +114,7 @@ impl Status {
                 "stopped by the time limit: still running after {limit_ms} ms (raise it with --timeout-ms)"
             ),
             Status::MemoryLimit { limit_bytes } => format!(
-                "stopped by the memory cap: the script needed more than {} MB (raise it with --memory-mb)",
+                "stopped by the memory cap: the run needed more than {} MB, script and trace together (raise it with --memory-mb)",
                 limit_bytes >> 20
             ),
             Status::AgentCap { limit } => format!(
@@ -118,12 +127,49 @@ impl Status {
     }
 }
 
+/// A stage's title. Shared, not copied: a script may name a stage with a
+/// string of megabytes, and every log line and agent call in it refers to
+/// it (each reference is still charged as the output will repeat it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Title(Arc<str>);
+
+impl Title {
+    pub fn new(s: &str) -> Title {
+        Title(Arc::from(s))
+    }
+}
+
+impl std::ops::Deref for Title {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Title {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Title {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for Title {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
 /// A stage of the run, in order of first appearance: marked by `phase()`,
 /// or named by an agent call's `phase` option.
 #[derive(Debug, Clone, Serialize)]
 pub struct PhaseEvent {
     pub index: usize,
-    pub title: String,
+    pub title: Title,
     /// `phase(title)` was called (rather than only named by agent options).
     pub marked: bool,
     /// The title is one the workflow's meta declares.
@@ -147,7 +193,7 @@ pub enum Outcome {
 pub struct AgentCall {
     pub index: usize,
     /// The call's `phase` option, else the stage `phase()` last marked.
-    pub phase: Option<String>,
+    pub phase: Option<Title>,
     /// The call's `label` option, else the prompt's start (as the runtime labels it).
     pub label: String,
     pub prompt_bytes: usize,
@@ -170,7 +216,7 @@ pub struct ParallelFanout {
     pub index: usize,
     /// `parallel` or `pipeline`.
     pub kind: String,
-    pub phase: Option<String>,
+    pub phase: Option<Title>,
     /// Tasks (parallel) or items (pipeline).
     pub size: usize,
     /// Stages of a pipeline.
@@ -179,7 +225,7 @@ pub struct ParallelFanout {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LogLine {
-    pub phase: Option<String>,
+    pub phase: Option<Title>,
     pub message: String,
     /// `script` (log/console) or `runtime` (a failed task, a timer error).
     pub source: String,
@@ -215,6 +261,14 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// A trace with nothing recorded but how the run ended (for a run ended
+    /// from outside, e.g. by a watchdog).
+    pub fn ended(options: &Options, status: Status) -> Trace {
+        let mut t = runtime::empty_trace(options);
+        t.status = status;
+        t
+    }
+
     /// The run completed and used nothing the mock runtime lacks.
     pub fn succeeded(&self) -> bool {
         self.status == Status::Completed && self.missing_globals.is_empty()

@@ -13,15 +13,26 @@
   let timerSeq = 0;
   let now = 0;
 
+  // Cut to a size a one-line status can show: a thrown string may be huge.
+  // Titles, labels and log lines are cut here too, before they cross to the
+  // host (which cuts again, in bytes): copying megabytes for a name that is
+  // shown cut anyway would cost time at every call.
+  const clip = (s, n) => (s.length > n ? s.slice(0, n) + "…" : s);
+  const NAME = 1000;
+  const LINE = 65536;
   // What the runtime turns a prompt, title or log message into.
   const text = (v) =>
     v === null || (typeof v !== "object" && typeof v !== "function") ? String(v) : "[" + typeof v + "]";
   const describe = (e) => {
     try {
       if (e !== null && typeof e === "object") {
-        return { name: String(e.name ?? "Error"), message: String(e.message ?? ""), stack: e.stack == null ? undefined : String(e.stack) };
+        return {
+          name: clip(String(e.name ?? "Error"), 200),
+          message: clip(String(e.message ?? ""), 4000),
+          stack: e.stack == null ? undefined : clip(String(e.stack), 16000),
+        };
       }
-      return { name: "thrown value", message: String(e) };
+      return { name: "thrown value", message: clip(String(e), 4000) };
     } catch (_) {
       return { name: "thrown value", message: "(unprintable)" };
     }
@@ -34,7 +45,12 @@
     const o = opts !== null && typeof opts === "object" ? opts : {};
     const schema = o.schema !== null && typeof o.schema === "object" ? JSON.stringify(o.schema) : undefined;
     const out = JSON.parse(
-      host.agent(text(prompt), o.label == null ? undefined : String(o.label), o.phase == null ? undefined : String(o.phase), schema),
+      host.agent(
+        text(prompt),
+        o.label == null ? undefined : clip(String(o.label), NAME),
+        o.phase == null ? undefined : clip(String(o.phase), NAME),
+        schema,
+      ),
     );
     if (out.k === "cap") throw new Error(out.m);
     return new Promise((resolve, reject) =>
@@ -97,12 +113,13 @@
   });
 
   define("phase", function phase(title) {
-    host.phase(text(title));
+    host.phase(clip(text(title), NAME));
   });
   define("log", function log(message) {
-    host.log(text(message), false);
+    host.log(clip(text(message), LINE), false);
   });
-  const consoleLine = (...parts) => host.log(parts.map((p) => (typeof p === "string" ? p : safeJson(p))).join(" "), false);
+  const consoleLine = (...parts) =>
+    host.log(clip(parts.map((p) => (typeof p === "string" ? p : safeJson(p))).join(" "), LINE), false);
   const safeJson = (v) => {
     try {
       const s = JSON.stringify(v);
@@ -130,7 +147,9 @@
     throw new Error("workflow(" + text(name) + "): nested workflows are not simulated");
   });
   define("args", argsJson === undefined ? undefined : JSON.parse(argsJson));
-  // Code generation from strings is off in the real runtime's context.
+  // Code generation from strings is off in the real runtime's context, and
+  // in this one (the engine has no compiler here: `Function`, the async and
+  // generator function constructors throw too). This only words the error.
   define("eval", function (_) {
     throw new EvalError("code generation from strings is disabled in workflow scripts");
   });
@@ -145,7 +164,10 @@
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 
+  const globals = Object.getOwnPropertyNames(globalThis);
+
   return {
+    globals,
     // 1 when an agent was settled, 2 when a timer fired, 0 when nothing is left.
     step() {
       if (pending.length > 0) {

@@ -1,0 +1,47 @@
+//! Fingerprint the source of the layers whose output the facts store keeps
+//! (bun, js, analysis), so stored facts are keyed by the code that made them.
+
+use std::path::Path;
+
+fn visit(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            visit(&p, files);
+        } else {
+            files.push(p);
+        }
+    }
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    for layer in ["bun", "js", "analysis"] {
+        println!("cargo:rerun-if-changed=src/{layer}");
+        visit(&root.join(layer), &mut files);
+    }
+    files.sort();
+    // FNV-1a, 64 bits: a fingerprint, not a security boundary.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for f in &files {
+        let rel = f
+            .strip_prefix(&root)
+            .unwrap_or(f)
+            .to_string_lossy()
+            .into_owned();
+        for b in rel
+            .bytes()
+            .chain([0])
+            .chain(std::fs::read(f).unwrap_or_default())
+            .chain([0])
+        {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    println!("cargo:rustc-env=CC_TEARDOWN_ANALYSIS_FINGERPRINT={h:016x}");
+}

@@ -1,0 +1,260 @@
+//! One build's analysis, owned in one place: the code index, recovered
+//! symbols and the facts (roles → workflows → gates and flags), each
+//! computed on first use, once, and shared by every view. The facts come
+//! from a [`FactsCache`] when it holds them for this bundle, and go into it
+//! when they had to be computed — so a second command on the same build
+//! parses nothing.
+
+use crate::analysis::flags::{self, FlagInventory};
+use crate::analysis::gates::{self, Gate};
+use crate::analysis::roles::{Locator, Roles};
+use crate::analysis::workflows::{self, WorkflowScript};
+use crate::bun::{Budget, BunGraph};
+use crate::js::JsError;
+use crate::js::code::{CodeIndex, Depth};
+use crate::js::symbols::{self, Symbol};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// What the stored facts depend on: the analysis code itself. The build
+/// script fingerprints the source of the layers that produce facts (bun,
+/// js, analysis), so any change to them makes older stored facts invisible
+/// instead of wrong. The leading number is the facts' format.
+pub const ANALYSIS_VERSION: &str = concat!("1-", env!("CC_TEARDOWN_ANALYSIS_FINGERPRINT"));
+
+/// Everything the analyses establish about one bundle. Positions inside
+/// this run's code index (module numbers, function ids) are not part of
+/// it: facts read back from a store hold only what the views show.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Facts {
+    pub roles: Roles,
+    pub workflows: Vec<WorkflowScript>,
+    /// Each reconstructed workflow script's exact text, by workflow name
+    /// (kept apart: a workflow's JSON view carries its hash, not its text).
+    pub scripts: BTreeMap<String, String>,
+    pub flags: FlagInventory,
+    /// Every gate, flag-decided functions included, without verdicts
+    /// (those depend on a user's cached values, not on the build).
+    pub gates: Vec<Gate>,
+}
+
+impl Facts {
+    /// Analyse an indexed build: roles first, the workflows they lead to,
+    /// then gates and flags side by side on both cores.
+    pub fn compute(ci: &CodeIndex, syms: &[Symbol]) -> Facts {
+        Self::compute_timed(ci, syms, &mut Vec::new())
+    }
+
+    /// [`Facts::compute`], recording the time each stage took.
+    pub fn compute_timed(
+        ci: &CodeIndex,
+        syms: &[Symbol],
+        times: &mut Vec<(&'static str, Duration)>,
+    ) -> Facts {
+        let t = Instant::now();
+        let originals = symbols::original_names(syms);
+        let locator = Locator::new(ci, syms);
+        let roles = locator.locate();
+        times.push(("roles", t.elapsed()));
+        let t = Instant::now();
+        let workflows = workflows::bundled(ci, &roles, &locator);
+        times.push(("workflows", t.elapsed()));
+        let t = Instant::now();
+        let ((gates, tg), (flags, tf)) = rayon::join(
+            || {
+                let t = Instant::now();
+                (
+                    gates::discover(ci, &roles, &workflows, &originals),
+                    t.elapsed(),
+                )
+            },
+            || {
+                let t = Instant::now();
+                (flags::inventory(ci, &originals), t.elapsed())
+            },
+        );
+        times.push(("gates (cpu)", tg));
+        times.push(("flags (cpu)", tf));
+        times.push(("gates ∥ flags", t.elapsed()));
+        let scripts = workflows
+            .iter()
+            .filter_map(|w| w.text.clone().map(|t| (w.name.clone(), t)))
+            .collect();
+        Facts {
+            roles,
+            workflows,
+            scripts,
+            flags,
+            gates,
+        }
+    }
+
+    /// Put the script texts back into the workflows (after a load).
+    fn with_texts(mut self) -> Facts {
+        for w in &mut self.workflows {
+            if w.text.is_none() {
+                w.text = self.scripts.get(&w.name).cloned();
+            }
+        }
+        self
+    }
+}
+
+/// Where facts are kept between runs, keyed by the bundle digest
+/// (docs/hashing.md) and [`ANALYSIS_VERSION`]. A cache never fails a run:
+/// anything it cannot read is a miss, anything it cannot write is dropped.
+pub trait FactsCache: Sync {
+    fn load(&self, digest: &str) -> Option<Facts>;
+    fn save(&self, digest: &str, facts: &Facts);
+}
+
+/// One build, analysed at most once.
+pub struct Analysed<'g> {
+    graph: &'g BunGraph<'g>,
+    /// The run's budget for decoding modules (`--max-decoded`).
+    budget: &'g Budget,
+    digest: String,
+    cache: Option<&'g dyn FactsCache>,
+    depth: Depth,
+    index: OnceLock<CodeIndex>,
+    symbols: OnceLock<Vec<Symbol>>,
+    facts: OnceLock<Facts>,
+    from_cache: OnceLock<bool>,
+    /// How long each stage took in this run (for `CC_TEARDOWN_DEBUG=timings`).
+    times: Mutex<Vec<(&'static str, Duration)>>,
+}
+
+impl<'g> Analysed<'g> {
+    /// `digest` is the bundle digest of `graph`; the caller may know it
+    /// without hashing (a file it has seen before).
+    pub fn new(
+        graph: &'g BunGraph<'g>,
+        budget: &'g Budget,
+        digest: String,
+        cache: Option<&'g dyn FactsCache>,
+    ) -> Analysed<'g> {
+        Analysed {
+            graph,
+            budget,
+            digest,
+            cache,
+            depth: Depth::Index,
+            index: OnceLock::new(),
+            symbols: OnceLock::new(),
+            facts: OnceLock::new(),
+            from_cache: OnceLock::new(),
+            times: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Also record function shapes when the index is built (what function
+    /// diffs need).
+    pub fn with_shapes(mut self) -> Analysed<'g> {
+        self.depth = Depth::Shapes;
+        self
+    }
+
+    pub fn graph(&self) -> &'g BunGraph<'g> {
+        self.graph
+    }
+
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+
+    /// Whether the facts are (or would be) read from the cache rather than
+    /// computed: true once a cached copy was found.
+    pub fn facts_cached(&self) -> bool {
+        if self.facts.get().is_none()
+            && let Some(f) = self.cache.and_then(|c| c.load(&self.digest))
+        {
+            let _ = self.from_cache.set(true);
+            let _ = self.facts.set(f.with_texts());
+        }
+        self.from_cache.get().copied().unwrap_or(false)
+    }
+
+    /// The code index, built on first use.
+    pub fn index(&self) -> Result<&CodeIndex, JsError> {
+        if let Some(ci) = self.index.get() {
+            return Ok(ci);
+        }
+        let t = Instant::now();
+        let ci = crate::js::parse::with_big_stack(|| {
+            CodeIndex::build_filtered(self.graph, self.budget, |_| true, self.depth)
+        })?;
+        self.record("index", t.elapsed());
+        // CPU time summed over modules, to see where the index's time goes.
+        self.record("  decode (cpu)", ci.timings.decode);
+        self.record("  parse (cpu)", ci.timings.parse);
+        self.record("  index (cpu)", ci.timings.index);
+        self.record("  print (cpu)", ci.timings.print);
+        Ok(self.index.get_or_init(|| ci))
+    }
+
+    /// Names the bundler left behind, recovered on first use.
+    pub fn symbols(&self) -> Result<&[Symbol], JsError> {
+        if let Some(s) = self.symbols.get() {
+            return Ok(s);
+        }
+        let ci = self.index()?;
+        let t = Instant::now();
+        let s = symbols::recover(ci);
+        self.record("symbols", t.elapsed());
+        Ok(self.symbols.get_or_init(|| s))
+    }
+
+    /// The facts: from the cache when it has them, else computed (and then
+    /// saved for the next run).
+    pub fn facts(&self) -> Result<&Facts, JsError> {
+        if self.facts_cached() {
+            return Ok(self.facts.get().expect("loaded"));
+        }
+        if let Some(f) = self.facts.get() {
+            return Ok(f);
+        }
+        let (ci, syms) = (self.index()?, self.symbols()?);
+        let mut times = Vec::new();
+        let facts = Facts::compute_timed(ci, syms, &mut times);
+        let t = Instant::now();
+        if let Some(c) = self.cache {
+            c.save(&self.digest, &facts);
+        }
+        times.push(("store", t.elapsed()));
+        if let Ok(mut all) = self.times.lock() {
+            all.extend(times);
+        }
+        let _ = self.from_cache.set(false);
+        Ok(self.facts.get_or_init(|| facts))
+    }
+
+    fn record(&self, stage: &'static str, d: Duration) {
+        if let Ok(mut all) = self.times.lock() {
+            all.push((stage, d));
+        }
+    }
+
+    /// The stages this run computed, with their wall time.
+    pub fn timings(&self) -> Vec<(&'static str, Duration)> {
+        self.times.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+
+    pub fn roles(&self) -> Result<&Roles, JsError> {
+        Ok(&self.facts()?.roles)
+    }
+
+    pub fn workflows(&self) -> Result<&[WorkflowScript], JsError> {
+        Ok(&self.facts()?.workflows)
+    }
+
+    pub fn flags(&self) -> Result<&FlagInventory, JsError> {
+        Ok(&self.facts()?.flags)
+    }
+
+    /// Every gate, without verdicts.
+    pub fn gates(&self) -> Result<&[Gate], JsError> {
+        Ok(&self.facts()?.gates)
+    }
+}

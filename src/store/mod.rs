@@ -1,0 +1,395 @@
+//! The facts store: one SQLite database under the cache directory holding,
+//! for every build analysed on this machine, the facts the analyses
+//! established — so a second command on the same build reads them instead
+//! of parsing 20–100 MB of JavaScript again. The schema is in docs/cache.md;
+//! it is made for many builds (the history work reads the same file).
+//!
+//! A store can only ever cost a recomputation, never a wrong answer: every
+//! body carries its SHA-256, facts are keyed by the analysis version, and a
+//! file SQLite calls corrupt, or that is not ours, is set aside and rebuilt.
+
+use crate::analysis::analysed::{ANALYSIS_VERSION, Facts, FactsCache};
+use crate::source::FileIdentity;
+use rusqlite::{
+    Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
+};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Marks the file as ours (`PRAGMA application_id`): "cctf".
+const APPLICATION_ID: i32 = 0x6363_7466;
+/// The schema's version (`PRAGMA user_version`); a file with another one is
+/// rebuilt rather than migrated: everything in it can be recomputed.
+const SCHEMA_VERSION: i32 = 1;
+/// How long a writer waits for another process's transaction.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+/// Facts are JSON compressed with zstd at this level: ~10× smaller, and
+/// decoding stays a few milliseconds.
+const ZSTD_LEVEL: i32 = 3;
+/// The most a stored body may inflate to (a corrupt or hostile row must not
+/// exhaust memory).
+const MAX_FACTS_BYTES: usize = 512 << 20;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS builds (
+    id          INTEGER PRIMARY KEY,
+    digest      TEXT NOT NULL UNIQUE,
+    version     TEXT,
+    platform    TEXT,
+    container   TEXT,
+    bun_layout  TEXT,
+    modules     INTEGER,
+    js_modules  INTEGER,
+    code_split  INTEGER,
+    bundle_bytes INTEGER,
+    first_seen  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE TABLE IF NOT EXISTS files (
+    path        TEXT NOT NULL,
+    arch        TEXT NOT NULL,
+    dev         INTEGER NOT NULL,
+    ino         INTEGER NOT NULL,
+    size        INTEGER NOT NULL,
+    mtime_ns    INTEGER NOT NULL,
+    build_id    INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,
+    PRIMARY KEY (path, arch)
+);
+CREATE TABLE IF NOT EXISTS facts (
+    build_id    INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,
+    analysis_version TEXT NOT NULL,
+    encoding    TEXT NOT NULL,
+    body        BLOB NOT NULL,
+    body_sha256 TEXT NOT NULL,
+    created     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    PRIMARY KEY (build_id, analysis_version)
+);
+";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("facts store {path}: {source}")]
+    Sqlite {
+        path: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("facts store {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What a build is, as far as the store records it next to its facts.
+#[derive(Debug, Clone, Default)]
+pub struct BuildRow {
+    pub version: Option<String>,
+    pub platform: Option<String>,
+    pub container: Option<String>,
+    pub bun_layout: Option<String>,
+    pub modules: Option<u64>,
+    pub js_modules: Option<u64>,
+    pub code_split: Option<bool>,
+    pub bundle_bytes: Option<u64>,
+}
+
+/// `cache info`: what the store holds.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StoreInfo {
+    pub path: String,
+    pub bytes: u64,
+    pub schema_version: i32,
+    pub analysis_version: &'static str,
+    pub builds: u64,
+    pub files: u64,
+    /// Facts rows of this analysis version, and of older ones (ignored).
+    pub facts_current: u64,
+    pub facts_other_versions: u64,
+    pub facts_bytes: u64,
+}
+
+pub struct FactsStore {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+}
+
+fn is_damage(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
+    )
+}
+
+impl FactsStore {
+    /// The store's file in a cache directory.
+    pub fn path_in(cache_dir: &Path) -> PathBuf {
+        cache_dir.join("facts.sqlite")
+    }
+
+    /// Open (creating it if needed) the store at `path`. A file that is
+    /// damaged, foreign or of another schema is set aside and rebuilt.
+    pub fn open(path: &Path) -> Result<FactsStore, StoreError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+                path: dir.display().to_string(),
+                source,
+            })?;
+        }
+        let conn = match Self::connect(path) {
+            Ok(c) => c,
+            Err(_) => {
+                Self::remove_files(path)?;
+                Self::connect(path).map_err(|source| StoreError::Sqlite {
+                    path: path.display().to_string(),
+                    source,
+                })?
+            }
+        };
+        Ok(FactsStore {
+            path: path.to_path_buf(),
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn connect(path: &Path) -> rusqlite::Result<Connection> {
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+        let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let tables: i64 = conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )?;
+        let ours = app == APPLICATION_ID && version == SCHEMA_VERSION;
+        if !ours && (tables > 0 || app != 0) {
+            // Someone else's file, or an older schema: rebuild.
+            return Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_NOTADB),
+                Some("not a cc-teardown facts store of this schema".into()),
+            ));
+        }
+        // WAL: readers never wait for a writer; two processes analysing
+        // at once each commit their own transaction.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        if !ours {
+            conn.execute_batch(&format!(
+                "BEGIN IMMEDIATE; {SCHEMA} PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            ))?;
+        }
+        Ok(conn)
+    }
+
+    fn remove_files(path: &Path) -> Result<(), StoreError> {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            match std::fs::remove_file(&p) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(StoreError::Io {
+                        path: PathBuf::from(p).display().to_string(),
+                        source,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Throw the file away and start again (after SQLite reported damage
+    /// mid-run).
+    fn rebuild(&self, conn: &mut Connection) {
+        if Self::remove_files(&self.path).is_ok()
+            && let Ok(c) = Self::connect(&self.path)
+        {
+            *conn = c;
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Run `f` on the connection; on damage, rebuild the file and give up
+    /// on this one operation (the caller then recomputes).
+    fn with<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Option<T> {
+        let mut conn = self.conn.lock().ok()?;
+        match f(&conn) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                if is_damage(&e) {
+                    self.rebuild(&mut conn);
+                }
+                None
+            }
+        }
+    }
+
+    /// The bundle digest of a file seen before, if it has not changed since
+    /// (same device, inode, size and modification time, as git's index
+    /// trusts them).
+    pub fn digest_for(&self, file: &FileIdentity, arch: &str) -> Option<String> {
+        self.with(|c| {
+            c.query_row(
+                "SELECT b.digest FROM files f JOIN builds b ON b.id = f.build_id
+                 WHERE f.path = ?1 AND f.arch = ?2 AND f.dev = ?3 AND f.ino = ?4
+                   AND f.size = ?5 AND f.mtime_ns = ?6",
+                params![
+                    file.path,
+                    arch,
+                    file.dev as i64,
+                    file.ino as i64,
+                    file.size as i64,
+                    file.mtime_ns
+                ],
+                |r| r.get(0),
+            )
+            .optional()
+        })
+        .flatten()
+    }
+
+    /// Record a build and, when given, the file it was read from.
+    pub fn remember(&self, digest: &str, row: &BuildRow, file: Option<(&FileIdentity, &str)>) {
+        self.with(|c| {
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+            let id = Self::build_id(&tx, digest, row)?;
+            if let Some((f, arch)) = file {
+                tx.execute(
+                    "INSERT OR REPLACE INTO files (path, arch, dev, ino, size, mtime_ns, build_id)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    params![
+                        f.path,
+                        arch,
+                        f.dev as i64,
+                        f.ino as i64,
+                        f.size as i64,
+                        f.mtime_ns,
+                        id
+                    ],
+                )?;
+            }
+            tx.commit()
+        });
+    }
+
+    fn build_id(c: &Connection, digest: &str, row: &BuildRow) -> rusqlite::Result<i64> {
+        c.execute(
+            "INSERT INTO builds (digest, version, platform, container, bun_layout, modules,
+                                 js_modules, code_split, bundle_bytes)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             ON CONFLICT(digest) DO UPDATE SET
+                version = coalesce(excluded.version, version),
+                platform = coalesce(excluded.platform, platform),
+                container = coalesce(excluded.container, container),
+                bun_layout = coalesce(excluded.bun_layout, bun_layout),
+                modules = coalesce(excluded.modules, modules),
+                js_modules = coalesce(excluded.js_modules, js_modules),
+                code_split = coalesce(excluded.code_split, code_split),
+                bundle_bytes = coalesce(excluded.bundle_bytes, bundle_bytes)",
+            params![
+                digest,
+                row.version,
+                row.platform,
+                row.container,
+                row.bun_layout,
+                row.modules.map(|n| n as i64),
+                row.js_modules.map(|n| n as i64),
+                row.code_split,
+                row.bundle_bytes.map(|n| n as i64)
+            ],
+        )?;
+        c.query_row(
+            "SELECT id FROM builds WHERE digest = ?1",
+            params![digest],
+            |r| r.get(0),
+        )
+    }
+
+    /// What the store holds.
+    pub fn info(&self) -> StoreInfo {
+        let bytes = ["", "-wal"]
+            .iter()
+            .map(|s| {
+                let mut p = self.path.as_os_str().to_owned();
+                p.push(s);
+                std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+            })
+            .sum();
+        let count = |sql: &str| -> u64 {
+            self.with(|c| c.query_row(sql, params![ANALYSIS_VERSION], |r| r.get::<_, i64>(0)))
+                .unwrap_or(0) as u64
+        };
+        StoreInfo {
+            path: self.path.display().to_string(),
+            bytes,
+            schema_version: SCHEMA_VERSION,
+            analysis_version: ANALYSIS_VERSION,
+            builds: count("SELECT count(*) FROM builds WHERE ?1 IS NOT NULL"),
+            files: count("SELECT count(*) FROM files WHERE ?1 IS NOT NULL"),
+            facts_current: count("SELECT count(*) FROM facts WHERE analysis_version = ?1"),
+            facts_other_versions: count("SELECT count(*) FROM facts WHERE analysis_version != ?1"),
+            facts_bytes: count(
+                "SELECT coalesce(sum(length(body)), 0) FROM facts WHERE ?1 IS NOT NULL",
+            ),
+        }
+    }
+
+    /// Delete the store's files (`cache clear`).
+    pub fn clear(path: &Path) -> Result<(), StoreError> {
+        Self::remove_files(path)
+    }
+}
+
+fn encode(facts: &Facts) -> Option<Vec<u8>> {
+    let json = serde_json::to_vec(facts).ok()?;
+    zstd::bulk::compress(&json, ZSTD_LEVEL).ok()
+}
+
+fn decode(body: &[u8]) -> Option<Facts> {
+    let json = zstd::bulk::decompress(body, MAX_FACTS_BYTES).ok()?;
+    serde_json::from_slice(&json).ok()
+}
+
+impl FactsCache for FactsStore {
+    fn load(&self, digest: &str) -> Option<Facts> {
+        let (body, sha): (Vec<u8>, String) = self
+            .with(|c| {
+                c.query_row(
+                    "SELECT f.body, f.body_sha256 FROM facts f JOIN builds b ON b.id = f.build_id
+                     WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
+                    params![digest, ANALYSIS_VERSION],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+            })
+            .flatten()?;
+        if hex::encode(Sha256::digest(&body)) != sha {
+            return None;
+        }
+        decode(&body)
+    }
+
+    fn save(&self, digest: &str, facts: &Facts) {
+        let Some(body) = encode(facts) else {
+            return;
+        };
+        let sha = hex::encode(Sha256::digest(&body));
+        self.with(|c| {
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+            let id = Self::build_id(&tx, digest, &BuildRow::default())?;
+            tx.execute(
+                "INSERT OR REPLACE INTO facts (build_id, analysis_version, encoding, body, body_sha256)
+                 VALUES (?1, ?2, 'json+zstd', ?3, ?4)",
+                params![id, ANALYSIS_VERSION, body, sha],
+            )?;
+            tx.commit()
+        });
+    }
+}

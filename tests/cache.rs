@@ -1,0 +1,213 @@
+//! The facts store: a second command on the same build reads the facts
+//! instead of parsing, prints byte-identical output, and a damaged, foreign
+//! or concurrently written store file never gives a wrong answer.
+use crate::common::*;
+use std::path::Path;
+
+const COMMANDS: [&str; 4] = ["workflows", "flags", "gates", "locate"];
+
+/// Run `cmd TARGET --json` with its own store; stdout and whether the facts
+/// came from the store.
+fn run(cache: &Path, cmd: &str, target: &str) -> (Vec<u8>, bool) {
+    let out = bin()
+        .args([cmd, target, "--json", "--quiet", "--cache-dir"])
+        .arg(cache)
+        .env("CC_TEARDOWN_DEBUG", "store")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{cmd} {target}: {stderr}");
+    let hit = stderr.contains("read from the store");
+    assert!(
+        hit || stderr.contains("computed"),
+        "{cmd}: the debug line says where the facts came from: {stderr}"
+    );
+    (out.stdout, hit)
+}
+
+fn fixture() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/js/single.js")
+        .display()
+        .to_string()
+}
+
+/// Cold then warm: the first command computes, every later one reads the
+/// store, and all print what a run without the store prints (checked when
+/// `with_reference`: a real build's cold analysis costs a minute in a test
+/// build).
+fn cold_then_warm(target: &str, with_reference: bool) {
+    let cache = tempfile::tempdir().unwrap();
+    let reference: Vec<Vec<u8>> = COMMANDS
+        .iter()
+        .filter(|_| with_reference)
+        .map(|cmd| {
+            let out = bin()
+                .args([cmd, target, "--json", "--quiet", "--no-cache"])
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            out.stdout
+        })
+        .collect();
+    for (i, cmd) in COMMANDS.iter().enumerate() {
+        let (cold, hit) = run(cache.path(), cmd, target);
+        assert_eq!(hit, i > 0, "{cmd}: only the first command computes");
+        if with_reference {
+            assert_eq!(
+                cold, reference[i],
+                "{cmd}: same output as without the store"
+            );
+        }
+        let (warm, hit) = run(cache.path(), cmd, target);
+        assert!(hit, "{cmd}: the second run reads the store");
+        assert_eq!(warm, cold, "{cmd}: warm output is byte-identical");
+    }
+}
+
+#[test]
+fn fixture_cold_then_warm() {
+    cold_then_warm(&fixture(), true);
+}
+
+#[test]
+fn real_builds_cold_then_warm() {
+    if offline() {
+        return;
+    }
+    for (v, p) in [("2.1.220", "darwin-arm64"), ("2.1.332", "linux-x64")] {
+        cold_then_warm(fetch(v, p).to_str().unwrap(), false);
+    }
+}
+
+/// A way to damage the store's file.
+type Spoil = Box<dyn Fn(&Path)>;
+
+#[test]
+fn damaged_or_foreign_store_files_are_rebuilt() {
+    let target = fixture();
+    let cache = tempfile::tempdir().unwrap();
+    let store = cache.path().join("facts.sqlite");
+    let (good, _) = run(cache.path(), "workflows", &target);
+    let damage: [(&str, Spoil); 4] = [
+        (
+            "truncated",
+            Box::new(|p: &Path| {
+                let len = std::fs::metadata(p).unwrap().len();
+                let f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
+                f.set_len(len / 2).unwrap();
+            }),
+        ),
+        (
+            "garbage",
+            Box::new(|p: &Path| std::fs::write(p, vec![0x5a; 64 * 1024]).unwrap()),
+        ),
+        (
+            "garbage inside",
+            Box::new(|p: &Path| {
+                use std::io::{Seek, SeekFrom, Write};
+                let mut f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
+                let len = f.metadata().unwrap().len();
+                f.seek(SeekFrom::Start(len.min(4096))).unwrap();
+                f.write_all(&vec![0xa5; 8192]).unwrap();
+            }),
+        ),
+        (
+            "empty",
+            Box::new(|p: &Path| std::fs::write(p, b"").unwrap()),
+        ),
+    ];
+    for (what, spoil) in &damage {
+        // Fold the write-ahead log into the file first, so the damage hits
+        // the facts themselves.
+        run(cache.path(), "workflows", &target);
+        for suffix in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", store.display()));
+        }
+        spoil(&store);
+        let (out, _) = run(cache.path(), "workflows", &target);
+        assert_eq!(out, good, "{what}: correct output");
+        let (out, hit) = run(cache.path(), "workflows", &target);
+        assert_eq!(out, good, "{what}: correct output after the rebuild");
+        assert!(hit, "{what}: the rebuilt store serves the next run");
+    }
+}
+
+#[test]
+fn a_foreign_sqlite_file_is_not_trusted() {
+    let cache = tempfile::tempdir().unwrap();
+    let store = cache.path().join("facts.sqlite");
+    // Another program's database at the store's path, with a table of the
+    // same name holding a row that would be a wrong answer.
+    let c = rusqlite::Connection::open(&store).unwrap();
+    c.execute_batch(
+        "CREATE TABLE facts (build_id INTEGER, analysis_version TEXT, encoding TEXT, body BLOB, body_sha256 TEXT);
+         CREATE TABLE builds (id INTEGER PRIMARY KEY, digest TEXT);",
+    )
+    .unwrap();
+    drop(c);
+    let (out, hit) = run(cache.path(), "locate", &fixture());
+    assert!(!hit);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert!(v["functions"].as_array().is_some_and(|f| !f.is_empty()));
+    let info = bin()
+        .args(["cache", "info", "--json", "--cache-dir"])
+        .arg(cache.path())
+        .output()
+        .unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(info["builds"], 1, "{info}");
+    assert_eq!(info["facts_current"], 1, "{info}");
+}
+
+#[test]
+fn two_processes_at_once() {
+    let target = fixture();
+    let cache = tempfile::tempdir().unwrap();
+    let spawn = |cmd: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_cc-teardown"))
+            .args([cmd, &target, "--json", "--quiet", "--cache-dir"])
+            .arg(cache.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let children: Vec<_> = (0..4).map(|i| spawn(COMMANDS[i % 2])).collect();
+    let outs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    for o in &outs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert_eq!(outs[0].stdout, outs[2].stdout);
+    assert_eq!(outs[1].stdout, outs[3].stdout);
+    let (warm, hit) = run(cache.path(), COMMANDS[0], &target);
+    assert!(hit);
+    assert_eq!(warm, outs[0].stdout);
+}
+
+#[test]
+fn cache_info_and_clear() {
+    let cache = tempfile::tempdir().unwrap();
+    run(cache.path(), "flags", &fixture());
+    let info = |args: &[&str]| {
+        let out = bin()
+            .args(args)
+            .args(["--json", "--cache-dir"])
+            .arg(cache.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let i = info(&["cache", "info"]);
+    assert_eq!(i["builds"], 1);
+    assert_eq!(i["facts_current"], 1);
+    assert!(i["bytes"].as_u64().unwrap() > 0);
+    info(&["cache", "clear"]);
+    assert!(!cache.path().join("facts.sqlite").exists());
+    let (_, hit) = run(cache.path(), "flags", &fixture());
+    assert!(!hit, "a cleared store computes again");
+}
