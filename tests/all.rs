@@ -12,6 +12,7 @@ mod flags_gates;
 mod installs_report;
 mod js_layer;
 mod js_real;
+mod nesting;
 mod real_builds;
 mod simulate;
 mod targets;

@@ -65,18 +65,35 @@ pub struct Evaluator<'a> {
     cache: HashMap<(usize, String), Value>,
     pub deps: Vec<Dependency>,
     depth: usize,
+    /// Nested [`Evaluator::eval`] calls, across bindings: bounded, so a
+    /// chain of deep definitions cannot recurse without end.
+    frames: u32,
 }
 
-/// Parse an expression out of a module's source, at `lo..hi`.
+/// Most nested `eval` calls at once (each definition's expression is within
+/// the parse limit, but definitions chain).
+const MAX_FRAMES: u32 = crate::js::depth::AST_LIMIT;
+
+/// Parse an expression out of a module's source, at `lo..hi`. Nesting is
+/// bounded as for modules (`js::depth`).
 pub fn parse_snippet(text: &str) -> Result<Box<Expr>, String> {
-    let cm: Lrc<SourceMap> = Default::default();
-    let fm = cm.new_source_file(Lrc::new(FileName::Anon), text.to_string());
-    let mut p = Parser::new(crate::js::parse::syntax(), StringInput::from(&*fm), None);
-    let e = p.parse_expr().map_err(|e| e.kind().msg().to_string())?;
-    if let Some(err) = p.take_errors().first() {
-        return Err(err.kind().msg().to_string());
-    }
-    Ok(e)
+    use crate::js::depth;
+    let too_deep = || format!("nesting deeper than {}", depth::MAX_NESTING);
+    depth::scan(text).map_err(|_| too_deep())?;
+    depth::with_stack(|| {
+        let cm: Lrc<SourceMap> = Default::default();
+        let fm = cm.new_source_file(Lrc::new(FileName::Anon), text.to_string());
+        let mut p = Parser::new(crate::js::parse::syntax(), StringInput::from(&*fm), None);
+        let e = p.parse_expr().map_err(|e| e.kind().msg().to_string())?;
+        if let Some(err) = p.take_errors().first() {
+            return Err(err.kind().msg().to_string());
+        }
+        if depth::check_expr(&e).is_err() {
+            depth::dismantle_expr(e);
+            return Err(too_deep());
+        }
+        Ok(e)
+    })
 }
 
 fn short(s: &str) -> String {
@@ -157,7 +174,7 @@ impl Value {
                 .iter()
                 .map(|v| match v {
                     Value::Undefined | Value::Null => Ok(String::new()),
-                    v => v.to_js_string(),
+                    v => crate::js::depth::guard(|| v.to_js_string()),
                 })
                 .collect::<Result<Vec<_>, _>>()?
                 .join(","),
@@ -190,10 +207,13 @@ impl Value {
                 serde_json::Number::from_f64(*n).map_or(serde_json::Value::Null, Into::into)
             }
             Value::Str(s) => s.clone().into(),
-            Value::Array(a) => a.iter().map(Value::to_json).collect(),
+            Value::Array(a) => a
+                .iter()
+                .map(|v| crate::js::depth::guard(|| v.to_json()))
+                .collect(),
             Value::Object(p) => p
                 .iter()
-                .map(|(k, v)| (k.clone(), v.to_json()))
+                .map(|(k, v)| (k.clone(), crate::js::depth::guard(|| v.to_json())))
                 .collect::<serde_json::Map<_, _>>()
                 .into(),
         }
@@ -251,7 +271,7 @@ fn write_json(v: &Value, indent: &str, level: usize, out: &mut String) -> bool {
                     out.push(',');
                 }
                 nl(out, level + 1);
-                if !write_json(x, indent, level + 1, out) {
+                if !crate::js::depth::guard(|| write_json(x, indent, level + 1, out)) {
                     out.push_str("null");
                 }
             }
@@ -285,7 +305,7 @@ fn write_json(v: &Value, indent: &str, level: usize, out: &mut String) -> bool {
                 if !indent.is_empty() {
                     out.push(' ');
                 }
-                write_json(x, indent, level + 1, out);
+                crate::js::depth::guard(|| write_json(x, indent, level + 1, out));
             }
             if !first {
                 nl(out, level);
@@ -305,6 +325,7 @@ impl<'a> Evaluator<'a> {
             cache: HashMap::new(),
             deps: Vec::new(),
             depth: 0,
+            frames: 0,
         }
     }
 
@@ -444,6 +465,21 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluate `e`, parsed from module `m` at byte offset `base`.
     pub fn eval(&mut self, m: usize, e: &Expr, base: u32, env: &Env) -> Result<Value, EvalError> {
+        if self.frames >= MAX_FRAMES {
+            return Err(self.err(
+                m,
+                e,
+                base,
+                format!("expressions nest deeper than {MAX_FRAMES} levels"),
+            ));
+        }
+        self.frames += 1;
+        let r = crate::js::depth::guard(|| self.eval_node(m, e, base, env));
+        self.frames -= 1;
+        r
+    }
+
+    fn eval_node(&mut self, m: usize, e: &Expr, base: u32, env: &Env) -> Result<Value, EvalError> {
         let fail = |s: &Self, reason: String| s.err(m, e, base, reason);
         Ok(match e {
             Expr::Lit(Lit::Str(s)) => Value::Str(s.value.to_string_lossy().into_owned()),
@@ -854,7 +890,9 @@ fn member(obj: &Value, key: &Value) -> Result<Value, String> {
 /// An arrow or function expression whose body is one returned expression.
 fn closure_of(m: usize, base: u32, e: &Expr, env: Env) -> Option<Value> {
     let (params, body): (Vec<&Pat>, Box<Expr>) = match e {
-        Expr::Paren(p) => return closure_of(m, base, &p.expr, env),
+        Expr::Paren(p) => {
+            return crate::js::depth::guard(|| closure_of(m, base, &p.expr, env));
+        }
         Expr::Arrow(a) => (
             a.params.iter().collect(),
             match &*a.body {

@@ -8,6 +8,7 @@ use crate::analysis::eval::{Evaluator, Value, parse_snippet};
 use crate::analysis::flags::{AccessorKind, Classifier, is_flag_name};
 use crate::analysis::workflows::EFFORT_LEVELS;
 use crate::js::code::{CodeIndex, IndexedModule};
+use crate::js::depth;
 use crate::js::index::FnId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -273,7 +274,7 @@ fn member_path(e: &Expr) -> Option<(String, Vec<String>)> {
     match e {
         Expr::Ident(i) => Some((i.sym.to_string(), Vec::new())),
         Expr::Member(m) => {
-            let (root, mut path) = member_path(&m.obj)?;
+            let (root, mut path) = depth::guard(|| member_path(&m.obj))?;
             match &m.prop {
                 MemberProp::Ident(p) => path.push(p.sym.to_string()),
                 _ => return None,
@@ -281,10 +282,10 @@ fn member_path(e: &Expr) -> Option<(String, Vec<String>)> {
             Some((root, path))
         }
         Expr::OptChain(o) => match &*o.base {
-            OptChainBase::Member(m) => member_path(&Expr::Member(m.clone())),
+            OptChainBase::Member(m) => depth::guard(|| member_path(&Expr::Member(m.clone()))),
             _ => None,
         },
-        Expr::Paren(p) => member_path(&p.expr),
+        Expr::Paren(p) => depth::guard(|| member_path(&p.expr)),
         _ => None,
     }
 }
@@ -403,9 +404,12 @@ impl<'a> GateReader<'a> {
         };
         match e {
             Expr::Unary(u) if u.op == UnaryOp::Bang => {
-                return self.describe(m, module, &u.arg, base, params, !want);
+                let arg = &u.arg;
+                return depth::guard(|| self.describe(m, module, arg, base, params, !want));
             }
-            Expr::Paren(p) => return self.describe(m, module, &p.expr, base, params, want),
+            Expr::Paren(p) => {
+                return depth::guard(|| self.describe(m, module, &p.expr, base, params, want));
+            }
             _ => {}
         }
         // e !== "a" && e !== "b" … : the argument is one of the values.
@@ -751,8 +755,8 @@ fn bool_literal(e: &Expr) -> Option<bool> {
 fn excluded_values(e: &Expr) -> Option<(String, Vec<String>)> {
     match e {
         Expr::Bin(b) if b.op == BinaryOp::LogicalAnd => {
-            let (l, mut lv) = excluded_values(&b.left)?;
-            let (r, rv) = excluded_values(&b.right)?;
+            let (l, mut lv) = depth::guard(|| excluded_values(&b.left))?;
+            let (r, rv) = depth::guard(|| excluded_values(&b.right))?;
             (l == r).then(|| {
                 lv.extend(rv);
                 (l, lv)
@@ -768,7 +772,7 @@ fn excluded_values(e: &Expr) -> Option<(String, Vec<String>)> {
                 _ => None,
             }
         }
-        Expr::Paren(p) => excluded_values(&p.expr),
+        Expr::Paren(p) => depth::guard(|| excluded_values(&p.expr)),
         _ => None,
     }
 }

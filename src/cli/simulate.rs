@@ -123,6 +123,9 @@ pub fn run(g: &Global, a: &SimulateArgs) -> anyhow::Result<i32> {
         }
         _ => bail!("give TARGET and --workflow NAME, or --script FILE"),
     };
+    // Input nested past the limit is bad input (exit 2), refused before the
+    // parser or QuickJS recurse through it.
+    crate::js::depth::check_source(&script.name, &text)?;
     let options = Options {
         args: a.args.clone().map(serde_json::Value::String),
         seed: a.seed,

@@ -101,7 +101,7 @@ impl CodeIndex {
                 todo.push(m);
             }
         }
-        let pool = parse::pool();
+        let pool = parse::pool()?;
         let results: Vec<Result<(IndexedModule, Timings), JsError>> = pool.install(|| {
             todo.par_iter()
                 .map(|m| {
@@ -143,22 +143,18 @@ impl CodeIndex {
                         ));
                     }
                     let (index, shapes, printed) = std::thread::scope(|s| {
-                        let h = std::thread::Builder::new()
-                            .stack_size(parse::STACK_BYTES)
-                            .spawn_scoped(s, move || {
-                                let t2 = Instant::now();
-                                let base = file.start_pos.0;
-                                let i = ModuleIndex::build_program(program, base);
-                                let shapes =
-                                    (depth == Depth::Shapes).then(|| Shapes::build(program, base));
-                                (i, shapes, t2.elapsed())
-                            })
-                            .expect("spawn index thread");
+                        let h = parse::spawn_big(s, "cc-teardown-index", move || {
+                            let t2 = Instant::now();
+                            let base = file.start_pos.0;
+                            let i = ModuleIndex::build_program(program, base);
+                            let shapes =
+                                (depth == Depth::Shapes).then(|| Shapes::build(program, base));
+                            (i, shapes, t2.elapsed())
+                        });
                         let t3 = Instant::now();
                         let printed = print::print(&parsed, &comments);
                         let print_time = t3.elapsed();
-                        let (index, shapes, index_time) =
-                            h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                        let (index, shapes, index_time) = h.join();
                         t.index = index_time;
                         t.print = print_time;
                         (index, shapes, printed)
@@ -259,7 +255,10 @@ impl CodeIndex {
 fn release(parsed: Parsed) -> swc_common::sync::Lrc<swc_common::SourceFile> {
     let file = parsed.file.clone();
     if file.src.len() > (1 << 20) {
-        std::thread::spawn(move || drop(parsed));
+        // Dropping recurses once per AST level: the same stack as parsing.
+        let _ = std::thread::Builder::new()
+            .stack_size(parse::STACK_BYTES)
+            .spawn(move || drop(parsed));
     } else {
         drop(parsed);
     }

@@ -146,7 +146,8 @@ impl ModuleIndex {
             stack: Vec::new(),
             pending_name: None,
         };
-        program.visit_with(&mut v);
+        // Recurses once per AST level: run where the parse limit fits.
+        super::depth::with_stack(|| program.visit_with(&mut v));
         let mut out = v.out;
         for (i, f) in out.functions.iter().enumerate() {
             if let Some(n) = &f.name {

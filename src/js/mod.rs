@@ -2,6 +2,7 @@
 //! module once, recover original names and link imports across chunks.
 
 pub mod code;
+pub mod depth;
 pub mod index;
 pub mod lines;
 pub mod parse;
@@ -18,6 +19,20 @@ pub enum JsError {
         col: usize,
         message: String,
     },
+    /// Deeper than [`depth::MAX_NESTING`]: refused before anything recursive
+    /// (parser, printer, visitors) could overflow the stack.
+    #[error(
+        "{module}:{line}:{col}: nesting deeper than {limit} (the limit on nested brackets, operator chains and statements)"
+    )]
+    TooDeep {
+        module: String,
+        line: usize,
+        col: usize,
+        limit: u32,
+    },
+    /// The system refused a thread or memory the parse needs.
+    #[error("{0}")]
+    Resources(String),
     #[error("printing failed: {0}")]
     Print(String),
     #[error("module {0} is not text")]

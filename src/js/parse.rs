@@ -1,16 +1,21 @@
 //! Parsing a module with swc: script or module goal, explicit resource
-//! management on, recovered errors treated as errors, on a thread with a
-//! stack large enough for deeply nested minified code.
+//! management on, recovered errors treated as errors, nesting bounded by
+//! [`depth::MAX_NESTING`], on a stack large enough for that depth.
 
 use super::JsError;
+use super::depth;
 use swc_common::comments::SingleThreadedComments;
 use swc_common::sync::Lrc;
 use swc_common::{FileName, SourceFile, SourceMap, Spanned};
 use swc_ecma_ast::{EsVersion, Program};
 use swc_ecma_parser::{EsSyntax, Parser, StringInput, Syntax};
 
-/// Stack for parser, printer and visitors: minified bundles nest deeply.
-pub const STACK_BYTES: usize = 512 << 20;
+/// Stack for parser, printer and visitors: [`depth::MAX_NESTING`] levels
+/// (and an AST of [`depth::AST_LIMIT`]) must fit. Unoptimised test builds
+/// need between 16 and 28 MiB for the deepest input tests/nesting.rs
+/// accepts; this is over four times that. Only the pages used are
+/// committed, but each thread reserves the whole: `diff` runs about ten.
+pub const STACK_BYTES: usize = 128 << 20;
 
 /// Which grammar a module is parsed with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -53,11 +58,24 @@ pub fn syntax() -> Syntax {
 /// anything else as a script, falling back to module when a script parse
 /// fails on `import`/`export`. Comments come back separately: they are
 /// single-threaded in swc, and only the printer wants them.
+///
+/// Input nested deeper than [`depth::MAX_NESTING`] is refused with
+/// [`JsError::TooDeep`], before parsing when the lexical scan sees it, else
+/// right after (the AST is then freed without recursion); see [`depth`].
 pub fn parse(
     name: &str,
     src: String,
     goal: Goal,
 ) -> Result<(Parsed, SingleThreadedComments), JsError> {
+    depth::with_stack(|| parse_bounded(name, src, goal))
+}
+
+fn parse_bounded(
+    name: &str,
+    src: String,
+    goal: Goal,
+) -> Result<(Parsed, SingleThreadedComments), JsError> {
+    depth::check_source(name, &src)?;
     let cm: Lrc<SourceMap> = Default::default();
     let file = cm.new_source_file(Lrc::new(FileName::Custom(name.to_string())), src);
     let comments = SingleThreadedComments::default();
@@ -69,6 +87,11 @@ pub fn parse(
         }
         Err(e) => return Err(e),
     };
+    if let Err(span) = depth::check_program(&program) {
+        let at = span.lo.0.saturating_sub(file.start_pos.0) as usize;
+        depth::dismantle_program(program);
+        return Err(depth::too_deep(name, &file.src, at));
+    }
     let goal = match program {
         Program::Module(_) => Goal::Module,
         Program::Script(_) => Goal::Script,
@@ -124,24 +147,66 @@ fn parse_file(
 
 /// Run `f` on a thread with [`STACK_BYTES`] of stack.
 pub fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .name("cc-teardown-js".into())
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(s, f)
-            .expect("spawn parser thread")
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p))
-    })
+    std::thread::scope(|s| spawn_big(s, "cc-teardown-js", f).join())
 }
 
-/// A rayon pool whose threads have [`STACK_BYTES`] of stack.
-pub fn pool() -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new()
+/// Work started by [`spawn_big`]: on a thread of its own, or already done.
+pub enum Task<'scope, T> {
+    Thread(std::thread::ScopedJoinHandle<'scope, T>),
+    Done(T),
+}
+
+impl<T> Task<'_, T> {
+    pub fn join(self) -> T {
+        match self {
+            Task::Thread(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Task::Done(t) => t,
+        }
+    }
+}
+
+/// Start `f` on a scoped thread with [`STACK_BYTES`] of stack. When no
+/// thread can be started (each reserves its whole stack, so a tight
+/// address-space limit refuses a few of them), `f` runs here instead, on a
+/// stack grown to the same size: slower, never a crash.
+pub fn spawn_big<'scope, 'env, T: Send + 'scope>(
+    s: &'scope std::thread::Scope<'scope, 'env>,
+    name: &str,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> Task<'scope, T> {
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(f)));
+    let theirs = slot.clone();
+    let spawned = std::thread::Builder::new()
+        .name(name.into())
         .stack_size(STACK_BYTES)
-        .thread_name(|i| format!("cc-teardown-js-{i}"))
-        .build()
-        .expect("build thread pool")
+        .spawn_scoped(s, move || {
+            let f = theirs.lock().ok().and_then(|mut g| g.take());
+            f.expect("a task runs once")()
+        });
+    match spawned {
+        Ok(h) => Task::Thread(h),
+        Err(_) => {
+            let f = slot.lock().ok().and_then(|mut g| g.take());
+            Task::Done(depth::with_stack(f.expect("a task runs once")))
+        }
+    }
+}
+
+/// A rayon pool whose threads have [`STACK_BYTES`] of stack; when the
+/// address space does not allow that, a single thread (whose parses then
+/// grow their stack as they go, see [`depth::with_stack`]).
+pub fn pool() -> Result<rayon::ThreadPool, JsError> {
+    let build = |threads: usize, stack: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .stack_size(stack)
+            .thread_name(|i| format!("cc-teardown-js-{i}"))
+            .build()
+    };
+    build(0, STACK_BYTES)
+        .or_else(|_| build(1, STACK_BYTES))
+        .or_else(|_| build(1, 1 << 20))
+        .map_err(|e| JsError::Resources(format!("cannot start a parser thread: {e}")))
 }
 
 pub const TARGET: EsVersion = EsVersion::EsNext;

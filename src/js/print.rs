@@ -210,13 +210,16 @@ fn finish(src: &str, buf: Vec<u8>, entries: &Entries) -> Result<Printed, JsError
 }
 
 pub fn print(p: &Parsed, comments: &SingleThreadedComments) -> Result<Printed, JsError> {
-    let (buf, entries) = emit(
-        &p.cm,
-        p.file.start_pos.0,
-        p.file.src.len(),
-        &p.program,
-        comments,
-    )?;
+    // swc's emitter recurses once per AST level: run where the parse limit fits.
+    let (buf, entries) = super::depth::with_stack(|| {
+        emit(
+            &p.cm,
+            p.file.start_pos.0,
+            p.file.src.len(),
+            &p.program,
+            comments,
+        )
+    })?;
     finish(&p.file.src, buf, &entries)
 }
 
@@ -310,19 +313,16 @@ pub fn print_split(p: &mut Parsed, comments: &SingleThreadedComments) -> Result<
     let cm = p.cm.clone();
     let program_a = &p.program;
     let (a, b) = std::thread::scope(|s| {
-        let hb = std::thread::Builder::new()
-            .stack_size(super::parse::STACK_BYTES)
-            .spawn_scoped(s, move || {
-                let own = SingleThreadedComments::from_leading_and_trailing(
-                    Rc::new(std::cell::RefCell::new(leading)),
-                    Rc::new(std::cell::RefCell::new(trailing)),
-                );
-                let r = emit(&cm, base, size, &shell_b, &own);
-                (r, shell_b)
-            })
-            .expect("spawn printer thread");
-        let a = emit(&p.cm, base, size, program_a, comments);
-        let (b, shell_b) = hb.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        let hb = super::parse::spawn_big(s, "cc-teardown-print", move || {
+            let own = SingleThreadedComments::from_leading_and_trailing(
+                Rc::new(std::cell::RefCell::new(leading)),
+                Rc::new(std::cell::RefCell::new(trailing)),
+            );
+            let r = emit(&cm, base, size, &shell_b, &own);
+            (r, shell_b)
+        });
+        let a = super::depth::with_stack(|| emit(&p.cm, base, size, program_a, comments));
+        let (b, shell_b) = hb.join();
         (a, (b, shell_b))
     });
     // Put the statements back as they were.

@@ -128,7 +128,8 @@ impl Shapes {
             out: Shapes::default(),
             idents: HashMap::new(),
         };
-        program.visit_with(&mut r);
+        // Recurses once per AST level: run where the parse limit fits.
+        super::depth::with_stack(|| program.visit_with(&mut r));
         r.out.ranges.sort_by_key(|r| r.0);
         r.out
     }

@@ -38,6 +38,13 @@ pub fn prepare(text: &str) -> Result<Prepared, Syntax> {
                 crate::js::JsError::Syntax {
                     line, col, message, ..
                 } => Syntax { line, col, message },
+                crate::js::JsError::TooDeep {
+                    line, col, limit, ..
+                } => Syntax {
+                    line,
+                    col,
+                    message: format!("nesting deeper than {limit}"),
+                },
                 other => Syntax {
                     line: 0,
                     col: 0,
