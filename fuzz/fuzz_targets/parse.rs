@@ -6,7 +6,7 @@
 //! Every graph obtained is walked through all of its accessors.
 #![no_main]
 
-use cc_teardown::bun::{BunGraph, digest};
+use cc_teardown::bun::{Budget, BunGraph, digest};
 use cc_teardown::container::{self, ContainerOptions};
 use libfuzzer_sys::fuzz_target;
 
@@ -30,12 +30,13 @@ fn exercise(graph: &BunGraph) {
         let bc = graph.bytecode_of(m);
         // Either the module's own bytecode, or nothing if it points outside the payload.
         assert!(bc.is_empty() || bc.len() as u64 == own);
-        if let Ok(d) = m.decoded(LIMIT) {
+        // A budget per module, so each is tried whatever the others cost.
+        if let Ok(d) = graph.decoded(m, &Budget::new(LIMIT)) {
             // A UTF-16 conversion can grow the bytes, but never past 3/2 of the cap.
             assert!(d.len() as u64 <= LIMIT * 3 / 2 + 3, "decoded {} bytes", d.len());
         }
     }
-    let _ = digest::bundle_digest(graph, LIMIT);
+    let _ = digest::bundle_digest(graph, &Budget::new(LIMIT));
 }
 
 fuzz_target!(|data: &[u8]| {
