@@ -269,7 +269,7 @@ fn commands<'a>(target: &'a str, other: &'a str, out: &'a str) -> Vec<Vec<&'a st
         vec!["flags", target],
         vec!["gates", target, "--all"],
         vec!["report", target, "--format", "json"],
-        vec!["reconstruct", target, "-o", out],
+        vec!["reconstruct", target, "-o", out, "--force"],
         vec!["diff", target, other],
         vec!["diff", other, target],
         vec!["simulate", "--script", target],
