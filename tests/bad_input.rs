@@ -627,3 +627,75 @@ fn extract_refuses_files_that_collide() {
     // Without --bytecode there is no sidecar, hence no collision.
     bin().args(["extract", &f, "-o", o]).assert().success();
 }
+
+/// `pretty -o DIR` and `reconstruct -o DIR` write names that come from the
+/// build: like `extract`, they never write through a link or a file already
+/// there, and check everything before the first write.
+#[test]
+fn pretty_and_reconstruct_never_write_through_what_is_there() {
+    let single = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/js/single.js");
+    let single = single.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside.txt");
+    std::fs::write(&outside, b"precious").unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    // A link where reconstruct's first file goes, and a hard link where
+    // pretty's goes.
+    let first = bin()
+        .args(["workflows", single, "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let name = v["workflows"][0]["name"].as_str().unwrap().to_string();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&outside, out.join(format!("{name}.meta.json"))).unwrap();
+    std::fs::hard_link(&outside, out.join("single.js")).unwrap();
+    for args in [
+        vec!["reconstruct", single, "-o", out.to_str().unwrap()],
+        vec!["pretty", single, "--all", "-o", out.to_str().unwrap()],
+    ] {
+        let r = bin().args(&args).output().unwrap();
+        assert_eq!(r.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        assert_eq!(std::fs::read(&outside).unwrap(), b"precious", "{args:?}");
+    }
+    // Nothing was written before the refusal.
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        vec![format!("{name}.meta.json"), "single.js".to_string()]
+    );
+    // --force replaces the entries themselves, never what they point to.
+    for args in [
+        vec![
+            "reconstruct",
+            single,
+            "-o",
+            out.to_str().unwrap(),
+            "--force",
+        ],
+        vec![
+            "pretty",
+            single,
+            "--all",
+            "-o",
+            out.to_str().unwrap(),
+            "--force",
+        ],
+    ] {
+        bin().args(&args).assert().success();
+        assert_eq!(std::fs::read(&outside).unwrap(), b"precious", "{args:?}");
+    }
+    assert!(
+        !std::fs::symlink_metadata(out.join(format!("{name}.meta.json")))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}

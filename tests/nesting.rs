@@ -6,7 +6,7 @@
 use crate::common;
 
 use cc_teardown::analysis::{flags, gates, roles, workflows};
-use cc_teardown::bun::BunGraph;
+use cc_teardown::bun::{Budget, BunGraph};
 use cc_teardown::container::{self, ContainerOptions};
 use cc_teardown::js::code::{CodeIndex, Depth};
 use cc_teardown::js::depth::{self, MAX_NESTING};
@@ -122,20 +122,10 @@ fn is_too_deep(e: &JsError) -> bool {
 fn pipeline(src: &str) -> Result<(), JsError> {
     let graph = BunGraph::single_js("/$bunfs/root/cli.js", src.as_bytes());
     let ci = parse::with_big_stack(|| {
-        CodeIndex::build_filtered(
-            &graph,
-            &cc_teardown::bun::Budget::new(1 << 30),
-            |_| true,
-            Depth::Shapes,
-        )
+        CodeIndex::build_filtered(&graph, &Budget::new(1 << 30), |_| true, Depth::Shapes)
     })?;
     let split = parse::with_big_stack(|| {
-        CodeIndex::build_filtered(
-            &graph,
-            &cc_teardown::bun::Budget::new(1 << 30),
-            |_| true,
-            Depth::Print,
-        )
+        CodeIndex::build_filtered(&graph, &Budget::new(1 << 30), |_| true, Depth::Print)
     })?;
     assert_eq!(split.modules[0].printed.code, ci.modules[0].printed.code);
     let syms = symbols::recover(&ci);
@@ -279,7 +269,7 @@ fn commands<'a>(target: &'a str, other: &'a str, out: &'a str) -> Vec<Vec<&'a st
         vec!["flags", target],
         vec!["gates", target, "--all"],
         vec!["report", target, "--format", "json"],
-        vec!["reconstruct", target, "-o", out],
+        vec!["reconstruct", target, "-o", out, "--force"],
         vec!["diff", target, other],
         vec!["diff", other, target],
         vec!["simulate", "--script", target],

@@ -8,7 +8,7 @@
 #![no_main]
 
 use cc_teardown::analysis::{eval, flags, gates, roles, workflows};
-use cc_teardown::bun::BunGraph;
+use cc_teardown::bun::{Budget, BunGraph};
 use cc_teardown::js::code::{CodeIndex, Depth};
 use cc_teardown::js::depth;
 use cc_teardown::js::parse::{self, Goal};
@@ -53,7 +53,7 @@ fuzz_target!(|data: &[u8]| {
     // The whole pipeline, as the commands run it.
     let graph = BunGraph::single_js("/$bunfs/root/fuzz.js", src.as_bytes());
     let Ok(ci) = parse::with_big_stack(|| {
-        CodeIndex::build_filtered(&graph, &cc_teardown::bun::Budget::new(1 << 24), |_| true, Depth::Shapes)
+        CodeIndex::build_filtered(&graph, &Budget::new(1 << 24), |_| true, Depth::Shapes)
     }) else {
         return;
     };

@@ -30,6 +30,7 @@ fn exercise(graph: &BunGraph) {
         let bc = graph.bytecode_of(m);
         // Either the module's own bytecode, or nothing if it points outside the payload.
         assert!(bc.is_empty() || bc.len() as u64 == own);
+        // A budget per module, so each is tried whatever the others cost.
         if let Ok(d) = graph.decoded(m, &Budget::new(LIMIT)) {
             // A UTF-16 conversion can grow the bytes, but never past 3/2 of the cap.
             assert!(d.len() as u64 <= LIMIT * 3 / 2 + 3, "decoded {} bytes", d.len());

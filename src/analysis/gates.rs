@@ -10,6 +10,7 @@ use crate::analysis::workflows::EFFORT_LEVELS;
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::depth;
 use crate::js::index::FnId;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use swc_common::Spanned;
@@ -846,37 +847,46 @@ pub fn discover(
             }
         }
     }
-    let mut cls = Classifier::new(ci);
-    for (mi, m) in ci.modules.iter().enumerate() {
-        let mut candidates: Vec<FnId> = Vec::new();
-        for c in &m.index.calls {
-            if let (Some(f), Some(a)) = (c.in_function, &c.arg0)
-                && (a.string.as_deref().is_some_and(is_flag_name) || a.ident.is_some())
-                && !c.member
-                && !candidates.contains(&f)
-                && (m.index.functions[f as usize].hi - m.index.functions[f as usize].lo)
-                    < MAX_FLAG_GATE_BYTES
-                && cls.kind(mi, &c.name) == AccessorKind::Getter
-            {
-                candidates.push(f);
-            }
-        }
-        for f in candidates {
-            let before = out.len();
-            push(&mut reader, mi, f, GateRole::FlagGate, &mut out);
-            // Keep only gates that actually test a flag.
-            if out.len() > before
-                && !out
-                    .last()
-                    .unwrap()
-                    .conditions
-                    .iter()
-                    .any(|c| c.flag.is_some())
-            {
-                out.pop();
-            }
-        }
-    }
+    // The flag-gate scan looks at each module on its own: both cores, each
+    // worker with its own reader and classifier (their caches are per
+    // thread), results in module order, so the output is as a serial scan's.
+    let flag_gates: Vec<Vec<Gate>> = ci
+        .modules
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || (GateReader::new(ci), Classifier::new(ci)),
+            |(reader, cls), (mi, m)| {
+                let mut candidates: Vec<FnId> = Vec::new();
+                for c in &m.index.calls {
+                    if let (Some(f), Some(a)) = (c.in_function, &c.arg0)
+                        && (a.string.as_deref().is_some_and(is_flag_name) || a.ident.is_some())
+                        && !c.member
+                        && !candidates.contains(&f)
+                        && (m.index.functions[f as usize].hi - m.index.functions[f as usize].lo)
+                            < MAX_FLAG_GATE_BYTES
+                        && cls.kind(mi, &c.name) == AccessorKind::Getter
+                        && !out.iter().any(|g| g.module_index == mi && g.fn_id == f)
+                    {
+                        candidates.push(f);
+                    }
+                }
+                let mut found = Vec::new();
+                for f in candidates {
+                    push(reader, mi, f, GateRole::FlagGate, &mut found);
+                    // Keep only gates that actually test a flag.
+                    if found
+                        .last()
+                        .is_some_and(|g| !g.conditions.iter().any(|c| c.flag.is_some()))
+                    {
+                        found.pop();
+                    }
+                }
+                found
+            },
+        )
+        .collect();
+    out.extend(flag_gates.into_iter().flatten());
     out
 }
 

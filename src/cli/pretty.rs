@@ -1,3 +1,4 @@
+use super::outdir::OutDir;
 use super::{Global, TargetArg, print_json};
 use crate::js::code::{CodeIndex, Depth, IndexedModule};
 use crate::report::escape::display as esc;
@@ -27,6 +28,10 @@ pub struct PrettyArgs {
     /// Translate a pretty line to the raw line:column it comes from.
     #[arg(long, value_name = "LINE")]
     pub at_pretty: Option<u32>,
+    /// Replace files already in the OUT folder (each is removed first, never
+    /// written through). Without it the run refuses them.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -80,27 +85,54 @@ fn parse_at(s: &str) -> anyhow::Result<(u32, u32)> {
     }
 }
 
+/// The line map's file beside a module's pretty file.
+fn linemap_path(out: &Path) -> PathBuf {
+    let mut p = out.as_os_str().to_owned();
+    p.push(".linemap.json");
+    PathBuf::from(p)
+}
+
+/// Write one module to the file the user named (followed as `>` would).
 fn write_module(m: &IndexedModule, out: &Path) -> anyhow::Result<WrittenModule> {
-    if let Some(parent) = out.parent() {
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
     std::fs::write(out, &m.printed.code).with_context(|| format!("writing {}", out.display()))?;
-    let mut map_path = out.as_os_str().to_owned();
-    map_path.push(".linemap.json");
-    let map_path = PathBuf::from(map_path);
+    let map_path = linemap_path(out);
     let f = std::fs::File::create(&map_path)
         .with_context(|| format!("writing {}", map_path.display()))?;
     let mut w = std::io::BufWriter::new(f);
     serde_json::to_writer(&mut w, &m.printed.map.to_file(&m.name))?;
     w.flush()?;
-    Ok(WrittenModule {
+    Ok(written(m, out, &map_path))
+}
+
+/// Write one module below an output folder whose names come from the
+/// build: created new, never through anything already there.
+fn write_module_below(
+    dir: &mut OutDir,
+    root: &Path,
+    m: &IndexedModule,
+    rel: &Path,
+) -> anyhow::Result<WrittenModule> {
+    dir.write(rel, m.printed.code.as_bytes())?;
+    let map_rel = linemap_path(rel);
+    dir.write(
+        &map_rel,
+        &serde_json::to_vec(&m.printed.map.to_file(&m.name))?,
+    )?;
+    Ok(written(m, &root.join(rel), &root.join(map_rel)))
+}
+
+fn written(m: &IndexedModule, out: &Path, map_path: &Path) -> WrittenModule {
+    WrittenModule {
         module: m.name.clone(),
         file: out.display().to_string(),
         linemap: map_path.display().to_string(),
         raw_lines: m.printed.map.raw.lines() as u32,
         pretty_lines: m.printed.map.pretty_lines,
-    })
+    }
 }
 
 pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
@@ -205,11 +237,21 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
     };
     let mut written = Vec::new();
     if folder {
-        std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-        for m in &ci.modules {
-            let module = &graph.modules[m.graph_index];
-            let rel = module.relative_path()?;
-            written.push(write_module(m, &out.join(rel))?);
+        // Every path checked before the first write (module names come
+        // from the build: nothing already there is written through).
+        let rels = ci
+            .modules
+            .iter()
+            .map(|m| graph.modules[m.graph_index].relative_path())
+            .collect::<Result<Vec<_>, _>>()?;
+        let files: Vec<PathBuf> = rels
+            .iter()
+            .flat_map(|r| [r.clone(), linemap_path(r)])
+            .collect();
+        OutDir::check(out, &files, a.force)?;
+        let mut dir = OutDir::create(out, a.force)?;
+        for (m, rel) in ci.modules.iter().zip(&rels) {
+            written.push(write_module_below(&mut dir, out, m, rel)?);
         }
     } else {
         let m = ci.modules.first().ok_or_else(not_js)?;

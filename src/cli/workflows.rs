@@ -1,9 +1,9 @@
 use super::AnalysisError;
+use super::outdir::OutDir;
 use super::{Global, TargetArg, print_json};
 use crate::analysis::workflows::{OptionValue, WorkflowScript};
 use crate::report::escape::display as esc;
 use crate::report::table::{Align, Table, facts, thousands};
-use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -26,6 +26,10 @@ pub struct ReconstructArgs {
     /// Output folder: NAME.js (the exact script) and NAME.meta.json per workflow.
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
+    /// Replace files already in DIR (each is removed first, never written
+    /// through). Without it the run refuses them.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -235,20 +239,31 @@ pub fn reconstruct(g: &Global, a: &ReconstructArgs) -> anyhow::Result<i32> {
     if all.is_empty() {
         return Err(AnalysisError(format!("no bundled workflows in {label}")).into());
     }
-    std::fs::create_dir_all(&a.output)
-        .with_context(|| format!("creating {}", a.output.display()))?;
+    // Every file checked before the first write; nothing already in DIR is
+    // written through.
+    let mut files = Vec::new();
+    for w in &all {
+        let stem = safe_file_stem(&w.name)?;
+        files.push(PathBuf::from(format!("{stem}.meta.json")));
+        if w.text.is_some() {
+            files.push(PathBuf::from(format!("{stem}.js")));
+        }
+    }
+    OutDir::check(&a.output, &files, a.force)?;
+    let mut dir = OutDir::create(&a.output, a.force)?;
     let mut failed = 0;
     let mut written = Vec::new();
     for w in &all {
         let stem = safe_file_stem(&w.name)?;
         let meta = serde_json::json!({ "target": label, "version": version, "workflow": w });
-        let meta_path = a.output.join(format!("{stem}.meta.json"));
-        std::fs::write(&meta_path, serde_json::to_vec_pretty(&meta)?)
-            .with_context(|| format!("writing {}", meta_path.display()))?;
+        let meta_rel = PathBuf::from(format!("{stem}.meta.json"));
+        dir.write(&meta_rel, &serde_json::to_vec_pretty(&meta)?)?;
+        let meta_path = a.output.join(&meta_rel);
         match &w.text {
             Some(text) => {
-                let p = a.output.join(format!("{stem}.js"));
-                std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
+                let rel = PathBuf::from(format!("{stem}.js"));
+                dir.write(&rel, text.as_bytes())?;
+                let p = a.output.join(&rel);
                 written.push(serde_json::json!({"name": w.name, "script": p.display().to_string(), "meta": meta_path.display().to_string(), "sha256": w.script.as_ref().map(|s| s.sha256.clone())}));
                 if !g.json {
                     let s = w.script.as_ref().expect("facts for a text");
