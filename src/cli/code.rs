@@ -14,25 +14,34 @@ pub fn index(g: &Global, build: &Build) -> anyhow::Result<CodeIndex> {
 
 /// The code index built to `depth`, with a spinner on a terminal.
 pub fn index_to(g: &Global, build: &Build, depth: Depth) -> anyhow::Result<CodeIndex> {
-    let js = build
-        .graph
-        .modules
-        .iter()
-        .filter(|m| m.is_javascript())
-        .count();
+    let ci = with_spinner(g, &build.graph, "parsing and indexing", || {
+        crate::js::parse::with_big_stack(|| {
+            CodeIndex::build_filtered(&build.graph, g.budget(), |_| true, depth)
+        })
+    });
+    Ok(ci?)
+}
+
+/// Run `work` with a spinner on a terminal ("VERB N JavaScript module(s)…"),
+/// none with --quiet or --json.
+fn with_spinner<R>(
+    g: &Global,
+    graph: &crate::bun::BunGraph,
+    verb: &str,
+    work: impl FnOnce() -> R,
+) -> R {
+    let js = graph.modules.iter().filter(|m| m.is_javascript()).count();
     let spinner = (!g.quiet && !g.json && std::io::stderr().is_terminal()).then(|| {
         let s = indicatif::ProgressBar::new_spinner();
-        s.set_message(format!("parsing and indexing {js} JavaScript module(s)…"));
+        s.set_message(format!("{verb} {js} JavaScript module(s)…"));
         s.enable_steady_tick(std::time::Duration::from_millis(120));
         s
     });
-    let ci = crate::js::parse::with_big_stack(|| {
-        CodeIndex::build_filtered(&build.graph, g.budget(), |_| true, depth)
-    });
+    let r = work();
     if let Some(s) = spinner {
         s.finish_and_clear();
     }
-    Ok(ci?)
+    r
 }
 
 /// The process's facts store (None with `--no-cache`, or when it cannot be
@@ -118,22 +127,7 @@ pub fn facts<'a>(g: &Global, an: &'a Analysed) -> anyhow::Result<&'a Facts> {
     if debug {
         eprintln!("debug: facts for {} computed", an.digest());
     }
-    let js = an
-        .graph()
-        .modules
-        .iter()
-        .filter(|m| m.is_javascript())
-        .count();
-    let spinner = (!g.quiet && !g.json && std::io::stderr().is_terminal()).then(|| {
-        let s = indicatif::ProgressBar::new_spinner();
-        s.set_message(format!("parsing and analysing {js} JavaScript module(s)…"));
-        s.enable_steady_tick(std::time::Duration::from_millis(120));
-        s
-    });
-    let facts = an.facts();
-    if let Some(s) = spinner {
-        s.finish_and_clear();
-    }
+    let facts = with_spinner(g, an.graph(), "parsing and analysing", || an.facts());
     if std::env::var("CC_TEARDOWN_DEBUG").is_ok_and(|v| v.split(',').any(|x| x == "timings")) {
         for (stage, d) in an.timings() {
             eprintln!("debug: {stage:<14} {:>8.1} ms", d.as_secs_f64() * 1000.0);
