@@ -457,16 +457,6 @@ fn a_shared_frame_is_decompressed_once() {
 }
 
 #[cfg(unix)]
-fn mkfifo(p: &Path) {
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(p)
-            .status()
-            .unwrap()
-            .success()
-    );
-}
-
 #[cfg(unix)]
 #[test]
 fn targets_that_are_not_regular_files() {

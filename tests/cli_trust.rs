@@ -337,13 +337,7 @@ fn wrong_option_values_are_refused() {
     let array = dir.path().join("array.json");
     std::fs::write(&array, "[1,2]").unwrap();
     let fifo = dir.path().join("fifo");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     for cmd in ["gates", "flags", "report"] {
         for (config, says) in [
             ("/nonexistent.json", "cannot read"),

@@ -332,17 +332,6 @@ fn installed_targets_use_the_selected_installation() {
 }
 
 #[cfg(unix)]
-fn mkfifo(p: &Path) {
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(p)
-            .status()
-            .unwrap()
-            .success()
-    );
-}
-
 /// A tiny build stating `version`.
 fn tiny_build(version: &str) -> Vec<u8> {
     elf_with_section(&with_header(

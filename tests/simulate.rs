@@ -560,9 +560,7 @@ fn bad_input_is_one_line_and_exit_2() {
     // Scripts and scenarios must be regular files: a device would never
     // end, a FIFO never start (it is refused without waiting for a writer).
     let fifo = dir.path().join("fifo.js");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    mkfifo(&fifo);
     for (flag, path) in [
         ("--script", "/dev/zero"),
         ("--script", dir.path().to_str().unwrap()),

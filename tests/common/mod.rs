@@ -310,3 +310,18 @@ pub fn json(args: &[&str]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// Make a FIFO at `p` (and the folders above it): hostile input that would
+/// block a reader opening it as a file.
+#[cfg(unix)]
+pub fn mkfifo(p: &Path) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o600) },
+        0,
+        "mkfifo {}",
+        p.display()
+    );
+}
