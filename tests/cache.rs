@@ -80,6 +80,44 @@ fn real_builds_cold_then_warm() {
     }
 }
 
+/// A diff where one side's facts come from the store and the other's are
+/// computed says what a diff of two computed sides says (a stored flag
+/// default of `null` once read back differently and made every such gate
+/// "changed").
+#[test]
+fn a_diff_of_a_stored_and_a_fresh_build_is_a_fresh_diff() {
+    if offline() {
+        return;
+    }
+    let (a, b) = (
+        fetch("2.1.220", "darwin-arm64"),
+        fetch("2.1.220", "linux-x64"),
+    );
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let diff = |extra: &[&str]| {
+        let out = bin()
+            .args(["diff", a, b, "--json", "--quiet"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some_and(|c| c < 2), "diff failed");
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_object_mut().unwrap().remove("timings_ms");
+        serde_json::to_string_pretty(&v).unwrap()
+    };
+    let fresh = diff(&["--no-cache"]);
+    let cache = tempfile::tempdir().unwrap();
+    let (_, hit) = run(cache.path(), "gates", a);
+    assert!(!hit);
+    let dir = cache.path().to_str().unwrap();
+
+    assert_eq!(
+        diff(&["--cache-dir", dir]),
+        fresh,
+        "one side stored, one computed"
+    );
+}
+
 /// A way to damage the store's file.
 type Spoil = Box<dyn Fn(&Path)>;
 

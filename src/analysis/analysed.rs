@@ -91,6 +91,19 @@ impl Facts {
         }
     }
 
+    /// The facts as a store gives them back. Serde keeps less than the
+    /// types can hold (a flag default that evaluated to `null` reads back
+    /// as no default, skipped fields read back as zero), so computed facts
+    /// go through the same round trip: a command answers the same whether
+    /// its facts were computed or loaded, and a diff of one stored and one
+    /// fresh build compares like with like.
+    pub fn as_stored(self) -> Facts {
+        match serde_json::to_vec(&self).map(|j| serde_json::from_slice::<Facts>(&j)) {
+            Ok(Ok(f)) => f.with_texts(),
+            _ => self,
+        }
+    }
+
     /// Put the script texts back into the workflows (after a load).
     fn with_texts(mut self) -> Facts {
         for w in &mut self.workflows {
@@ -219,6 +232,9 @@ impl<'g> Analysed<'g> {
         let mut times = Vec::new();
         let facts = Facts::compute_timed(ci, syms, &mut times);
         let t = Instant::now();
+        let facts = facts.as_stored();
+        times.push(("round trip", t.elapsed()));
+        let t = Instant::now();
         if let Some(c) = self.cache {
             c.save(&self.digest, &facts);
         }
@@ -256,5 +272,50 @@ impl<'g> Analysed<'g> {
     /// Every gate, without verdicts.
     pub fn gates(&self) -> Result<&[Gate], JsError> {
         Ok(&self.facts()?.gates)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cache in memory, holding what a store would: the serialised facts.
+    #[derive(Default)]
+    struct Memory(Mutex<Option<Vec<u8>>>);
+
+    impl FactsCache for Memory {
+        fn load(&self, _: &str) -> Option<Facts> {
+            let j = self.0.lock().ok()?.clone()?;
+            serde_json::from_slice(&j).ok()
+        }
+        fn save(&self, _: &str, facts: &Facts) {
+            *self.0.lock().unwrap() = serde_json::to_vec(facts).ok();
+        }
+    }
+
+    /// Gates whose flag defaults serde cannot tell apart: `null`, none, a
+    /// value.
+    const SRC: &str = r#"var settings = () => globalThis.__s ?? {};
+var readFlag = (name, dflt) => settings().cachedFeatureFlags?.[name] ?? dflt;
+function nullDefault() { return readFlag("tengu_demo_null", null); }
+function noDefault() { return readFlag("tengu_demo_none"); }
+function falseDefault() { if (!readFlag("tengu_demo_false", !1)) return !1; return !0; }
+"#;
+
+    #[test]
+    fn computed_and_loaded_facts_are_the_same() {
+        let g = BunGraph::single_js("/$bunfs/root/cli.js", SRC.as_bytes());
+        let budget = Budget::new(1 << 20);
+        let cache = Memory::default();
+        let cold = Analysed::new(&g, &budget, "d".into(), Some(&cache));
+        let computed = format!("{:?}", cold.facts().unwrap());
+        assert!(!cold.facts_cached());
+        assert!(
+            computed.contains("tengu_demo_null") && computed.contains("tengu_demo_none"),
+            "the fixture's gates are found: {computed}"
+        );
+        let warm = Analysed::new(&g, &budget, "d".into(), Some(&cache));
+        assert!(warm.facts_cached());
+        assert_eq!(computed, format!("{:?}", warm.facts().unwrap()));
     }
 }
