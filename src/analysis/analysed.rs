@@ -8,6 +8,7 @@
 use crate::analysis::flags::{self, FlagInventory};
 use crate::analysis::gates::{self, Gate};
 use crate::analysis::roles::{Locator, Roles};
+use crate::analysis::surface::{self, Surface};
 use crate::analysis::workflows::{self, WorkflowScript};
 use crate::bun::{Budget, BunGraph};
 use crate::js::JsError;
@@ -38,6 +39,9 @@ pub struct Facts {
     /// Every gate, flag-decided functions included, without verdicts
     /// (those depend on a user's cached values, not on the build).
     pub gates: Vec<Gate>,
+    /// Tools, prompts, environment variables, settings, commands, models.
+    #[serde(default)]
+    pub surface: Surface,
 }
 
 impl Facts {
@@ -62,7 +66,7 @@ impl Facts {
         let workflows = workflows::bundled(ci, &roles, &locator);
         times.push(("workflows", t.elapsed()));
         let t = Instant::now();
-        let ((gates, tg), (flags, tf)) = rayon::join(
+        let ((gates, tg), ((flags, tf), (surface, ts))) = rayon::join(
             || {
                 let t = Instant::now();
                 (
@@ -71,13 +75,22 @@ impl Facts {
                 )
             },
             || {
-                let t = Instant::now();
-                (flags::inventory(ci, &originals), t.elapsed())
+                rayon::join(
+                    || {
+                        let t = Instant::now();
+                        (flags::inventory(ci, &originals), t.elapsed())
+                    },
+                    || {
+                        let t = Instant::now();
+                        (surface::extract(ci), t.elapsed())
+                    },
+                )
             },
         );
         times.push(("gates (cpu)", tg));
         times.push(("flags (cpu)", tf));
-        times.push(("gates ∥ flags", t.elapsed()));
+        times.push(("surface (cpu)", ts));
+        times.push(("gates ∥ flags ∥ surface", t.elapsed()));
         let scripts = workflows
             .iter()
             .filter_map(|w| w.text.clone().map(|t| (w.name.clone(), t)))
@@ -88,6 +101,7 @@ impl Facts {
             scripts,
             flags,
             gates,
+            surface,
         }
     }
 
@@ -272,6 +286,10 @@ impl<'g> Analysed<'g> {
     /// Every gate, without verdicts.
     pub fn gates(&self) -> Result<&[Gate], JsError> {
         Ok(&self.facts()?.gates)
+    }
+
+    pub fn surface(&self) -> Result<&Surface, JsError> {
+        Ok(&self.facts()?.surface)
     }
 }
 

@@ -9,6 +9,7 @@ pub mod flags;
 pub mod gates;
 pub mod roles;
 pub mod simulate;
+pub mod surface;
 #[cfg(test)]
 mod testjs;
 pub mod workflows;

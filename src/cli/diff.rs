@@ -39,6 +39,12 @@ pub enum SectionArg {
     Roles,
     Functions,
     Text,
+    Tools,
+    Prompts,
+    Env,
+    Settings,
+    Commands,
+    Models,
 }
 
 impl From<SectionArg> for Section {
@@ -52,6 +58,12 @@ impl From<SectionArg> for Section {
             SectionArg::Roles => Section::Roles,
             SectionArg::Functions => Section::Functions,
             SectionArg::Text => Section::Text,
+            SectionArg::Tools => Section::Tools,
+            SectionArg::Prompts => Section::Prompts,
+            SectionArg::Env => Section::Env,
+            SectionArg::Settings => Section::Settings,
+            SectionArg::Commands => Section::Commands,
+            SectionArg::Models => Section::Models,
         }
     }
 }

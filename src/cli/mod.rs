@@ -42,6 +42,7 @@ mod outdir;
 mod pretty;
 mod report;
 mod simulate;
+mod surface;
 mod symbols;
 mod verify;
 mod workflows;
@@ -161,6 +162,11 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown gates npm:2.1.220/darwin-arm64\n  cc-teardown gates npm:2.1.220/darwin-arm64 --config ~/.claude.json --json | jq '.gates[0].verdict'\n  cc-teardown gates ./claude --all"
     )]
     Gates(gates::GatesArgs),
+    /// The whole surface of a build: tools with their input schemas, prompts, environment variables, settings, slash commands, models.
+    #[command(
+        after_help = "Example:\n  cc-teardown surface npm:2.1.332/darwin-arm64\n  cc-teardown surface npm:2.1.220/darwin-arm64 --only tools,env\n  cc-teardown surface ./claude --json | jq '.tools[] | {name, required: .input_schema.required}'\n\nKinds: tools, prompts, env, settings, commands, models. See docs/surface.md."
+    )]
+    Surface(surface::SurfaceArgs),
     /// Every Claude Code installation here, and which one the shell runs.
     #[command(
         after_help = "Example:\n  cc-teardown installs\n  cc-teardown installs --root /mnt/other-machine --json | jq '.installs[] | {path, version, selected}'\n\nTARGET `installed` (the selected one) and `installed:VERSION` work in every command."
@@ -173,7 +179,7 @@ pub enum Command {
     Report(report::ReportArgs),
     /// What changed between two builds: identity, modules, workflows, flags, gates, roles, functions and texts — despite renamed minified names.
     #[command(
-        after_help = "Example:\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64 --json | jq '.workflows.removed'\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.220/linux-x64 --only workflows,flags,gates\n  cc-teardown diff ./old/claude ./new/claude --format md -o changes.md\n\nSections: identity, modules, workflows, flags, gates, roles, functions, text."
+        after_help = "Example:\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64 --json | jq '.workflows.removed'\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.220/linux-x64 --only workflows,flags,gates\n  cc-teardown diff ./old/claude ./new/claude --format md -o changes.md\n\nSections: identity, modules, workflows, flags, gates, roles, functions, text, tools, prompts, env, settings, commands, models."
     )]
     Diff(diff::DiffArgs),
     /// Dry-run a bundled workflow (or any script) under a simulated Workflow runtime, without a model: a trace of stages, agent calls, fan-outs, logs and the result.
@@ -334,6 +340,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Locate(a) => locate::run(g, a),
         Command::Flags(a) => flags::run(g, a),
         Command::Gates(a) => gates::run(g, a),
+        Command::Surface(a) => surface::run(g, a),
         Command::Workflows(a) => workflows::run(g, a),
         Command::Reconstruct(a) => workflows::reconstruct(g, a),
         Command::Simulate(a) => simulate::run(g, a),

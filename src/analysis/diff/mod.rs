@@ -9,6 +9,7 @@ pub mod modules;
 pub mod text;
 
 use crate::analysis::analysed::Analysed;
+use crate::analysis::surface;
 use crate::js::JsError;
 use crate::js::symbols;
 use serde::Serialize;
@@ -25,10 +26,16 @@ pub enum Section {
     Roles,
     Functions,
     Text,
+    Tools,
+    Prompts,
+    Env,
+    Settings,
+    Commands,
+    Models,
 }
 
 impl Section {
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 14] = [
         Section::Identity,
         Section::Modules,
         Section::Workflows,
@@ -37,6 +44,12 @@ impl Section {
         Section::Roles,
         Section::Functions,
         Section::Text,
+        Section::Tools,
+        Section::Prompts,
+        Section::Env,
+        Section::Settings,
+        Section::Commands,
+        Section::Models,
     ];
 
     /// Whether this section needs function shapes in the code index.
@@ -50,7 +63,16 @@ impl Section {
 fn needs_facts(s: Section) -> bool {
     matches!(
         s,
-        Section::Workflows | Section::Flags | Section::Gates | Section::Roles
+        Section::Workflows
+            | Section::Flags
+            | Section::Gates
+            | Section::Roles
+            | Section::Tools
+            | Section::Prompts
+            | Section::Env
+            | Section::Settings
+            | Section::Commands
+            | Section::Models
     )
 }
 
@@ -89,6 +111,18 @@ pub struct BuildDiff {
     pub functions: Option<functions::FunctionDiff>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<text::TextDiff>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<surface::tools::ToolsDiff>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<surface::prompts::PromptsDiff>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub env: Option<surface::NamesDiff>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings: Option<surface::NamesDiff>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commands: Option<surface::NamesDiff>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub models: Option<surface::NamesDiff>,
 }
 
 /// Compare two analysed builds on the sections asked for.
@@ -148,6 +182,13 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
         if on(Section::Roles) {
             out.roles = Some(facts::roles(&fa.roles, &fb.roles));
         }
+        let s = surface::diff(&fa.surface, &fb.surface);
+        out.tools = on(Section::Tools).then_some(s.tools);
+        out.prompts = on(Section::Prompts).then_some(s.prompts);
+        out.env = on(Section::Env).then_some(s.env);
+        out.settings = on(Section::Settings).then_some(s.settings);
+        out.commands = on(Section::Commands).then_some(s.commands);
+        out.models = on(Section::Models).then_some(s.models);
     }
     Ok(out)
 }

@@ -1,0 +1,175 @@
+//! The whole surface of a build: the tools the agent can call (with their
+//! input schemas), the prompts it sends, the environment variables and
+//! settings it reads, its slash commands and the models it knows. Each kind
+//! is found by structure and by the values the static evaluator computes —
+//! never by minified names or fixed versions (docs/surface.md) — and every
+//! item says where it was found.
+
+pub mod commands;
+pub mod env;
+pub mod models;
+pub mod prompts;
+pub mod settings;
+pub mod tools;
+
+use crate::js::code::{CodeIndex, IndexedModule};
+use serde::{Deserialize, Serialize};
+
+/// Where an item was found: the module, its raw line, and the byte offset
+/// in the module's source.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Site {
+    pub module: String,
+    pub raw_line: u32,
+    pub offset: u32,
+}
+
+impl Site {
+    /// The site of byte `offset` of module `m`.
+    pub fn at(m: &IndexedModule, offset: u32) -> Site {
+        Site {
+            module: m.name.clone(),
+            raw_line: m.raw_pos(offset).0,
+            offset,
+        }
+    }
+}
+
+/// The kinds of surface, in the order they are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Tools,
+    Prompts,
+    Env,
+    Settings,
+    Commands,
+    Models,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 6] = [
+        Kind::Tools,
+        Kind::Prompts,
+        Kind::Env,
+        Kind::Settings,
+        Kind::Commands,
+        Kind::Models,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Tools => "tools",
+            Kind::Prompts => "prompts",
+            Kind::Env => "env",
+            Kind::Settings => "settings",
+            Kind::Commands => "commands",
+            Kind::Models => "models",
+        }
+    }
+}
+
+/// One build's surface, one list per kind.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Surface {
+    pub tools: Vec<tools::Tool>,
+    pub prompts: Vec<prompts::Prompt>,
+    pub env: Vec<env::EnvVar>,
+    pub settings: Vec<settings::Setting>,
+    pub commands: Vec<commands::Command>,
+    pub models: Vec<models::Model>,
+}
+
+impl Surface {
+    /// How many items of `kind` there are.
+    pub fn count(&self, kind: Kind) -> usize {
+        match kind {
+            Kind::Tools => self.tools.len(),
+            Kind::Prompts => self.prompts.len(),
+            Kind::Env => self.env.len(),
+            Kind::Settings => self.settings.len(),
+            Kind::Commands => self.commands.len(),
+            Kind::Models => self.models.len(),
+        }
+    }
+}
+
+/// Find every kind in an indexed build. The kinds are independent, so they
+/// are found side by side.
+pub fn extract(ci: &CodeIndex) -> Surface {
+    let ((tools, prompts), ((env, settings), (commands, models))) = rayon::join(
+        || rayon::join(|| tools::find(ci), || prompts::find(ci)),
+        || {
+            rayon::join(
+                || rayon::join(|| env::find(ci), || settings::find(ci)),
+                || rayon::join(|| commands::find(ci), || models::find(ci)),
+            )
+        },
+    );
+    Surface {
+        tools,
+        prompts,
+        env,
+        settings,
+        commands,
+        models,
+    }
+}
+
+/// Names in `b` and not in `a` (added), and in `a` not in `b` (removed),
+/// each sorted: the diff of kinds whose items are compared by name only.
+pub fn names_diff<'x>(
+    a: impl IntoIterator<Item = &'x str>,
+    b: impl IntoIterator<Item = &'x str>,
+) -> NamesDiff {
+    let a: std::collections::BTreeSet<&str> = a.into_iter().collect();
+    let b: std::collections::BTreeSet<&str> = b.into_iter().collect();
+    NamesDiff {
+        added: b.difference(&a).map(|s| s.to_string()).collect(),
+        removed: a.difference(&b).map(|s| s.to_string()).collect(),
+        unchanged: a.intersection(&b).count(),
+    }
+}
+
+/// Items added and removed, by name.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct NamesDiff {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub unchanged: usize,
+}
+
+/// The surface sections of a diff.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SurfaceDiff {
+    pub tools: tools::ToolsDiff,
+    pub prompts: prompts::PromptsDiff,
+    pub env: NamesDiff,
+    pub settings: NamesDiff,
+    pub commands: NamesDiff,
+    pub models: NamesDiff,
+}
+
+/// Compare two builds' surfaces.
+pub fn diff(a: &Surface, b: &Surface) -> SurfaceDiff {
+    SurfaceDiff {
+        tools: tools::diff(&a.tools, &b.tools),
+        prompts: prompts::diff(&a.prompts, &b.prompts),
+        env: names_diff(
+            a.env.iter().map(|e| e.name.as_str()),
+            b.env.iter().map(|e| e.name.as_str()),
+        ),
+        settings: names_diff(
+            a.settings.iter().map(|s| s.key.as_str()),
+            b.settings.iter().map(|s| s.key.as_str()),
+        ),
+        commands: names_diff(
+            a.commands.iter().map(|c| c.name.as_str()),
+            b.commands.iter().map(|c| c.name.as_str()),
+        ),
+        models: names_diff(
+            a.models.iter().map(|m| m.id.as_str()),
+            b.models.iter().map(|m| m.id.as_str()),
+        ),
+    }
+}

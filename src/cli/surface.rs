@@ -1,0 +1,222 @@
+use super::{Global, TargetArg, print_json};
+use crate::analysis::surface::{Kind, Site, Surface};
+use crate::report::table::{Align, Table};
+use clap::{Args, ValueEnum};
+
+/// The kinds `--only` accepts (those of [`Kind`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
+pub enum KindArg {
+    Tools,
+    Prompts,
+    Env,
+    Settings,
+    Commands,
+    Models,
+}
+
+impl From<KindArg> for Kind {
+    fn from(k: KindArg) -> Kind {
+        match k {
+            KindArg::Tools => Kind::Tools,
+            KindArg::Prompts => Kind::Prompts,
+            KindArg::Env => Kind::Env,
+            KindArg::Settings => Kind::Settings,
+            KindArg::Commands => Kind::Commands,
+            KindArg::Models => Kind::Models,
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct SurfaceArgs {
+    #[command(flatten)]
+    pub target: TargetArg,
+    /// Only these kinds (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "KINDS")]
+    pub only: Vec<KindArg>,
+}
+
+#[derive(serde::Serialize)]
+struct SurfaceView<'a> {
+    target: String,
+    version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a [crate::analysis::surface::tools::Tool]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompts: Option<&'a [crate::analysis::surface::prompts::Prompt]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    env: Option<&'a [crate::analysis::surface::env::EnvVar]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    settings: Option<&'a [crate::analysis::surface::settings::Setting]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commands: Option<&'a [crate::analysis::surface::commands::Command]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    models: Option<&'a [crate::analysis::surface::models::Model]>,
+}
+
+pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
+    let kinds: Vec<Kind> = if a.only.is_empty() {
+        Kind::ALL.to_vec()
+    } else {
+        a.only.iter().map(|k| Kind::from(*k)).collect()
+    };
+    let on = |k: Kind| kinds.contains(&k);
+    let opened = g.open(&a.target.target)?;
+    let build = g.build(&opened)?;
+    let an = super::code::analyse(g, &build)?;
+    let s: &Surface = &super::code::facts(g, &an)?.surface;
+    if g.json {
+        return print_json(&SurfaceView {
+            target: opened.label.clone(),
+            version: build.version().best().map(str::to_string),
+            tools: on(Kind::Tools).then_some(&s.tools),
+            prompts: on(Kind::Prompts).then_some(&s.prompts),
+            env: on(Kind::Env).then_some(&s.env),
+            settings: on(Kind::Settings).then_some(&s.settings),
+            commands: on(Kind::Commands).then_some(&s.commands),
+            models: on(Kind::Models).then_some(&s.models),
+        })
+        .map(|_| 0);
+    }
+    for k in kinds {
+        let n = s.count(k);
+        outln!("{} ({n})", k.as_str());
+        let t = match k {
+            Kind::Tools => table(
+                &[
+                    ("tool", Align::Left),
+                    ("properties", Align::Left),
+                    ("prompt bytes", Align::Right),
+                    ("site", Align::Left),
+                ],
+                s.tools.iter().map(|t| {
+                    (
+                        vec![
+                            t.name.clone(),
+                            t.input_schema["properties"]
+                                .as_object()
+                                .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
+                                .unwrap_or_default(),
+                            t.prompt_bytes.to_string(),
+                        ],
+                        t.sites.first(),
+                    )
+                }),
+            ),
+            Kind::Prompts => table(
+                &[
+                    ("id", Align::Left),
+                    ("kind", Align::Left),
+                    ("title", Align::Left),
+                    ("bytes", Align::Right),
+                    ("site", Align::Left),
+                ],
+                s.prompts.iter().map(|p| {
+                    (
+                        vec![
+                            p.id.clone(),
+                            p.kind.clone(),
+                            p.title.clone(),
+                            p.bytes.to_string(),
+                        ],
+                        p.sites.first(),
+                    )
+                }),
+            ),
+            Kind::Env => table(
+                &[
+                    ("variable", Align::Left),
+                    ("read as", Align::Left),
+                    ("default", Align::Left),
+                    ("site", Align::Left),
+                ],
+                s.env.iter().map(|e| {
+                    (
+                        vec![
+                            e.name.clone(),
+                            e.how.join(", "),
+                            e.default
+                                .as_ref()
+                                .map(|d| d.to_string())
+                                .unwrap_or_default(),
+                        ],
+                        e.sites.first(),
+                    )
+                }),
+            ),
+            Kind::Settings => table(
+                &[
+                    ("key", Align::Left),
+                    ("type", Align::Left),
+                    ("default", Align::Left),
+                    ("site", Align::Left),
+                ],
+                s.settings.iter().map(|x| {
+                    (
+                        vec![
+                            x.key.clone(),
+                            x.r#type.clone(),
+                            x.default
+                                .as_ref()
+                                .map(|d| d.to_string())
+                                .unwrap_or_default(),
+                        ],
+                        x.sites.first(),
+                    )
+                }),
+            ),
+            Kind::Commands => table(
+                &[
+                    ("command", Align::Left),
+                    ("kind", Align::Left),
+                    ("aliases", Align::Left),
+                    ("site", Align::Left),
+                ],
+                s.commands.iter().map(|c| {
+                    (
+                        vec![format!("/{}", c.name), c.kind.clone(), c.aliases.join(", ")],
+                        c.sites.first(),
+                    )
+                }),
+            ),
+            Kind::Models => table(
+                &[
+                    ("model", Align::Left),
+                    ("aliases", Align::Left),
+                    ("used as", Align::Left),
+                    ("site", Align::Left),
+                ],
+                s.models.iter().map(|m| {
+                    (
+                        vec![m.id.clone(), m.aliases.join(", "), m.uses.join(", ")],
+                        m.sites.first(),
+                    )
+                }),
+            ),
+        };
+        if n > 0 {
+            out!("{}", t.render());
+        }
+        outln!();
+    }
+    Ok(0)
+}
+
+/// A table of rows, each ending with where its item was first found.
+fn table<'a>(
+    headers: &[(&str, Align)],
+    rows: impl Iterator<Item = (Vec<String>, Option<&'a Site>)>,
+) -> Table {
+    let mut t = Table::new(headers);
+    for (mut cells, site) in rows {
+        cells.push(site.map_or(String::new(), |s| {
+            format!(
+                "{}:{}",
+                s.module.rsplit('/').next().unwrap_or(""),
+                s.raw_line
+            )
+        }));
+        t.row(cells);
+    }
+    t
+}
