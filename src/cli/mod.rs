@@ -301,11 +301,10 @@ pub(crate) fn write_output(
     output: Option<&std::path::Path>,
     text: &str,
 ) -> anyhow::Result<()> {
-    use anyhow::Context;
     use std::io::Write;
     match output {
         Some(p) => {
-            std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+            outdir::write_file(p, text.as_bytes())?;
             if g.json {
                 print_json(&serde_json::json!({
                     "output": p.display().to_string(),

@@ -328,3 +328,74 @@ fn open_subdir(
         Err(e) => Err(e.into()),
     }
 }
+
+/// Write one output file (`report -o`, `diff -o`, `history export -o`): an
+/// existing regular file is replaced, but a link at the path is never
+/// followed and a FIFO or device is never written into — the path is opened
+/// without following links and without blocking, and must then be a
+/// regular file before a byte is written.
+pub fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write;
+    create_file(path)?
+        .write_all(bytes)
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Open one output file for writing, emptied, as [`write_file`] does.
+pub fn create_file(path: &Path) -> anyhow::Result<File> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let f = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) if path.is_symlink() => {
+            return Err(in_the_way(format!(
+                "{} is a link; not writing through it ({e})",
+                path.display()
+            )));
+        }
+        Err(e) => return Err(e).with_context(|| format!("writing {}", path.display())),
+    };
+    let meta = f
+        .metadata()
+        .with_context(|| format!("writing {}", path.display()))?;
+    if !meta.is_file() {
+        return Err(in_the_way(format!(
+            "{} is not a regular file; not writing into it",
+            path.display()
+        )));
+    }
+    f.set_len(0)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(f)
+}
+
+#[cfg(all(test, unix))]
+mod write_file_tests {
+    use super::write_file;
+
+    #[test]
+    fn replaces_files_but_never_follows_links_or_feeds_fifos() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("out.md");
+        std::fs::write(&f, "old, longer content").unwrap();
+        write_file(&f, b"new").unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"new");
+        let victim = d.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let link = d.path().join("link.md");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let e = write_file(&link, b"x").unwrap_err().to_string();
+        assert!(e.contains("link"), "{e}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+        let fifo = d.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // No reader: opening must fail or be refused, never block.
+        assert!(write_file(&fifo, b"x").is_err());
+    }
+}

@@ -92,16 +92,16 @@ fn linemap_path(out: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// Write one module to the file the user named (followed as `>` would).
+/// Write one module to the file the user named (replaced if it is a file;
+/// never written through a link, nor into a FIFO or device).
 fn write_module(m: &IndexedModule, out: &Path) -> anyhow::Result<WrittenModule> {
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    std::fs::write(out, &m.printed.code).with_context(|| format!("writing {}", out.display()))?;
+    super::outdir::write_file(out, m.printed.code.as_bytes())?;
     let map_path = linemap_path(out);
-    let f = std::fs::File::create(&map_path)
-        .with_context(|| format!("writing {}", map_path.display()))?;
+    let f = super::outdir::create_file(&map_path)?;
     let mut w = std::io::BufWriter::new(f);
     serde_json::to_writer(&mut w, &m.printed.map.to_file(&m.name))?;
     w.flush()?;
