@@ -9,6 +9,7 @@ mod cli_trust;
 mod diff;
 mod fixtures;
 mod flags_gates;
+mod history;
 mod installs_report;
 mod js_layer;
 mod js_real;

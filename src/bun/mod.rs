@@ -297,6 +297,14 @@ impl<'a> BunGraph<'a> {
         &self.modules[self.entry]
     }
 
+    /// Whether the bundle is split into chunks: an ES module entry that
+    /// imports other JavaScript modules. A single CommonJS bundle with a
+    /// few side modules (2.1.220's worker scripts) is not.
+    pub fn is_code_split(&self) -> bool {
+        self.entry_module().format == ModuleFormat::Esm
+            && self.modules.iter().filter(|m| m.is_javascript()).count() > 1
+    }
+
     /// Find a module by full name or by its path below the bunfs root.
     pub fn find(&self, name: &str) -> Option<&Module<'a>> {
         self.modules

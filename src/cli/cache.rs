@@ -18,11 +18,7 @@ pub enum CacheAction {
 }
 
 pub fn run(g: &Global, a: &CacheArgs) -> anyhow::Result<i32> {
-    let dir = g
-        .cache_dir
-        .clone()
-        .unwrap_or_else(crate::source::cache::default_cache_dir);
-    let path = FactsStore::path_in(&dir);
+    let path = g.store_path();
     match a.action {
         CacheAction::Info => {
             let info = FactsStore::open(&path)?.info();

@@ -53,11 +53,7 @@ pub fn store(g: &Global) -> Option<&'static FactsStore> {
     }
     STORE
         .get_or_init(|| {
-            let dir = g
-                .cache_dir
-                .clone()
-                .unwrap_or_else(crate::source::cache::default_cache_dir);
-            FactsStore::open(&FactsStore::path_in(&dir))
+            FactsStore::open(&g.store_path())
                 .map_err(|e| {
                     if !g.quiet {
                         eprintln!("note: facts store unavailable, analysing without it: {e}");
@@ -80,24 +76,7 @@ pub fn analyse<'b>(g: &'b Global, build: &'b Build<'b>) -> anyhow::Result<Analys
         None => {
             let (digest, js_modules) = bundle_digest(&build.graph, g.budget())?;
             if let Some(s) = store {
-                let graph = &build.graph;
-                let row = BuildRow {
-                    version: build.version().best().map(str::to_string),
-                    platform: build.opened.platform.clone(),
-                    container: Some(format!("{:?}", build.located.info.format).to_lowercase()),
-                    bun_layout: graph.layout.map(|l| l.epoch.to_string()),
-                    modules: Some(graph.modules.len() as u64),
-                    js_modules: Some(js_modules as u64),
-                    code_split: Some(js_modules > 1),
-                    bundle_bytes: Some(
-                        graph
-                            .modules
-                            .iter()
-                            .filter(|m| m.is_javascript())
-                            .map(|m| m.contents.len() as u64)
-                            .sum(),
-                    ),
-                };
+                let row = build_row(build, js_modules);
                 s.remember(&digest, &row, file.map(|f| (f, arch)));
             }
             digest
@@ -109,6 +88,28 @@ pub fn analyse<'b>(g: &'b Global, build: &'b Build<'b>) -> anyhow::Result<Analys
         digest,
         store.map(|s| s as &dyn FactsCache),
     ))
+}
+
+/// What the store records of a build beside its facts.
+pub fn build_row(build: &Build, js_modules: usize) -> BuildRow {
+    let graph = &build.graph;
+    BuildRow {
+        version: build.version().best().map(str::to_string),
+        platform: build.opened.platform.clone(),
+        container: Some(format!("{:?}", build.located.info.format).to_lowercase()),
+        bun_layout: graph.layout.map(|l| l.epoch.to_string()),
+        modules: Some(graph.modules.len() as u64),
+        js_modules: Some(js_modules as u64),
+        code_split: Some(graph.is_code_split()),
+        bundle_bytes: Some(
+            graph
+                .modules
+                .iter()
+                .filter(|m| m.is_javascript())
+                .map(|m| m.contents.len() as u64)
+                .sum(),
+        ),
+    }
 }
 
 /// The facts of an analysed build, with a spinner on a terminal while they

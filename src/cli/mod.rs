@@ -34,6 +34,7 @@ mod flags;
 mod gates;
 mod grep;
 mod hash;
+mod history;
 mod info;
 mod installs;
 mod locate;
@@ -95,6 +96,9 @@ pub struct Global {
     /// Neither read nor write the facts store: analyse from scratch.
     #[arg(long, global = true)]
     pub no_cache: bool,
+    /// The facts store's file (default: $CC_TEARDOWN_STORE, else facts.sqlite in the cache dir) — e.g. a history database someone published.
+    #[arg(long, global = true, value_name = "FILE", env = "CC_TEARDOWN_STORE")]
+    pub store: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -192,6 +196,11 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown cache info\n  cc-teardown cache info --json | jq .builds\n  cc-teardown cache clear\n\nEvery analysis command reads a build's facts from the store when it has them (--no-cache bypasses it). See docs/cache.md."
     )]
     Cache(cache::CacheArgs),
+    /// Every published build in one database: scan versions, then ask when a workflow, flag, tool, prompt, env var or command appeared, changed and went.
+    #[command(
+        after_help = "Example:\n  cc-teardown history scan 2.1.239..2.1.243 --platform darwin-arm64\n  cc-teardown history show workflow deep-research\n  cc-teardown history changes 2.1.242\n  cc-teardown history search bot_protected\n\nThe history lives in the facts store (docs/history.md)."
+    )]
+    History(history::HistoryArgs),
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -253,6 +262,17 @@ impl Global {
                 std::sync::Arc::new(crate::source::npm::Silent)
             },
         }
+    }
+
+    /// The facts store's file: `--store`, else facts.sqlite in the cache dir.
+    pub fn store_path(&self) -> PathBuf {
+        self.store.clone().unwrap_or_else(|| {
+            let dir = self
+                .cache_dir
+                .clone()
+                .unwrap_or_else(crate::source::cache::default_cache_dir);
+            crate::store::FactsStore::path_in(&dir)
+        })
     }
 
     pub fn container_options(&self) -> ContainerOptions {
@@ -330,6 +350,7 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Verify(a) => verify::run(g, a),
         Command::Fetch(a) => fetch::run(g, a),
         Command::Cache(a) => cache::run(g, a),
+        Command::History(a) => history::run(g, a),
         Command::Report(a) => report::run(g, a),
         Command::Diff(a) => diff::run(g, a),
         Command::Installs(a) => installs::run(g, a),

@@ -154,8 +154,7 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
         // Said before the parse, which would find nothing to print.
         return Err(not_js());
     }
-    let code_split = graph.entry_module().format == crate::bun::ModuleFormat::Esm
-        && graph.modules.iter().filter(|m| m.is_javascript()).count() > 1;
+    let code_split = graph.is_code_split();
     let folder = a.output.is_some()
         && a.module.is_none()
         && (a.all || code_split)

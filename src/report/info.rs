@@ -105,8 +105,7 @@ impl InfoView {
                 name: entry.name.to_string(),
                 bytes: entry.contents.len() as u64,
                 sha256: sha256_hex(entry.contents),
-                code_split: entry.format == crate::bun::ModuleFormat::Esm
-                    && g.modules.iter().filter(|m| m.is_javascript()).count() > 1,
+                code_split: g.is_code_split(),
             },
             version: versions.best().map(str::to_string),
             version_sources: versions,

@@ -8,3 +8,4 @@ pub mod info;
 pub mod modules;
 pub mod table;
 pub mod teardown;
+pub mod timeline;

@@ -147,6 +147,54 @@ pub fn resolve_tag(tag: &str) -> Result<String, SourceError> {
         .ok_or_else(|| SourceError::Registry(format!("no dist-tag {tag:?} on {MAIN_PACKAGE}")))
 }
 
+/// A version of a package as the registry lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Published {
+    pub version: String,
+    /// When it was published (the registry's `time` entry), if given.
+    pub time: Option<String>,
+}
+
+/// Every version of `platform`'s package the registry lists, oldest first
+/// (by version number; versions that are not semver are left out).
+pub fn published_versions(platform: &str) -> Result<Vec<Published>, SourceError> {
+    if !PLATFORMS.contains(&platform) {
+        return Err(SourceError::BadPlatform(platform.to_string()));
+    }
+    let reg = registry::registry_url()?;
+    let package = platform_package(platform);
+    let doc = get_json(&agent(), &format!("{reg}{}", escape_name(&package)))?
+        .ok_or_else(|| SourceError::Registry(format!("{package} not found")))?;
+    let versions = doc
+        .get("versions")
+        .and_then(|v| v.as_object())
+        .ok_or_else(|| SourceError::Registry(format!("no versions listed for {package}")))?;
+    let mut out: Vec<(semver::Version, Published)> = versions
+        .keys()
+        .filter_map(|v| {
+            let parsed = semver::Version::parse(v).ok()?;
+            let time = doc
+                .pointer(&format!("/time/{v}"))
+                .and_then(|t| t.as_str())
+                .map(str::to_string);
+            Some((
+                parsed,
+                Published {
+                    version: v.clone(),
+                    time,
+                },
+            ))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Where a fetched package is kept in the cache.
+pub fn cached_dir(cache: &Path, package: &str, version: &str) -> PathBuf {
+    entry_dir(cache, package, version)
+}
+
 fn entry_dir(cache: &Path, package: &str, version: &str) -> PathBuf {
     cache
         .join("npm")
@@ -233,6 +281,7 @@ pub fn fetch(
     if let Some(hit) = read_cached(&dir, &pkg, &version, platform) {
         return Ok(hit);
     }
+    remove_stale_parts(parent, &version);
     let tmp = parent.join(format!(".{version}.{}.part", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| SourceError::io(&tmp, e))?;
@@ -255,6 +304,46 @@ pub fn fetch(
         .ok_or_else(|| SourceError::Tarball("unpacked package is incomplete".into()))?;
     build.cache_hit = false;
     Ok(build)
+}
+
+/// Remove what killed downloads of `version` left behind (`.VERSION.PID.part`
+/// folders whose process is gone), so an interrupted scan or fetch does not
+/// leak a build's worth of disk each time.
+fn remove_stale_parts(parent: &Path, version: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let prefix = format!(".{version}.");
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|n| n.strip_suffix(".part"))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !process_alive(pid) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(not(unix))]
+fn process_alive(_pid: u32) -> bool {
+    // Without a cheap check, assume alive: never remove another's download.
+    true
 }
 
 /// Stream `url` to `dest`, hashing as we go; fail unless the SHA-512 matches.
@@ -307,4 +396,23 @@ fn download(
         });
     }
     Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    #[test]
+    fn leftovers_of_dead_processes_go_and_live_ones_stay() {
+        let d = tempfile::tempdir().unwrap();
+        // pid 1 is always alive; a pid past the kernel's limit never is.
+        let dead = d.path().join(".2.1.0.999999999.part");
+        let live = d.path().join(".2.1.0.1.part");
+        let other = d.path().join(".2.1.1.999999999.part");
+        for p in [&dead, &live, &other] {
+            std::fs::create_dir(p).unwrap();
+        }
+        super::remove_stale_parts(d.path(), "2.1.0");
+        assert!(!dead.exists());
+        assert!(live.exists());
+        assert!(other.exists(), "another version's download is not touched");
+    }
 }

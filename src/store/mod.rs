@@ -8,6 +8,8 @@
 //! body carries its SHA-256, facts are keyed by the analysis version, and a
 //! file SQLite calls corrupt, or that is not ours, is set aside and rebuilt.
 
+pub mod history;
+
 use crate::analysis::analysed::{ANALYSIS_VERSION, Facts, FactsCache};
 use crate::source::FileIdentity;
 use rusqlite::{
@@ -80,6 +82,8 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    #[error("facts store {0}: a thread using it panicked")]
+    Poisoned(String),
 }
 
 /// What a build is, as far as the store records it next to its facts.
@@ -181,6 +185,7 @@ impl FactsStore {
                 "BEGIN IMMEDIATE; {SCHEMA} PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
             ))?;
         }
+        conn.execute_batch(history::SCHEMA)?;
         Ok(conn)
     }
 

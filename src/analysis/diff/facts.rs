@@ -267,7 +267,7 @@ fn condition_text(c: &Condition) -> String {
 }
 
 /// A condition as compared: kind, flags and text with minified names erased.
-fn condition_key(c: &Condition) -> String {
+pub(crate) fn condition_key(c: &Condition) -> String {
     format!(
         "{}|{:?}|{:?}|{:?}|{:?}|{}",
         c.kind.as_str(),
@@ -282,7 +282,7 @@ fn condition_key(c: &Condition) -> String {
 
 /// What names a gate across builds: its role, or for flag-decided
 /// functions the flags it tests.
-fn gate_keys(gates: &[Gate]) -> Vec<String> {
+pub(crate) fn gate_keys(gates: &[Gate]) -> Vec<String> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     gates
         .iter()

@@ -8,7 +8,7 @@ pub mod lines;
 pub mod modules;
 pub mod text;
 
-use crate::analysis::analysed::Analysed;
+use crate::analysis::analysed::{Analysed, Facts};
 use crate::analysis::surface;
 use crate::js::JsError;
 use crate::js::symbols;
@@ -162,33 +162,40 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
     out.functions = funcs;
     out.text = text;
     if sections.iter().any(|s| needs_facts(*s)) {
-        let (fa, fb) = (a.facts()?, b.facts()?);
-        if on(Section::Workflows) {
-            out.workflows = Some(facts::workflows(&fa.workflows, &fb.workflows));
-        }
-        if on(Section::Flags) {
-            out.flags = Some(facts::flags(&fa.flags, &fb.flags));
-        }
-        if on(Section::Gates) {
-            out.gates = Some(facts::gates(
-                &fa.gates,
-                &fb.gates,
-                &fa.flags,
-                &fb.flags,
-                &fa.workflows,
-                &fb.workflows,
-            ));
-        }
-        if on(Section::Roles) {
-            out.roles = Some(facts::roles(&fa.roles, &fb.roles));
-        }
-        let s = surface::diff(&fa.surface, &fb.surface);
-        out.tools = on(Section::Tools).then_some(s.tools);
-        out.prompts = on(Section::Prompts).then_some(s.prompts);
-        out.env = on(Section::Env).then_some(s.env);
-        out.settings = on(Section::Settings).then_some(s.settings);
-        out.commands = on(Section::Commands).then_some(s.commands);
-        out.models = on(Section::Models).then_some(s.models);
+        compare_facts(a.facts()?, b.facts()?, sections, &mut out);
     }
     Ok(out)
+}
+
+/// The sections that read facts only (workflows, flags, gates, roles and
+/// the surface), from two builds' facts: what `diff` shows and what the
+/// history answers from stored facts without parsing.
+pub fn compare_facts(fa: &Facts, fb: &Facts, sections: &[Section], out: &mut BuildDiff) {
+    let on = |s: Section| sections.contains(&s);
+    if on(Section::Workflows) {
+        out.workflows = Some(facts::workflows(&fa.workflows, &fb.workflows));
+    }
+    if on(Section::Flags) {
+        out.flags = Some(facts::flags(&fa.flags, &fb.flags));
+    }
+    if on(Section::Gates) {
+        out.gates = Some(facts::gates(
+            &fa.gates,
+            &fb.gates,
+            &fa.flags,
+            &fb.flags,
+            &fa.workflows,
+            &fb.workflows,
+        ));
+    }
+    if on(Section::Roles) {
+        out.roles = Some(facts::roles(&fa.roles, &fb.roles));
+    }
+    let s = surface::diff(&fa.surface, &fb.surface);
+    out.tools = on(Section::Tools).then_some(s.tools);
+    out.prompts = on(Section::Prompts).then_some(s.prompts);
+    out.env = on(Section::Env).then_some(s.env);
+    out.settings = on(Section::Settings).then_some(s.settings);
+    out.commands = on(Section::Commands).then_some(s.commands);
+    out.models = on(Section::Models).then_some(s.models);
 }

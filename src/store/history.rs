@@ -1,0 +1,843 @@
+//! The history: every published build scanned, in the facts store's file.
+//! A *release* is a published (version, platform) and the outcome of its
+//! scan; its *items* are the named things the facts hold (workflows, flags,
+//! gates, roles, tools, prompts, env vars, settings, commands, models), one
+//! row each with the few values whose change matters. Queries read these
+//! rows, never the facts' bodies, so they stay fast with every version
+//! stored; `changes` loads two builds' facts and runs the diff on them.
+//! docs/history.md has the schema and the questions it answers.
+
+use super::{FactsStore, StoreError};
+use crate::analysis::analysed::{ANALYSIS_VERSION, Facts};
+use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use serde::Serialize;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+
+/// Created on every open (`IF NOT EXISTS`): a store made before the history
+/// existed gains its tables without losing its facts.
+pub(super) const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS releases (
+    version     TEXT NOT NULL,
+    platform    TEXT NOT NULL,
+    published   TEXT,
+    build_id    INTEGER REFERENCES builds(id) ON DELETE SET NULL,
+    status      TEXT NOT NULL,
+    error       TEXT,
+    analysis_version TEXT,
+    scanned     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    PRIMARY KEY (version, platform)
+);
+CREATE TABLE IF NOT EXISTS items (
+    build_id    INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,
+    kind        TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    value       TEXT NOT NULL,
+    PRIMARY KEY (build_id, kind, name)
+);
+CREATE INDEX IF NOT EXISTS items_by_name ON items (kind, name);
+CREATE TABLE IF NOT EXISTS texts (
+    sha256      TEXT PRIMARY KEY,
+    text        TEXT NOT NULL
+);
+";
+
+/// The kinds of item, as `history show KIND` names them.
+pub const KINDS: [&str; 10] = [
+    "workflow", "flag", "gate", "role", "tool", "prompt", "env", "setting", "command", "model",
+];
+
+/// One named thing in one build, with the values whose change matters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Item {
+    pub kind: &'static str,
+    pub name: String,
+    pub value: Value,
+}
+
+fn sha(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// The items of a build's facts, and the texts (prompts, scripts) they
+/// refer to by hash.
+pub fn items(f: &Facts) -> (Vec<Item>, Vec<(String, String)>) {
+    let mut out = Vec::new();
+    let mut texts = Vec::new();
+    let mut push = |kind: &'static str, name: &str, value: Value| {
+        out.push(Item {
+            kind,
+            name: name.to_string(),
+            value,
+        })
+    };
+    for w in &f.workflows {
+        push(
+            "workflow",
+            &w.name,
+            json!({
+                "hidden": w.hidden,
+                "script_sha256": w.script.as_ref().map(|s| s.sha256.clone()),
+            }),
+        );
+    }
+    for fl in &f.flags.flags {
+        push(
+            "flag",
+            &fl.name,
+            json!({"kind": fl.kind.as_str(), "defaults": fl.defaults}),
+        );
+    }
+    let keys = crate::analysis::diff::facts::gate_keys(&f.gates);
+    for (g, key) in f.gates.iter().zip(&keys) {
+        let conditions: Vec<String> = g
+            .conditions
+            .iter()
+            .map(crate::analysis::diff::facts::condition_key)
+            .collect();
+        push(
+            "gate",
+            key,
+            json!({"conditions": conditions.len(), "conditions_sha256": sha(&conditions.join("\n"))}),
+        );
+    }
+    for r in &f.roles.functions {
+        push(
+            "role",
+            r.role.as_str(),
+            json!({"original": r.original, "workflow": r.workflow}),
+        );
+    }
+    let s = &f.surface;
+    for t in &s.tools {
+        push(
+            "tool",
+            &t.name,
+            json!({
+                "schema_sha256": sha(&t.input_schema.to_string()),
+                "description_sha256": sha(&t.description),
+                "prompt_bytes": t.prompt_bytes,
+            }),
+        );
+    }
+    for p in &s.prompts {
+        let h = sha(&p.text);
+        texts.push((h.clone(), p.text.clone()));
+        push(
+            "prompt",
+            &p.id,
+            json!({"kind": p.kind, "title": p.title, "text_sha256": h, "bytes": p.bytes}),
+        );
+    }
+    for e in &s.env {
+        push("env", &e.name, json!({"how": e.how, "default": e.default}));
+    }
+    for x in &s.settings {
+        push(
+            "setting",
+            &x.key,
+            json!({"type": x.r#type, "default": x.default}),
+        );
+    }
+    for c in &s.commands {
+        push(
+            "command",
+            &c.name,
+            json!({"kind": c.kind, "hidden": c.hidden, "aliases": c.aliases}),
+        );
+    }
+    for m in &s.models {
+        push(
+            "model",
+            &m.id,
+            json!({"aliases": m.aliases, "uses": m.uses}),
+        );
+    }
+    for (name, text) in &f.scripts {
+        let _ = name;
+        texts.push((sha(text), text.clone()));
+    }
+    // Roles and gates may repeat a name (two builders): the first wins, as
+    // the diff pairs them.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|i| seen.insert((i.kind, i.name.clone())));
+    (out, texts)
+}
+
+/// One item of one release, as exported.
+#[derive(Debug, Clone)]
+pub struct ItemRow {
+    pub version: String,
+    pub platform: String,
+    pub kind: String,
+    pub name: String,
+    /// The item's value, as JSON text.
+    pub value: String,
+}
+
+/// A release as the history records it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Release {
+    pub version: String,
+    pub platform: String,
+    pub published: Option<String>,
+    pub status: String,
+    pub error: Option<String>,
+    pub digest: Option<String>,
+    pub modules: Option<u64>,
+    pub bundle_bytes: Option<u64>,
+    pub code_split: Option<bool>,
+    pub bun_layout: Option<String>,
+    pub container: Option<String>,
+    /// Whether the release was scanned by this analysis version.
+    pub current: bool,
+}
+
+fn semver_key(v: &str) -> semver::Version {
+    semver::Version::parse(v).unwrap_or(semver::Version::new(0, 0, 0))
+}
+
+impl FactsStore {
+    fn history_err(&self, e: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            path: self.path.display().to_string(),
+            source: e,
+        }
+    }
+
+    /// Run `f` on the connection, reporting errors (history commands must
+    /// say when the store fails them, not carry on as a cache would).
+    fn query<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
+        let conn = self
+            .conn
+            .lock()
+            .map_err(|_| StoreError::Poisoned(self.path.display().to_string()))?;
+        f(&conn).map_err(|e| self.history_err(e))
+    }
+
+    /// Whether (version, platform) was scanned successfully by this
+    /// analysis version: a rescan can skip it.
+    pub fn release_done(&self, version: &str, platform: &str) -> Result<bool, StoreError> {
+        self.query(|c| {
+            c.query_row(
+                "SELECT 1 FROM releases WHERE version = ?1 AND platform = ?2
+                 AND status = 'ok' AND analysis_version = ?3",
+                params![version, platform, ANALYSIS_VERSION],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|r| r.is_some())
+        })
+    }
+
+    /// Record a scanned release: its build (already in `builds`, by digest)
+    /// and the items of its facts, replacing what an earlier scan stored.
+    pub fn record_release(
+        &self,
+        version: &str,
+        platform: &str,
+        published: Option<&str>,
+        digest: &str,
+        build: &super::BuildRow,
+        facts: &Facts,
+    ) -> Result<(), StoreError> {
+        let (items, texts) = items(facts);
+        self.query(|c| {
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+            let id = Self::build_id(&tx, digest, build)?;
+            tx.execute("DELETE FROM items WHERE build_id = ?1", params![id])?;
+            {
+                let mut ins = tx.prepare(
+                    "INSERT OR REPLACE INTO items (build_id, kind, name, value) VALUES (?1, ?2, ?3, ?4)",
+                )?;
+                for i in &items {
+                    ins.execute(params![id, i.kind, i.name, i.value.to_string()])?;
+                }
+                let mut txt =
+                    tx.prepare("INSERT OR IGNORE INTO texts (sha256, text) VALUES (?1, ?2)")?;
+                for (h, t) in &texts {
+                    txt.execute(params![h, t])?;
+                }
+            }
+            tx.execute(
+                "INSERT OR REPLACE INTO releases
+                   (version, platform, published, build_id, status, error, analysis_version)
+                 VALUES (?1, ?2, ?3, ?4, 'ok', NULL, ?5)",
+                params![version, platform, published, id, ANALYSIS_VERSION],
+            )?;
+            tx.commit()
+        })
+    }
+
+    /// Record a release whose scan failed, with why; the scan goes on.
+    pub fn record_failure(
+        &self,
+        version: &str,
+        platform: &str,
+        published: Option<&str>,
+        error: &str,
+    ) -> Result<(), StoreError> {
+        self.query(|c| {
+            c.execute(
+                "INSERT OR REPLACE INTO releases
+                   (version, platform, published, build_id, status, error, analysis_version)
+                 VALUES (?1, ?2, ?3, NULL, 'failed', ?4, ?5)",
+                params![version, platform, published, error, ANALYSIS_VERSION],
+            )
+            .map(|_| ())
+        })
+    }
+
+    /// Every release recorded for `platform` (all platforms when None),
+    /// oldest version first.
+    pub fn releases(&self, platform: Option<&str>) -> Result<Vec<Release>, StoreError> {
+        let mut out = self.query(|c| {
+            let mut st = c.prepare(
+                "SELECT r.version, r.platform, r.published, r.status, r.error, b.digest, b.modules,
+                        b.bundle_bytes, b.code_split, b.bun_layout, b.container, r.analysis_version
+                 FROM releases r LEFT JOIN builds b ON b.id = r.build_id
+                 WHERE ?1 IS NULL OR r.platform = ?1",
+            )?;
+            let rows = st.query_map(params![platform], |r| {
+                Ok(Release {
+                    version: r.get(0)?,
+                    platform: r.get(1)?,
+                    published: r.get(2)?,
+                    status: r.get(3)?,
+                    error: r.get(4)?,
+                    digest: r.get(5)?,
+                    modules: r.get::<_, Option<i64>>(6)?.map(|n| n as u64),
+                    bundle_bytes: r.get::<_, Option<i64>>(7)?.map(|n| n as u64),
+                    code_split: r.get(8)?,
+                    bun_layout: r.get(9)?,
+                    container: r.get(10)?,
+                    current: r.get::<_, Option<String>>(11)?.as_deref() == Some(ANALYSIS_VERSION),
+                })
+            })?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })?;
+        out.sort_by(|a, b| {
+            semver_key(&a.version)
+                .cmp(&semver_key(&b.version))
+                .then(a.platform.cmp(&b.platform))
+        });
+        Ok(out)
+    }
+
+    /// The value of item (kind, name) in each scanned release of
+    /// `platform` (None where the release lacks it).
+    pub fn item_over_releases(
+        &self,
+        kind: &str,
+        name: &str,
+        platform: &str,
+    ) -> Result<Vec<(Release, Option<Value>)>, StoreError> {
+        let present: BTreeMap<String, Value> = self
+            .query(|c| {
+                let mut st = c.prepare(
+                "SELECT r.version, i.value FROM items i JOIN releases r ON r.build_id = i.build_id
+                 WHERE i.kind = ?1 AND i.name = ?2 AND r.platform = ?3 AND r.status = 'ok'",
+            )?;
+                let rows = st.query_map(params![kind, name, platform], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                })?;
+                rows.collect::<rusqlite::Result<Vec<_>>>()
+            })?
+            .into_iter()
+            .map(|(v, j)| (v, serde_json::from_str(&j).unwrap_or(Value::Null)))
+            .collect();
+        Ok(self
+            .releases(Some(platform))?
+            .into_iter()
+            .filter(|r| r.status == "ok")
+            .map(|r| {
+                let v = present.get(&r.version).cloned();
+                (r, v)
+            })
+            .collect())
+    }
+
+    /// Names of items of `kind` whose name contains `part` (for "did you
+    /// mean" and search).
+    pub fn item_names_like(
+        &self,
+        kind: Option<&str>,
+        part: &str,
+        limit: usize,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        self.query(|c| {
+            let mut st = c.prepare(
+                "SELECT DISTINCT kind, name FROM items
+                 WHERE (?1 IS NULL OR kind = ?1) AND instr(lower(name), lower(?2)) > 0
+                 ORDER BY kind, name LIMIT ?3",
+            )?;
+            let rows = st.query_map(params![kind, part, limit as i64], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+            rows.collect()
+        })
+    }
+
+    /// Versions (of `platform`) whose stored texts — prompts, workflow
+    /// scripts — contain `needle`, with the item that holds it.
+    pub fn versions_with_text(
+        &self,
+        needle: &str,
+        platform: &str,
+    ) -> Result<Vec<(String, String, String)>, StoreError> {
+        self.query(|c| {
+            let mut st = c.prepare(
+                "SELECT DISTINCT r.version, i.kind, i.name FROM texts t
+                 JOIN items i ON json_extract(i.value, '$.text_sha256') = t.sha256
+                            OR json_extract(i.value, '$.script_sha256') = t.sha256
+                 JOIN releases r ON r.build_id = i.build_id
+                 WHERE instr(t.text, ?1) > 0 AND r.platform = ?2 AND r.status = 'ok'",
+            )?;
+            let rows = st.query_map(params![needle, platform], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?;
+            rows.collect()
+        })
+    }
+
+    /// How many items of each kind every build has, by digest.
+    pub fn item_counts(
+        &self,
+    ) -> Result<std::collections::HashMap<String, BTreeMap<String, u64>>, StoreError> {
+        let rows: Vec<(String, String, i64)> = self.query(|c| {
+            let mut st = c.prepare(
+                "SELECT b.digest, i.kind, count(*) FROM items i JOIN builds b ON b.id = i.build_id
+                 GROUP BY i.build_id, i.kind",
+            )?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            rows.collect()
+        })?;
+        let mut out: std::collections::HashMap<String, BTreeMap<String, u64>> = Default::default();
+        for (d, k, n) in rows {
+            out.entry(d).or_default().insert(k, n as u64);
+        }
+        Ok(out)
+    }
+
+    /// The stored facts of a build, by digest (this analysis version only).
+    pub fn facts_of(&self, digest: &str) -> Option<Facts> {
+        use crate::analysis::analysed::FactsCache;
+        self.load(digest)
+    }
+
+    /// Copy the whole store into a new SQLite file at `dest` (which must
+    /// not exist).
+    pub fn export_sqlite(&self, dest: &std::path::Path) -> Result<(), StoreError> {
+        let d = dest.display().to_string();
+        self.query(|c| c.execute("VACUUM INTO ?1", params![d]).map(|_| ()))
+    }
+
+    /// Every item row with its release, for JSON and CSV exports.
+    pub fn all_items(&self, platform: Option<&str>) -> Result<Vec<ItemRow>, StoreError> {
+        self.query(|c| {
+            let mut st = c.prepare(
+                "SELECT r.version, r.platform, i.kind, i.name, i.value
+                 FROM items i JOIN releases r ON r.build_id = i.build_id
+                 WHERE (?1 IS NULL OR r.platform = ?1) AND r.status = 'ok'",
+            )?;
+            let rows = st.query_map(params![platform], |r| {
+                Ok(ItemRow {
+                    version: r.get(0)?,
+                    platform: r.get(1)?,
+                    kind: r.get(2)?,
+                    name: r.get(3)?,
+                    value: r.get(4)?,
+                })
+            })?;
+            rows.collect()
+        })
+    }
+}
+
+/// One release's figures for the timeline.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineRow {
+    pub release: Release,
+    /// Flags by kind (feature, event, config, other).
+    pub flags: BTreeMap<String, u64>,
+    pub tools: u64,
+    pub prompts: u64,
+    pub prompt_bytes: u64,
+    pub env: u64,
+    pub commands: u64,
+    pub workflows: Vec<String>,
+    /// Names added and removed against the previous row, per kind.
+    pub added: BTreeMap<String, Vec<String>>,
+    pub removed: BTreeMap<String, Vec<String>>,
+}
+
+impl FactsStore {
+    /// Every scanned release of `platform` with its figures and what
+    /// changed against the one before (by item name; values are for
+    /// `changes`), from the items alone.
+    pub fn timeline(&self, platform: &str) -> Result<Vec<TimelineRow>, StoreError> {
+        let releases: Vec<Release> = self
+            .releases(Some(platform))?
+            .into_iter()
+            .filter(|r| r.status == "ok")
+            .collect();
+        let rows: Vec<(String, String, String, String)> = self.query(|c| {
+            let mut st = c.prepare(
+                "SELECT r.version, i.kind, i.name, i.value FROM items i
+                 JOIN releases r ON r.build_id = i.build_id
+                 WHERE r.platform = ?1 AND r.status = 'ok'",
+            )?;
+            let rows = st.query_map(params![platform], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?;
+            rows.collect()
+        })?;
+        let mut by_version: BTreeMap<String, Vec<(String, String, Value)>> = BTreeMap::new();
+        for (v, k, n, val) in rows {
+            let val = serde_json::from_str(&val).unwrap_or(Value::Null);
+            by_version.entry(v).or_default().push((k, n, val));
+        }
+        let mut out: Vec<TimelineRow> = Vec::new();
+        let mut prev: Option<std::collections::BTreeSet<(String, String)>> = None;
+        for r in releases {
+            let items = by_version.remove(&r.version).unwrap_or_default();
+            let mut row = TimelineRow {
+                release: r,
+                flags: BTreeMap::new(),
+                tools: 0,
+                prompts: 0,
+                prompt_bytes: 0,
+                env: 0,
+                commands: 0,
+                workflows: Vec::new(),
+                added: BTreeMap::new(),
+                removed: BTreeMap::new(),
+            };
+            let mut names = std::collections::BTreeSet::new();
+            for (k, n, val) in &items {
+                match k.as_str() {
+                    "flag" => {
+                        let kind = val["kind"].as_str().unwrap_or("other").to_string();
+                        *row.flags.entry(kind).or_default() += 1;
+                    }
+                    "tool" => row.tools += 1,
+                    "prompt" => {
+                        row.prompts += 1;
+                        row.prompt_bytes += val["bytes"].as_u64().unwrap_or(0);
+                    }
+                    "env" => row.env += 1,
+                    "command" => row.commands += 1,
+                    "workflow" => row.workflows.push(n.clone()),
+                    _ => {}
+                }
+                names.insert((k.clone(), n.clone()));
+            }
+            row.workflows.sort();
+            if let Some(p) = &prev {
+                for (k, n) in names.difference(p) {
+                    row.added.entry(k.clone()).or_default().push(n.clone());
+                }
+                for (k, n) in p.difference(&names) {
+                    row.removed.entry(k.clone()).or_default().push(n.clone());
+                }
+            }
+            prev = Some(names);
+            out.push(row);
+        }
+        Ok(out)
+    }
+}
+
+/// The story of one item over the releases scanned.
+#[derive(Debug, Clone, Serialize)]
+pub struct Story {
+    pub name: String,
+    pub kind: String,
+    pub platform: String,
+    pub first_seen: Option<String>,
+    pub last_seen: Option<String>,
+    /// The first scanned release after `last_seen`, when there is one.
+    pub removed_in: Option<String>,
+    pub changes: Vec<Change>,
+    /// Scanned releases between first and last seen that lack it.
+    pub gaps: Vec<String>,
+    pub scanned: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    pub version: String,
+    /// `added`, `removed`, `returned`, or the value's field that changed.
+    pub what: String,
+    pub from: Value,
+    pub to: Value,
+}
+
+/// Read an item's presence over the releases into its story.
+pub fn story(kind: &str, name: &str, platform: &str, over: &[(Release, Option<Value>)]) -> Story {
+    let mut s = Story {
+        name: name.to_string(),
+        kind: kind.to_string(),
+        platform: platform.to_string(),
+        first_seen: None,
+        last_seen: None,
+        removed_in: None,
+        changes: Vec::new(),
+        gaps: Vec::new(),
+        scanned: over.len(),
+    };
+    let mut prev: Option<&Value> = None;
+    let mut was_present = false;
+    let mut absent_since: Vec<String> = Vec::new();
+    for (r, v) in over {
+        match v {
+            Some(v) => {
+                if s.first_seen.is_none() {
+                    s.first_seen = Some(r.version.clone());
+                    s.changes.push(Change {
+                        version: r.version.clone(),
+                        what: "added".into(),
+                        from: Value::Null,
+                        to: v.clone(),
+                    });
+                } else if !was_present {
+                    s.gaps.append(&mut absent_since);
+                    s.changes.push(Change {
+                        version: r.version.clone(),
+                        what: "returned".into(),
+                        from: Value::Null,
+                        to: v.clone(),
+                    });
+                } else if let Some(p) = prev {
+                    for (field, from, to) in value_changes(p, v) {
+                        s.changes.push(Change {
+                            version: r.version.clone(),
+                            what: field,
+                            from,
+                            to,
+                        });
+                    }
+                }
+                absent_since.clear();
+                s.last_seen = Some(r.version.clone());
+                prev = Some(v);
+                was_present = true;
+            }
+            None => {
+                if was_present {
+                    s.changes.push(Change {
+                        version: r.version.clone(),
+                        what: "removed".into(),
+                        from: prev.cloned().unwrap_or(Value::Null),
+                        to: Value::Null,
+                    });
+                }
+                if s.first_seen.is_some() {
+                    absent_since.push(r.version.clone());
+                }
+                was_present = false;
+            }
+        }
+    }
+    // Absent at the end: removed in the first release after the last seen.
+    if !was_present {
+        s.removed_in = absent_since.first().cloned();
+    }
+    s
+}
+
+/// The fields of two item values that differ.
+fn value_changes(a: &Value, b: &Value) -> Vec<(String, Value, Value)> {
+    match (a.as_object(), b.as_object()) {
+        (Some(x), Some(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter()
+                .filter(|k| x.get(*k) != y.get(*k))
+                .map(|k| {
+                    (
+                        k.clone(),
+                        x.get(k).cloned().unwrap_or(Value::Null),
+                        y.get(k).cloned().unwrap_or(Value::Null),
+                    )
+                })
+                .collect()
+        }
+        _ if a != b => vec![("value".into(), a.clone(), b.clone())],
+        _ => Vec::new(),
+    }
+}
+
+/// Parse a RANGE against the versions published, oldest first: `A..B`,
+/// `A..`, `..B`, `all`, a comma-separated list, or one version; `latest`
+/// names the newest. Versions named in a list must be published.
+pub fn select_range(range: &str, published: &[String]) -> Result<Vec<String>, String> {
+    let newest = published.last().cloned();
+    let resolve = |v: &str| -> Result<Option<semver::Version>, String> {
+        let v = v.trim();
+        if v.is_empty() {
+            return Ok(None);
+        }
+        let v = if v == "latest" {
+            newest.clone().ok_or("no version is published")?
+        } else {
+            v.to_string()
+        };
+        semver::Version::parse(&v)
+            .map(Some)
+            .map_err(|_| format!("{v:?} is not a version (like 2.1.220)"))
+    };
+    let range = range.trim();
+    if range == "all" {
+        return Ok(published.to_vec());
+    }
+    if let Some((lo, hi)) = range.split_once("..") {
+        let (lo, hi) = (resolve(lo)?, resolve(hi)?);
+        if let (Some(l), Some(h)) = (&lo, &hi)
+            && l > h
+        {
+            return Err(format!("the range {range} is empty: {l} is after {h}"));
+        }
+        return Ok(published
+            .iter()
+            .filter(|v| {
+                let v = semver_key(v);
+                lo.as_ref().is_none_or(|l| &v >= l) && hi.as_ref().is_none_or(|h| &v <= h)
+            })
+            .cloned()
+            .collect());
+    }
+    let mut out = Vec::new();
+    for v in range.split(',') {
+        let want = resolve(v)?.ok_or_else(|| format!("empty version in {range:?}"))?;
+        let found = published
+            .iter()
+            .find(|p| semver_key(p) == want)
+            .ok_or_else(|| format!("{want} is not published"))?;
+        if !out.contains(found) {
+            out.push(found.clone());
+        }
+    }
+    out.sort_by_key(|v| semver_key(v));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn versions() -> Vec<String> {
+        ["2.1.9", "2.1.10", "2.1.11", "2.1.20"]
+            .map(String::from)
+            .to_vec()
+    }
+
+    #[test]
+    fn ranges_select_by_version_number_not_text() {
+        let p = versions();
+        assert_eq!(
+            select_range("2.1.10..2.1.11", &p).unwrap(),
+            ["2.1.10", "2.1.11"]
+        );
+        assert_eq!(select_range("2.1.11..", &p).unwrap(), ["2.1.11", "2.1.20"]);
+        assert_eq!(select_range("..2.1.10", &p).unwrap(), ["2.1.9", "2.1.10"]);
+        assert_eq!(select_range("..latest", &p).unwrap(), p);
+        assert_eq!(select_range("all", &p).unwrap(), p);
+        assert_eq!(
+            select_range("2.1.20,2.1.9", &p).unwrap(),
+            ["2.1.9", "2.1.20"]
+        );
+        assert!(
+            select_range("2.1.12", &p)
+                .unwrap_err()
+                .contains("not published")
+        );
+        assert!(
+            select_range("2.1.20..2.1.9", &p)
+                .unwrap_err()
+                .contains("empty")
+        );
+        assert!(
+            select_range("x..", &p)
+                .unwrap_err()
+                .contains("not a version")
+        );
+    }
+
+    fn rel(v: &str) -> Release {
+        Release {
+            version: v.into(),
+            platform: "p".into(),
+            published: None,
+            status: "ok".into(),
+            error: None,
+            digest: None,
+            modules: None,
+            bundle_bytes: None,
+            code_split: None,
+            bun_layout: None,
+            container: None,
+            current: true,
+        }
+    }
+
+    #[test]
+    fn a_story_has_first_last_changes_gaps_and_removal() {
+        let over = vec![
+            (rel("1.0.0"), None),
+            (
+                rel("1.0.1"),
+                Some(json!({"kind": "feature", "defaults": [false]})),
+            ),
+            (
+                rel("1.0.2"),
+                Some(json!({"kind": "feature", "defaults": [true]})),
+            ),
+            (rel("1.0.3"), None),
+            (
+                rel("1.0.4"),
+                Some(json!({"kind": "feature", "defaults": [true]})),
+            ),
+            (rel("1.0.5"), None),
+        ];
+        let s = story("flag", "f", "p", &over);
+        assert_eq!(s.first_seen.as_deref(), Some("1.0.1"));
+        assert_eq!(s.last_seen.as_deref(), Some("1.0.4"));
+        assert_eq!(s.removed_in.as_deref(), Some("1.0.5"));
+        assert_eq!(s.gaps, ["1.0.3"]);
+        let what: Vec<(&str, &str)> = s
+            .changes
+            .iter()
+            .map(|c| (c.version.as_str(), c.what.as_str()))
+            .collect();
+        assert_eq!(
+            what,
+            [
+                ("1.0.1", "added"),
+                ("1.0.2", "defaults"),
+                ("1.0.3", "removed"),
+                ("1.0.4", "returned"),
+                ("1.0.5", "removed")
+            ]
+        );
+        assert_eq!(s.changes[1].from, json!([false]));
+        assert_eq!(s.changes[1].to, json!([true]));
+    }
+
+    #[test]
+    fn an_item_present_to_the_end_is_not_removed() {
+        let over = vec![
+            (rel("1.0.0"), Some(json!({}))),
+            (rel("1.0.1"), Some(json!({}))),
+        ];
+        let s = story("workflow", "w", "p", &over);
+        assert_eq!(s.removed_in, None);
+        assert!(s.gaps.is_empty());
+        assert_eq!(s.changes.len(), 1);
+    }
+}

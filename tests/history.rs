@@ -1,0 +1,241 @@
+//! `history`: a scan over real published builds around the switch to
+//! code-split builds, killed midway and resumed; what it records agrees
+//! with the per-build commands run by hand, and `history changes` with
+//! `diff`.
+use crate::common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The range: two single bundles, then the first code-split build.
+const RANGE: &str = "2.1.240..2.1.242";
+const VERSIONS: [&str; 3] = ["2.1.240", "2.1.241", "2.1.242"];
+const PLATFORM: &str = "darwin-arm64";
+
+/// Run a command against the test's own store; JSON stdout and exit code.
+fn run(store: &Path, args: &[&str]) -> (Value, i32) {
+    let out = bin()
+        .args(args)
+        .args(["--json", "--quiet", "--store"])
+        .arg(store)
+        .output()
+        .unwrap();
+    let code = out.status.code().unwrap_or(-1);
+    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?} (exit {code}) printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (v, code)
+}
+
+fn ok_releases(store: &Path) -> Vec<Value> {
+    let (v, _) = run(store, &["history", "list"]);
+    v["releases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "ok")
+        .cloned()
+        .collect()
+}
+
+fn npm(v: &str) -> String {
+    format!("npm:{v}/{PLATFORM}")
+}
+
+#[test]
+fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("facts.sqlite");
+
+    // 1. Start a scan and kill it (SIGKILL) once one release is recorded.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cc-teardown"))
+        .args(["history", "scan", RANGE, "--platform", PLATFORM, "--keep"])
+        .args(["--quiet", "--store"])
+        .arg(&store)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(900);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "the scan recorded nothing in 15 min"
+        );
+        if store.exists() && !ok_releases(&store).is_empty() {
+            break;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the scan ended ({status}) before it could be interrupted");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let still_running = child.try_wait().unwrap().is_none();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = ok_releases(&store).len();
+    assert!(
+        still_running && before < VERSIONS.len(),
+        "killed midway: {before} of {} recorded",
+        VERSIONS.len()
+    );
+
+    // 2. The same scan again finishes the rest and redoes nothing recorded.
+    let (v, code) = run(
+        &store,
+        &["history", "scan", RANGE, "--platform", PLATFORM, "--keep"],
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["known"], before, "recorded releases are not redone: {v}");
+    assert_eq!(v["analysed"], VERSIONS.len() - before, "{v}");
+    assert_eq!(v["failed"], 0);
+    // A third time is all known.
+    let (v, _) = run(
+        &store,
+        &["history", "scan", RANGE, "--platform", PLATFORM, "--keep"],
+    );
+    assert_eq!(v["known"], VERSIONS.len(), "{v}");
+
+    // 3. The code-split switch: as `info` says of each build.
+    let releases = ok_releases(&store);
+    let listed: Vec<&str> = releases
+        .iter()
+        .map(|r| r["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, VERSIONS);
+    for r in &releases {
+        let ver = r["version"].as_str().unwrap();
+        let (info, _) = run(&store, &["info", &npm(ver)]);
+        assert_eq!(
+            r["code_split"], info["bundle"]["code_split"],
+            "{ver}: code-split as info says"
+        );
+        assert_eq!(r["modules"], info["bun"]["modules"], "{ver}: {info}");
+    }
+    let first_split = releases
+        .iter()
+        .find(|r| r["code_split"] == true)
+        .map(|r| r["version"].as_str().unwrap());
+    assert_eq!(first_split, Some("2.1.242"));
+
+    // 4. A workflow's and a flag's story, against `workflows` and `flags`
+    //    run on each build.
+    let by_hand = |cmd: &str, name: &str| -> Vec<&'static str> {
+        VERSIONS
+            .iter()
+            .copied()
+            .filter(|ver| {
+                let (v, _) = run(&store, &[cmd, &npm(ver)]);
+                let list = &v[if cmd == "workflows" {
+                    "workflows"
+                } else {
+                    "flags"
+                }];
+                list.as_array().unwrap().iter().any(|x| x["name"] == name)
+            })
+            .collect()
+    };
+    let story = |kind: &str, name: &str| run(&store, &["history", "show", kind, name]);
+    let (s, code) = story("workflow", "deep-research");
+    assert_eq!(code, 0, "{s}");
+    let present = by_hand("workflows", "deep-research");
+    assert_eq!(s["first_seen"], present[0], "{s}");
+    assert_eq!(s["last_seen"], *present.last().unwrap(), "{s}");
+
+    // A flag the newest build added (history's own answer), checked by hand.
+    let (changes, code) = run(&store, &["history", "changes", "2.1.242"]);
+    assert_eq!(code, 0, "{changes}");
+    let added = changes["flags"]["added"][0]["name"]
+        .as_str()
+        .or_else(|| changes["flags"]["added"][0].as_str())
+        .expect("2.1.242 adds flags")
+        .to_string();
+    let (s, _) = story("flag", &added);
+    assert_eq!(by_hand("flags", &added), ["2.1.242"]);
+    assert_eq!(s["first_seen"], "2.1.242", "{s}");
+    assert_eq!(s["changes"][0]["what"], "added");
+    // A flag of the hidden workflow's time, gone before this range: never
+    // seen, as `flags` on each build says, and exit 1.
+    let (s, code) = story("flag", "tengu_review_workflow_routing");
+    assert!(by_hand("flags", "tengu_review_workflow_routing").is_empty());
+    assert_eq!((code, &s["found"]), (1, &Value::Bool(false)));
+
+    // 5. `history changes` = `diff` of the pair, section by section.
+    let (diff, code) = run(
+        &store,
+        &[
+            "diff",
+            &npm("2.1.241"),
+            &npm("2.1.242"),
+            "--only",
+            "workflows,flags,tools,env,commands",
+        ],
+    );
+    assert!(code == 0 || code == 1, "{diff}");
+    assert_eq!(changes["previous"], "2.1.241");
+    for section in ["workflows", "flags", "tools", "env", "commands"] {
+        assert_eq!(changes[section], diff[section], "section {section}");
+    }
+
+    // 6. Exports: the SQLite copy is a store with the same releases.
+    let copy = dir.path().join("copy.sqlite");
+    let (_, code) = run(
+        &store,
+        &[
+            "history",
+            "export",
+            "--format",
+            "sqlite",
+            "-o",
+            copy.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(ok_releases(&copy).len(), VERSIONS.len());
+    let csv = bin()
+        .args(["history", "export", "--format", "csv", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    assert!(csv.starts_with("version,platform,kind,name,value\n"));
+    assert!(csv.contains(&format!("2.1.242,{PLATFORM},flag,{added},")));
+}
+
+#[test]
+fn bad_history_input_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("facts.sqlite");
+    for (args, needle) in [
+        (vec!["history", "show", "flag", "x"], "no release scanned"),
+        (vec!["history", "changes", "2.1.220"], "no release scanned"),
+        (vec!["history", "export", "--format", "sqlite"], "-o FILE"),
+        (vec!["history", "show", "planet", "x"], "invalid value"),
+    ] {
+        let out = bin()
+            .args(&args)
+            .arg("--store")
+            .arg(&store)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            matches!(out.status.code(), Some(1 | 2)),
+            "{args:?}: {:?}",
+            out.status
+        );
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    // --no-cache and history cannot go together.
+    let out = bin()
+        .args(["history", "list", "--no-cache"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
