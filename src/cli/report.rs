@@ -127,6 +127,8 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
         option_gates,
         config,
         undetermined,
+        inventory: inventory.flags.clone(),
+        provenance: crate::report::provenance::Provenance::of_this_run(),
     };
     // Markdown and HTML are documents of text from the build: escaped as a
     // whole (line breaks and tabs stay), whether for a terminal or a file.
