@@ -347,6 +347,31 @@ impl Doc {
     pub fn terminal(&self, t: &Term) -> String {
         terminal(self, t)
     }
+    /// Whether any text from the build holds a character a terminal would
+    /// act on (escaped by every renderer). Commands colour only documents
+    /// without one, so every escape sequence printed is plainly theirs.
+    pub fn needs_escape(&self) -> bool {
+        fn inline(i: &Inline) -> bool {
+            i.0.iter().any(|s| escape::needs_escape(s.text()))
+        }
+        fn block(b: &Block) -> bool {
+            match b {
+                Block::Facts(f) => f.iter().any(|(k, v)| escape::needs_escape(k) || inline(v)),
+                Block::Table(t) => t.rows.iter().flatten().any(inline),
+                Block::List { items, .. } | Block::Ordered(items) => items.iter().any(inline),
+                Block::Note(i) => inline(i),
+                Block::Code { text, .. } => escape::needs_escape(text),
+                Block::Diff { caption, text, .. } => {
+                    caption.as_ref().is_some_and(inline) || escape::needs_escape(text)
+                }
+                Block::Figure(f) => f.text.iter().any(|l| escape::needs_escape(l)),
+                Block::Section(s) => inline(&s.title) || s.blocks.iter().any(block),
+            }
+        }
+        inline(&self.title)
+            || self.summary.iter().any(|(_, v)| inline(v))
+            || self.blocks.iter().any(block)
+    }
     pub fn markdown(&self) -> String {
         markdown(self)
     }
@@ -519,18 +544,68 @@ fn term_inline(i: &Inline, p: &Paint, width: Option<usize>) -> String {
     out
 }
 
+/// An inline laid out in lines of at most `width` columns, broken at
+/// spaces (a word longer than a line is elided).
+fn term_wrap(i: &Inline, p: &Paint, width: usize) -> Vec<String> {
+    let mut words: Vec<(&Span, String)> = Vec::new();
+    for span in &i.0 {
+        let t = clean(span.text());
+        let mut cur = String::new();
+        for ch in t.chars() {
+            if ch == ' ' && !cur.is_empty() && !cur.chars().all(|c| c == ' ') {
+                words.push((span, std::mem::take(&mut cur)));
+            }
+            cur.push(ch);
+        }
+        if !cur.is_empty() {
+            words.push((span, cur));
+        }
+    }
+    let paint = |span: &Span, t: &str| match span {
+        Span::Text(_) => t.to_string(),
+        Span::Code(_) => p.sgr("36", t),
+        Span::Strong(_) => p.sgr("1", t),
+        Span::Status(st, _) => p.sgr(st.sgr(), t),
+    };
+    let mut lines = vec![String::new()];
+    let mut used = 0;
+    for (span, w) in words {
+        let n = cols(&w);
+        if used > 0 && used + n > width {
+            lines.push(String::new());
+            used = 0;
+        }
+        let w = if used == 0 {
+            w.trim_start().to_string()
+        } else {
+            w
+        };
+        let w = elide(&w, width.saturating_sub(used).max(1));
+        used += cols(&w);
+        if let Some(l) = lines.last_mut() {
+            l.push_str(&paint(span, &w));
+        }
+    }
+    lines
+}
+
 fn term_facts(o: &mut String, pairs: &[(String, Inline)], p: &Paint, t: &Term, indent: usize) {
     let kw = pairs.iter().map(|(k, _)| cols(k)).max().unwrap_or(0);
     for (k, v) in pairs {
-        let room = t.width.map(|w| w.saturating_sub(indent + kw + 2).max(1));
         let key = format!("{k:<kw$}");
-        let _ = writeln!(
-            o,
-            "{}{}  {}",
-            " ".repeat(indent),
-            p.sgr("1", &clean(&key)),
-            term_inline(v, p, room)
-        );
+        let lead = " ".repeat(indent);
+        let value = match t.width {
+            // Facts are read, not scanned: long values wrap under themselves.
+            Some(w) => term_wrap(v, p, w.saturating_sub(indent + kw + 2).max(8)),
+            None => vec![term_inline(v, p, None)],
+        };
+        for (n, line) in value.iter().enumerate() {
+            if n == 0 {
+                let _ = writeln!(o, "{lead}{}  {line}", p.sgr("1", &clean(&key)));
+            } else {
+                let _ = writeln!(o, "{lead}{}  {line}", " ".repeat(kw));
+            }
+        }
     }
 }
 
@@ -763,6 +838,45 @@ fn code_lines(
     }
 }
 
+/// Plain text (already escaped) with each line wrapped at spaces to
+/// `width` columns, continuation lines indented by two; words longer than
+/// a line are elided.
+pub fn wrap_plain(s: &str, width: Option<usize>) -> String {
+    let Some(width) = width else {
+        return s.to_string();
+    };
+    let mut out = String::new();
+    for line in s.split_inclusive('\n') {
+        let (body, nl) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        let mut cur = String::new();
+        for word in body.split(' ') {
+            let lead = if cur.is_empty() { "" } else { " " };
+            if !cur.is_empty() && cols(&cur) + 1 + cols(word) > width {
+                out.push_str(&cur);
+                out.push('\n');
+                cur = "  ".to_string();
+                cur.push_str(&elide(word, width - 2));
+            } else {
+                cur.push_str(lead);
+                cur.push_str(&elide(word, width.saturating_sub(cols(&cur)).max(1)));
+            }
+        }
+        out.push_str(&cur);
+        out.push_str(nl);
+    }
+    out
+}
+
+/// One table for the terminal (commands whose output is a table).
+pub fn table_text(tb: &Table, t: &Term) -> String {
+    let mut o = String::new();
+    term_table(&mut o, tb, &Paint(t.color), t, 0);
+    o
+}
+
 /// The terminal rendering: escaped, coloured when asked, never wider than
 /// `t.width`.
 pub fn terminal(d: &Doc, t: &Term) -> String {
@@ -794,14 +908,18 @@ pub fn terminal(d: &Doc, t: &Term) -> String {
 /// Plain text for Markdown: characters that would start markup are
 /// backslash-escaped, `<` and `>` too (raw HTML in Markdown).
 fn md_text(s: &str) -> String {
-    let e = escape::display(s);
-    let cs: Vec<char> = e.chars().collect();
+    let cs: Vec<char> = s.chars().collect();
     let mut out = String::with_capacity(s.len());
     let word = |i: Option<usize>| {
         i.and_then(|i| cs.get(i))
             .is_some_and(|c| c.is_alphanumeric())
     };
     for (i, &c) in cs.iter().enumerate() {
+        if escape::is_unsafe(c) {
+            // The visible escape (`\x1b`) as it is, not markup-escaped.
+            out.push_str(&escape::display(&c.to_string()));
+            continue;
+        }
         // An underscore inside a word (tengu_x_y) is no emphasis in
         // CommonMark: left as it is, names stay searchable.
         let inner_underscore = c == '_' && word(i.checked_sub(1)) && word(Some(i + 1));
@@ -959,7 +1077,7 @@ fn md_block(o: &mut String, b: &Block, depth: usize) {
             if let Some(c) = caption {
                 let _ = writeln!(o, "{}:\n", md_text(c));
             }
-            md_fence(o, lang, text, *max_lines);
+            md_fence(o, lang, text, *max_lines, None);
         }
         Block::Diff {
             caption,
@@ -969,11 +1087,11 @@ fn md_block(o: &mut String, b: &Block, depth: usize) {
             if let Some(c) = caption {
                 let _ = writeln!(o, "{}\n", md_inline(c));
             }
-            md_fence(o, "diff", text, *max_lines);
+            md_fence(o, "diff", text, *max_lines, Some(MD_LINE));
         }
         Block::Figure(f) => {
             let _ = writeln!(o, "{}:\n", md_text(&f.caption));
-            md_fence(o, "text", &f.text.join("\n"), None);
+            md_fence(o, "text", &f.text.join("\n"), None, None);
         }
         Block::Section(s) => {
             let hashes = "#".repeat((depth + 2).min(6));
@@ -985,7 +1103,16 @@ fn md_block(o: &mut String, b: &Block, depth: usize) {
     }
 }
 
-fn md_fence(o: &mut String, lang: &str, text: &str, max: Option<usize>) {
+/// The longest line of a Markdown code block, in characters.
+const MD_LINE: usize = 240;
+
+/// The most items or rows an HTML page keeps collapsed after a capped list:
+/// past this, the JSON output has them.
+const HTML_MORE: usize = 500;
+
+/// A fenced block; `line_cap` elides long lines (diffs: a minified line
+/// can run to kilobytes), never source that must stay exact.
+fn md_fence(o: &mut String, lang: &str, text: &str, max: Option<usize>, line_cap: Option<usize>) {
     let longest = text
         .lines()
         .map(|l| l.trim_start().chars().take_while(|&c| c == '`').count())
@@ -996,7 +1123,10 @@ fn md_fence(o: &mut String, lang: &str, text: &str, max: Option<usize>) {
     let total = text.lines().count();
     let max = max.unwrap_or(usize::MAX);
     for l in text.lines().take(max) {
-        o.push_str(l);
+        match line_cap {
+            Some(n) => o.push_str(&elide(l, n)),
+            None => o.push_str(l),
+        }
         o.push('\n');
     }
     let _ = writeln!(o, "{fence}");
@@ -1010,17 +1140,18 @@ fn toc_entries(blocks: &[Block]) -> Vec<(&str, &Inline, Vec<(&str, &Inline)>)> {
     blocks
         .iter()
         .filter_map(|b| match b {
-            Block::Section(s) => Some((
-                s.id.as_str(),
-                &s.title,
-                s.blocks
+            Block::Section(s) => Some((s.id.as_str(), &s.title, {
+                let subs: Vec<(&str, &Inline)> = s
+                    .blocks
                     .iter()
                     .filter_map(|b| match b {
                         Block::Section(c) => Some((c.id.as_str(), &c.title)),
                         _ => None,
                     })
-                    .collect(),
-            )),
+                    .collect();
+                // A handful of subsections help; dozens bury the rest.
+                if subs.len() <= 5 { subs } else { Vec::new() }
+            })),
             _ => None,
         })
         .collect()
@@ -1152,8 +1283,17 @@ fn html_table(o: &mut String, tb: &Table) {
             fmt::n(tb.rows.len() - shown)
         );
         head(o);
-        html_rows(o, tb, &tb.rows[shown..]);
-        o.push_str("</tbody></table></details>\n");
+        let rest = &tb.rows[shown..];
+        html_rows(o, tb, &rest[..rest.len().min(HTML_MORE)]);
+        o.push_str("</tbody></table>\n");
+        if rest.len() > HTML_MORE {
+            let _ = writeln!(
+                o,
+                "<p class=\"more\">… and {} more in the JSON output.</p>",
+                fmt::n(rest.len() - HTML_MORE)
+            );
+        }
+        o.push_str("</details>\n");
     }
 }
 
@@ -1300,7 +1440,17 @@ fn html_block(o: &mut String, b: &Block, depth: usize) {
         Block::Table(tb) => html_table(o, tb),
         Block::List { items, limit } => {
             let shown = limit.unwrap_or(usize::MAX).min(items.len());
-            o.push_str("<ul>\n");
+            // A list of bare names reads better in columns.
+            let names = items
+                .iter()
+                .all(|i| matches!(i.0.as_slice(), [Span::Code(_)]));
+            let ul = if names {
+                "<ul class=\"names\">"
+            } else {
+                "<ul>"
+            };
+            o.push_str(ul);
+            o.push('\n');
             for i in &items[..shown] {
                 let _ = writeln!(o, "<li>{}</li>", html_inline(i));
             }
@@ -1308,11 +1458,19 @@ fn html_block(o: &mut String, b: &Block, depth: usize) {
             if items.len() > shown {
                 let _ = writeln!(
                     o,
-                    "<details class=\"more\"><summary>and {} more</summary><ul>",
+                    "<details class=\"more\"><summary>and {} more</summary>{ul}",
                     fmt::n(items.len() - shown)
                 );
-                for i in &items[shown..] {
+                let rest = &items[shown..];
+                for i in rest.iter().take(HTML_MORE) {
                     let _ = writeln!(o, "<li>{}</li>", html_inline(i));
+                }
+                if rest.len() > HTML_MORE {
+                    let _ = writeln!(
+                        o,
+                        "<li class=\"more\">… and {} more in the JSON output</li>",
+                        fmt::n(rest.len() - HTML_MORE)
+                    );
                 }
                 o.push_str("</ul></details>\n");
             }
@@ -1410,7 +1568,7 @@ dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
 nav.toc{font-size:.92rem;column-width:16rem;margin:0 0 1rem}nav.toc ul{margin:.2rem 0;padding-left:1.2rem}
 figure{margin:.6rem 0}figcaption{color:var(--muted);font-size:.85rem}
 svg{max-width:100%;height:auto}
-.more{color:var(--muted)}
+.more{color:var(--muted)}ul.names{column-width:22rem}details.more li{color:var(--fg)}
 footer{border-top:1px solid var(--line);margin-top:2rem;color:var(--muted);font-size:.88rem}
 .filter input{font:inherit;padding:.15rem .4rem;width:18rem}
 ";
