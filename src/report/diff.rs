@@ -589,7 +589,11 @@ pub fn doc(v: &DiffView, limit: usize) -> Doc {
         for n in &wd.unchanged {
             items.push(Inline::from("= unchanged ").c(n.clone()));
         }
-        let mut blocks = vec![list(items, usize::MAX)];
+        let mut blocks = if items.is_empty() {
+            vec![Block::Note("No workflow in either build.".into())]
+        } else {
+            vec![list(items, usize::MAX)]
+        };
         for c in &wd.details {
             let brief = |s: &Option<crate::analysis::diff::facts::ScriptBrief>| {
                 s.as_ref().map_or(Inline::from("-"), |s| {

@@ -600,11 +600,12 @@ fn term_facts(o: &mut String, pairs: &[(String, Inline)], p: &Paint, t: &Term, i
             None => vec![term_inline(v, p, None)],
         };
         for (n, line) in value.iter().enumerate() {
-            if n == 0 {
-                let _ = writeln!(o, "{lead}{}  {line}", p.sgr("1", &clean(&key)));
+            let head = if n == 0 {
+                p.sgr("1", &clean(&key))
             } else {
-                let _ = writeln!(o, "{lead}{}  {line}", " ".repeat(kw));
-            }
+                " ".repeat(kw)
+            };
+            let _ = writeln!(o, "{}", format!("{lead}{head}  {line}").trim_end());
         }
     }
 }

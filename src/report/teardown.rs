@@ -195,7 +195,7 @@ fn gate_blocks(g: &Gate, config: &CachedFlags) -> Vec<Block> {
     ));
     if let Some(v) = &g.verdict {
         out.push(Block::Note(
-            Inline::strong("Verdict: ").extend(verdict_inline(v)),
+            Inline::strong("Verdict:").t(" ").extend(verdict_inline(v)),
         ));
     }
     out.push(gate_figure(&g.role.to_string(), g, config));
@@ -584,7 +584,7 @@ impl Teardown {
         let mut out = vec![facts(rows)];
         if let Some(levels) = &w.levels {
             let mut tb = Table::new(vec![
-                Column::new("level", Kind::Code),
+                Column::new("level", Kind::Text),
                 Column::new("correctness finders", Kind::Number),
                 Column::new("cleanup finders", Kind::Number),
                 Column::new("initial candidate limit", Kind::Number),
@@ -593,7 +593,7 @@ impl Teardown {
             ]);
             for l in levels {
                 tb.row(vec![
-                    Inline::code(l.level.clone()),
+                    l.level.as_str().into(),
                     fmt::num(l.correctness_finders).into(),
                     fmt::num(l.cleanup_finders).into(),
                     fmt::num(l.initial_candidate_limit).into(),
