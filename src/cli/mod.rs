@@ -467,19 +467,6 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
     }
 }
 
-#[cfg(test)]
-mod version_tests {
-    #[test]
-    fn version_names_the_analysis_version() {
-        assert!(
-            super::VERSION.contains(crate::analysis::analysed::ANALYSIS_VERSION),
-            "{}",
-            super::VERSION
-        );
-        assert!(super::VERSION.starts_with(env!("CARGO_PKG_VERSION")));
-    }
-}
-
 /// The `kind` of a JSON error: a small, stable vocabulary (README, "Exit
 /// status and errors"), read from the first typed error in the chain.
 pub fn error_kind(e: &anyhow::Error) -> &'static str {
@@ -587,4 +574,17 @@ pub fn usage_error(e: &clap::Error) -> anyhow::Error {
         .collect::<Vec<_>>()
         .join(" ");
     UsageError(message).into()
+}
+
+#[cfg(test)]
+mod version_tests {
+    #[test]
+    fn version_names_the_analysis_version() {
+        assert!(
+            super::VERSION.contains(crate::analysis::analysed::ANALYSIS_VERSION),
+            "{}",
+            super::VERSION
+        );
+        assert!(super::VERSION.starts_with(env!("CARGO_PKG_VERSION")));
+    }
 }

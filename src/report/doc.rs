@@ -1137,7 +1137,10 @@ fn md_fence(o: &mut String, lang: &str, text: &str, max: Option<usize>, line_cap
     o.push('\n');
 }
 
-fn toc_entries(blocks: &[Block]) -> Vec<(&str, &Inline, Vec<(&str, &Inline)>)> {
+/// A table-of-contents line: anchor, title, and its subsections.
+type TocEntry<'a> = (&'a str, &'a Inline, Vec<(&'a str, &'a Inline)>);
+
+fn toc_entries(blocks: &[Block]) -> Vec<TocEntry<'_>> {
     blocks
         .iter()
         .filter_map(|b| match b {
