@@ -1422,10 +1422,12 @@ fn html_code(o: &mut String, text: &str, max: Option<usize>, diff: bool, js: boo
         } else {
             h(body)
         };
+        // Each line is a block (for its shading): a newline between two
+        // inside <pre> would show as an empty line.
         if class.is_empty() {
-            let _ = writeln!(o, "<span class=\"ln\">{inner}</span>");
+            let _ = write!(o, "<span class=\"ln\">{inner}</span>");
         } else {
-            let _ = writeln!(o, "<span class=\"ln {class}\">{inner}</span>");
+            let _ = write!(o, "<span class=\"ln {class}\">{inner}</span>");
         }
     }
     o.push_str("</code></pre>\n");
@@ -1558,7 +1560,7 @@ td,th{border:1px solid var(--line);padding:.2rem .5rem;text-align:left;vertical-
 th{background:var(--bg2);font-family:inherit}th.k-num{text-align:right}
 td.k-code{font-size:.85rem;overflow-wrap:anywhere}
 pre{background:var(--bg2);padding:.6rem .8rem;overflow:auto;max-height:36rem;font-size:.82rem;line-height:1.35}
-pre .ln{display:block;white-space:pre}
+pre .ln{display:block;white-space:pre}pre .ln:empty::before{content:' '}
 .d-add{background:#e6f4ea}.d-del{background:#fdecea}.d-hunk{color:var(--changed)}
 .j-kw{color:#8e24aa}.j-str{color:#2e7d32}.j-num{color:#c2185b}.j-com{color:var(--muted)}
 .box{border:2px solid var(--fg);border-radius:6px;padding:.6rem 1rem;margin:0 0 1rem;background:#fbfbfc}
