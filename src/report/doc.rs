@@ -19,7 +19,7 @@
 //!     ("gate", Inline::status(Status::Block, "blocked by tengu_x = false")),
 //! ]);
 //! let mut flags = Table::new(vec![Column::new("flag", Kind::Code), Column::new("sites", Kind::Number)]);
-//! flags.row(vec![Inline::code("tengu_x"), fmt::num(1234).into()]);
+//! flags.row(vec![Inline::code("tengu_x"), fmt::num(1234u64).into()]);
 //! doc.section("flags", "Flags", vec![Block::Table(flags)]);
 //! let text = doc.terminal(&Term { color: false, width: Some(60) });
 //! assert!(text.contains("1,234"));
