@@ -15,6 +15,7 @@ mod js_layer;
 mod js_real;
 mod nesting;
 mod real_builds;
+mod reports;
 mod simulate;
 mod targets;
 mod workflows;

@@ -1,6 +1,6 @@
 use super::Global;
 use crate::analysis::diff::{self, Section};
-use crate::report::diff::{self as view, DiffView, Paint};
+use crate::report::diff::{self as view, DiffView};
 use crate::report::escape;
 use crate::report::info::InfoView;
 use anyhow::Context;
@@ -16,15 +16,10 @@ pub enum DiffFormat {
     Human,
     /// A Markdown report one could publish.
     Md,
+    /// One self-contained HTML page: summary, chart, collapsible diffs.
+    Html,
     /// Everything, uncapped (the shape is in docs/diff.md).
     Json,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    Auto,
-    Always,
-    Never,
 }
 
 /// The sections `--only` accepts: those of [`Section`], which, being
@@ -79,18 +74,15 @@ pub struct DiffArgs {
     /// Only these sections (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "SECTIONS")]
     pub only: Vec<SectionArg>,
-    /// human, md or json (--json is the same as --format json).
+    /// human, md, html or json (--json is the same as --format json).
     #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
     pub format: DiffFormat,
     /// Write the report here instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// How many items of each list (and diffs) the human and Markdown reports show; JSON has all.
+    /// How many items of each list the human, Markdown and HTML reports show (each diff: N × 6 lines); JSON has all.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub limit: usize,
-    /// Colour the human report.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
     /// Exit with status 1 when the builds differ in the sections compared.
     #[arg(long)]
     pub exit_code: bool,
@@ -193,35 +185,26 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
             .then(|| view::identity(&InfoView::from_build(&ba), &InfoView::from_build(&bb))),
         diff: d,
         timings_ms: timings,
+        digests: Some((sa.digest().to_string(), sb.digest().to_string())),
+        provenance: crate::report::provenance::Provenance::of_this_run(),
     };
     let format = if g.json { DiffFormat::Json } else { a.format };
-    let colour = match a.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            a.output.is_none()
-                && format == DiffFormat::Human
-                && std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none()
-        }
-    };
-    let text = match format {
-        DiffFormat::Json => super::to_json(&v)?,
-        DiffFormat::Md => escape::text(&view::markdown(&v, a.limit)).into_owned(),
-        DiffFormat::Human => {
-            // Escaping the coloured text would escape the colours too. The
-            // plain rendering shows whether the builds' text needs escaping
-            // at all; only when it does not is the coloured one printed, so
-            // every escape sequence printed is one of ours.
-            let plain = view::human(&v, Paint(false), a.limit);
-            if colour && !escape::needs_escape(&plain) {
-                view::human(&v, Paint(true), a.limit)
-            } else {
-                escape::text(&plain).into_owned()
-            }
-        }
-    };
-    super::write_output(g, a.output.as_deref(), &text)?;
+    match format {
+        DiffFormat::Json => super::write_output(g, a.output.as_deref(), &super::to_json(&v)?)?,
+        DiffFormat::Md => super::write_output(
+            g,
+            a.output.as_deref(),
+            &escape::text(&view::doc(&v, a.limit).markdown()),
+        )?,
+        DiffFormat::Html => super::write_output(
+            g,
+            a.output.as_deref(),
+            &escape::text(&view::doc(&v, a.limit).html()),
+        )?,
+        // The terminal renderer escapes the builds' text itself, so its
+        // colours are the only escape sequences printed.
+        DiffFormat::Human => super::show_doc(g, a.output.as_deref(), &view::doc(&v, a.limit))?,
+    }
     Ok(if a.exit_code && differs(&v) { 1 } else { 0 })
 }
 

@@ -1,5 +1,6 @@
 use super::{Global, TargetArg, print_json};
 use crate::analysis::flags::{FlagInventory, FlagKind};
+use crate::report::doc::fmt;
 use crate::report::escape::display as esc;
 use crate::report::table::{Align, Table};
 use clap::{Args, ValueEnum};
@@ -146,7 +147,7 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
                 None => String::new(),
             },
             f.getters.join(", "),
-            f.sites.len().to_string(),
+            fmt::n(f.sites.len()),
             first.map_or(String::new(), |s| {
                 format!(
                     "{}:{} in {}",
@@ -159,41 +160,41 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
     }
     out!("{}", t.render());
     let count = |k: FlagKind| inv.flags.iter().filter(|f| f.kind == k).count();
-    outln!(
-        "{} flags: {} feature, {} event, {} config, {} other",
-        inv.flags.len(),
-        count(FlagKind::Feature),
-        count(FlagKind::Event),
-        count(FlagKind::Config),
-        count(FlagKind::Other)
+    woutln!(
+        "{}: {} feature, {} event, {} config, {} other",
+        fmt::count(inv.flags.len(), "flag", "flags"),
+        fmt::n(count(FlagKind::Feature)),
+        fmt::n(count(FlagKind::Event)),
+        fmt::n(count(FlagKind::Config)),
+        fmt::n(count(FlagKind::Other))
     );
     let getters: Vec<String> = inv
         .accessors
         .iter()
         .map(|x| {
             format!(
-                "{} {}{} ({} sites)",
+                "{} {}{} ({})",
                 x.kind_str(),
                 esc(&x.name),
                 x.original
                     .as_ref()
                     .map(|o| format!(" [{}]", esc(o)))
                     .unwrap_or_default(),
-                x.sites
+                fmt::count(x.sites, "site", "sites")
             )
         })
         .collect();
-    outln!("accessors: {}", getters.join("; "));
+    woutln!("accessors: {}", getters.join("; "));
     match (&config.problem, &config.path) {
-        (Some(p), _) => outln!("config: {}", esc(p)),
+        (Some(p), _) => woutln!("config: {}", esc(p)),
         (None, Some(path)) => {
-            outln!(
-                "config: {} ({} cached values)",
+            woutln!(
+                "config: {} ({})",
                 esc(path),
-                config.values.len()
+                fmt::count(config.values.len(), "cached value", "cached values")
             );
             if !cached_not_read.is_empty() {
-                outln!(
+                woutln!(
                     "cached but never read by this build: {}",
                     cached_not_read
                         .iter()
@@ -202,18 +203,18 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
                         .join(", ")
                 );
             }
-            outln!(
-                "read by this build but not cached: {} flag(s) (--json lists them)",
-                read_not_cached.len()
+            woutln!(
+                "read by this build but not cached: {} (--json lists them)",
+                fmt::count(read_not_cached.len(), "flag", "flags")
             );
         }
         _ => {}
     }
     if a.sites {
         for f in &inv.flags {
-            outln!("\n{} ({})", esc(&f.name), f.kind.as_str());
+            woutln!("\n{} ({})", esc(&f.name), f.kind.as_str());
             for s in &f.sites {
-                outln!(
+                woutln!(
                     "  {}:{}:{}  pretty {}  {}  {}{}{}",
                     esc(&s.module),
                     s.raw_line,

@@ -32,9 +32,6 @@ pub struct GrepArgs {
     /// Stop after this many hits.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub max: usize,
-    /// Colour: auto (when stdout is a terminal), always, never.
-    #[arg(long, value_enum, default_value_t = Color::Auto)]
-    pub color: Color,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -42,13 +39,6 @@ pub enum Scope {
     All,
     Strings,
     Identifiers,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Color {
-    Auto,
-    Always,
-    Never,
 }
 
 #[derive(serde::Serialize)]
@@ -150,11 +140,7 @@ pub fn run(g: &Global, a: &GrepArgs) -> anyhow::Result<i32> {
         })
         .map(|_| status);
     }
-    let color = match a.color {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => std::io::stdout().is_terminal(),
-    };
+    let color = g.color.enabled(std::io::stdout().is_terminal());
     // Every piece of a hit comes from the build: each is escaped before it
     // is coloured, so the only escape sequences printed are the colours.
     let paint = |code: &str, s: &str| {

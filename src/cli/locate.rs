@@ -30,7 +30,10 @@ pub fn run(g: &Global, a: &LocateArgs) -> anyhow::Result<i32> {
         })
         .map(|_| 0);
     }
-    out!("{}", render(roles));
+    out!(
+        "{}",
+        crate::report::doc::wrap_plain(&render(roles), crate::report::doc::terminal_width())
+    );
     Ok(0)
 }
 

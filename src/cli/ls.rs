@@ -91,13 +91,13 @@ pub fn run(g: &Global, a: &LsArgs) -> anyhow::Result<i32> {
     }
     out!("{}", t.render());
     let total: u64 = rows.iter().map(|r| r.bytes).sum();
-    outln!(
+    woutln!(
         "{} modules, {} bytes of contents",
         rows.len(),
         thousands(total)
     );
     if let Some(region) = build.graph.bytecode_region() {
-        outln!(
+        woutln!(
             "* bytecode lives in one region of {} bytes shared by {} modules; each row shows the module's own part",
             thousands(region.bytes),
             region.modules

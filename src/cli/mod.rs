@@ -10,6 +10,15 @@ macro_rules! outln {
     ($($t:tt)*) => { println!("{}", $crate::report::escape::text(&format!($($t)*))) };
 }
 
+/// [`outln!`] for prose under a table: wrapped at spaces to the
+/// terminal's width (or `COLUMNS`), as the table above it is fitted.
+macro_rules! woutln {
+    ($($t:tt)*) => { println!("{}", $crate::report::doc::wrap_plain(
+        &$crate::report::escape::text(&format!($($t)*)),
+        $crate::report::doc::terminal_width(),
+    )) };
+}
+
 /// Human output without a line break, escaped as [`outln!`] does.
 macro_rules! out {
     ($($t:tt)*) => { print!("{}", $crate::report::escape::text(&format!($($t)*))) };
@@ -49,6 +58,7 @@ mod verify;
 mod workflows;
 
 use crate::container::ContainerOptions;
+use crate::report::doc::{ColorChoice, Doc, Term};
 use crate::source::build::Build;
 use crate::source::{Opened, SourceOptions, Target};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -57,10 +67,20 @@ use std::path::PathBuf;
 const TARGET_HELP: &str = "What to read: a path to an executable, a .js bundle or an npm .tgz; \
 npm:VERSION[/PLATFORM] (fetched and cached; PLATFORM defaults to this host's); installed; installed:VERSION";
 
+/// `--version`: the tool's version and the analysis version that keys the
+/// facts store (`cc_teardown::analysis::analysed::ANALYSIS_VERSION`; a
+/// test checks they agree).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (analysis 1-",
+    env!("CC_TEARDOWN_ANALYSIS_FINGERPRINT"),
+    ")"
+);
+
 #[derive(Parser)]
 #[command(
     name = "cc-teardown",
-    version,
+    version = VERSION,
     about = "Tear down Claude Code's native executables: find the Bun payload, list, extract, hash and verify its modules",
     after_help = "Examples:\n  cc-teardown info npm:2.1.220/darwin-arm64\n  cc-teardown ls ./claude --json\n  cc-teardown extract npm:2.1.260/darwin-arm64 -o out/\n\nRun `cc-teardown COMMAND --help` for each command's options.\n\nExit status: 0 on success, 1 for a negative answer (verify: no match; grep, symbols: nothing found; diff --exit-code: the builds differ; reconstruct, simulate: see their help), 2 on error. Errors are one line on stderr; with --json also {\"error\":{\"kind\",\"message\"}} on stdout."
 )]
@@ -99,6 +119,12 @@ pub struct Global {
     /// The facts store's file (default: $CC_TEARDOWN_STORE, else facts.sqlite in the cache dir) — e.g. a history database someone published.
     #[arg(long, global = true, value_name = "FILE", env = "CC_TEARDOWN_STORE")]
     pub store: Option<PathBuf>,
+    /// Colour human output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Never page long human output (by default it goes through $PAGER, else `less -R`, when stdout is a terminal).
+    #[arg(long, global = true)]
+    pub no_pager: bool,
 }
 
 #[derive(Subcommand)]
@@ -201,6 +227,19 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown history scan 2.1.239..2.1.243 --platform darwin-arm64\n  cc-teardown history show workflow deep-research\n  cc-teardown history changes 2.1.242\n  cc-teardown history search bot_protected\n\nThe history lives in the facts store (docs/history.md)."
     )]
     History(history::HistoryArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Example:\n  cc-teardown completions bash > ~/.local/share/bash-completion/completions/cc-teardown\n  cc-teardown completions zsh > ~/.zfunc/_cc-teardown\n  cc-teardown completions fish > ~/.config/fish/completions/cc-teardown.fish"
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `cc-teardown man | man -l -`.
+    #[command(
+        after_help = "Example:\n  cc-teardown man > /usr/local/share/man/man1/cc-teardown.1\n  cc-teardown man | man -l -"
+    )]
+    Man,
     /// Download a published build into the cache and print the executable's path.
     #[command(
         after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
@@ -339,6 +378,81 @@ pub(crate) fn write_output(
     Ok(())
 }
 
+/// How the terminal renderer writes to stdout: colour per `--color`,
+/// width per `COLUMNS` or the terminal.
+pub(crate) fn term(g: &Global) -> Term {
+    use std::io::IsTerminal;
+    Term {
+        color: g.color.enabled(std::io::stdout().is_terminal()),
+        width: crate::report::doc::terminal_width(),
+    }
+}
+
+/// A document for a person: into `output` as plain text when given (no
+/// colour, no width), else on stdout for the terminal, paged when long.
+pub(crate) fn show_doc(
+    g: &Global,
+    output: Option<&std::path::Path>,
+    d: &Doc,
+) -> anyhow::Result<()> {
+    match output {
+        Some(_) => write_output(
+            g,
+            output,
+            &d.terminal(&Term {
+                color: g.color == ColorChoice::Always && !d.needs_escape(),
+                width: None,
+            }),
+        ),
+        None => {
+            let mut t = term(g);
+            t.color &= !d.needs_escape();
+            page(g, &d.terminal(&t))
+        }
+    }
+}
+
+/// Human output on stdout; when stdout is a terminal and the text is
+/// taller than it, through `$PAGER` (else `less -R`), as git does.
+/// `LESS=FRX` unless set: quit when it fits, keep colours, leave the text
+/// on the screen. Any failure to start the pager prints directly.
+pub(crate) fn page(g: &Global, text: &str) -> anyhow::Result<()> {
+    use std::io::{IsTerminal, Write};
+    let tall = || {
+        let rows = std::env::var("LINES")
+            .ok()
+            .and_then(|l| l.parse::<usize>().ok())
+            .unwrap_or(24);
+        text.lines().count() >= rows
+    };
+    if !g.no_pager && !g.json && std::io::stdout().is_terminal() && tall() {
+        let pager = std::env::var("PAGER")
+            .ok()
+            .filter(|p| !p.trim().is_empty())
+            .unwrap_or_else(|| "less -R".to_string());
+        if pager.trim() != "cat" {
+            let mut words = pager.split_whitespace();
+            if let Some(prog) = words.next() {
+                let mut cmd = std::process::Command::new(prog);
+                cmd.args(words).stdin(std::process::Stdio::piped());
+                if std::env::var_os("LESS").is_none() {
+                    cmd.env("LESS", "FRX");
+                }
+                if let Ok(mut child) = cmd.spawn() {
+                    if let Some(mut stdin) = child.stdin.take() {
+                        // A reader who quits early closes the pipe: not an error.
+                        let _ = stdin.write_all(text.as_bytes());
+                    }
+                    let _ = child.wait();
+                    return Ok(());
+                }
+            }
+        }
+    }
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}
+
 /// Run the command line; returns the process exit code.
 pub fn run(cli: Cli) -> anyhow::Result<i32> {
     let g = &cli.global;
@@ -364,6 +478,19 @@ pub fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Workflows(a) => workflows::run(g, a),
         Command::Reconstruct(a) => workflows::reconstruct(g, a),
         Command::Simulate(a) => simulate::run(g, a),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(*shell, &mut cmd, "cc-teardown", &mut std::io::stdout());
+            Ok(0)
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            clap_mangen::Man::new(cmd).render(&mut out)?;
+            use std::io::Write;
+            std::io::stdout().lock().write_all(&out)?;
+            Ok(0)
+        }
     }
 }
 
@@ -474,4 +601,17 @@ pub fn usage_error(e: &clap::Error) -> anyhow::Error {
         .collect::<Vec<_>>()
         .join(" ");
     UsageError(message).into()
+}
+
+#[cfg(test)]
+mod version_tests {
+    #[test]
+    fn version_names_the_analysis_version() {
+        assert!(
+            super::VERSION.contains(crate::analysis::analysed::ANALYSIS_VERSION),
+            "{}",
+            super::VERSION
+        );
+        assert!(super::VERSION.starts_with(env!("CARGO_PKG_VERSION")));
+    }
 }

@@ -13,6 +13,8 @@ pub enum Format {
     Md,
     Json,
     Html,
+    /// For a terminal: colour and width as `--color` and the terminal say.
+    Text,
 }
 
 #[derive(Args)]
@@ -20,7 +22,7 @@ pub struct ReportArgs {
     /// What to report on (default: the installation the shell runs).
     #[arg(value_name = "TARGET")]
     pub target: Option<String>,
-    /// md (Markdown), json, or html (one self-contained page).
+    /// md (Markdown), json, html (one self-contained page) or text (for a terminal).
     #[arg(long, value_enum, default_value_t = Format::Md)]
     pub format: Format,
     /// Write the report here instead of stdout.
@@ -127,6 +129,8 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
         option_gates,
         config,
         undetermined,
+        inventory: inventory.flags.clone(),
+        provenance: crate::report::provenance::Provenance::of_this_run(),
     };
     // Markdown and HTML are documents of text from the build: escaped as a
     // whole (line breaks and tabs stay), whether for a terminal or a file.
@@ -134,6 +138,10 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
         (Format::Json, _) | (_, true) => super::to_json(&report)?,
         (Format::Md, _) => escape::text(&teardown::markdown(&report)).into_owned(),
         (Format::Html, _) => escape::text(&teardown::html(&report)).into_owned(),
+        (Format::Text, _) => {
+            super::show_doc(g, a.output.as_deref(), &report.doc(false))?;
+            return Ok(0);
+        }
     };
     super::write_output(g, a.output.as_deref(), &text)?;
     Ok(0)

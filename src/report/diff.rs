@@ -1,16 +1,20 @@
 //! The `diff` view: identity facts of both builds side by side, the
-//! analyses' diff, and its renderings — human (colour on a terminal,
-//! summary first) and Markdown. Names are escaped where a line break in
-//! one would fake a line; the caller escapes the whole rendering
-//! (`cli::diff`), so nothing from the builds can drive the terminal.
+//! analyses' diff, and its one [`Doc`] — a summary first, a chart of the
+//! changes per area, then a section per area, every list and diff capped
+//! by `--limit` (HTML keeps the rest collapsed). The renderers escape
+//! what comes from the builds.
 
-use super::escape::display as esc;
+use super::doc::{Block, Column, Doc, Inline, Kind, Section, Status, Table, fmt};
 use super::info::InfoView;
-use super::table::{Align, Table, thousands};
+use super::svg;
 use crate::analysis::diff::BuildDiff;
 use crate::analysis::diff::facts::GateBrief;
 use serde::Serialize;
 use serde_json::Value;
+
+fn thousands(n: u64) -> String {
+    fmt::num(n)
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FieldChange {
@@ -98,218 +102,180 @@ pub struct DiffView {
     #[serde(flatten)]
     pub diff: BuildDiff,
     pub timings_ms: std::collections::BTreeMap<&'static str, u64>,
+    /// Each build's bundle digest (docs/hashing.md), for the identity
+    /// table: the entry module's hash says little of a code-split build.
+    /// Not in the JSON, whose shape is documented in docs/diff.md.
+    #[serde(skip)]
+    pub digests: Option<(String, String)>,
+    #[serde(skip)]
+    pub provenance: super::provenance::Provenance,
 }
 
-/// ANSI colours, or none.
-#[derive(Clone, Copy)]
-pub struct Paint(pub bool);
-
-impl Paint {
-    fn wrap(self, code: &str, s: &str) -> String {
-        if self.0 {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
-    }
-    fn bold(self, s: &str) -> String {
-        self.wrap("1", s)
-    }
-    fn red(self, s: &str) -> String {
-        self.wrap("31", s)
-    }
-    fn green(self, s: &str) -> String {
-        self.wrap("32", s)
-    }
-    fn cyan(self, s: &str) -> String {
-        self.wrap("36", s)
-    }
-    fn dim(self, s: &str) -> String {
-        self.wrap("2", s)
-    }
-    fn diff(self, unified: &str, max_lines: usize) -> String {
-        let mut out = String::new();
-        let total = unified.lines().count();
-        for l in unified.lines().take(max_lines) {
-            let l = match l.as_bytes().first() {
-                Some(b'+') => self.green(l),
-                Some(b'-') => self.red(l),
-                Some(b'@') => self.cyan(l),
-                _ => l.to_string(),
-            };
-            out.push_str("    ");
-            out.push_str(&l);
-            out.push('\n');
-        }
-        if total > max_lines {
-            out.push_str(&self.dim(&format!(
-                "    … {} more diff lines (--json or --format md for all)\n",
-                total - max_lines
-            )));
-        }
-        out
+fn show(x: &Value) -> String {
+    match x {
+        Value::String(s) => s.clone(),
+        Value::Null => "-".into(),
+        Value::Number(n) if n.is_u64() => fmt::num(n.as_u64().unwrap_or(0)),
+        other => other.to_string(),
     }
 }
 
 fn short(s: &str, n: usize) -> String {
-    let one = s.replace('\n', "⏎");
-    if one.chars().count() <= n {
-        one
+    super::doc::elide(&s.replace('\n', "⏎"), n)
+}
+
+fn gate_name(g: &GateBrief) -> Inline {
+    let mut i = Inline::code(g.key.clone());
+    if let Some(n) = g.original.as_deref().or(g.function.as_deref()) {
+        i = i.t(" ").c(n);
+    }
+    i.t(" (")
+        .c(g.module.rsplit('/').next().unwrap_or(""))
+        .t(format!(":{})", g.raw_line))
+}
+
+fn function_label(f: &crate::analysis::diff::functions::FunctionRef) -> Inline {
+    let name = match (&f.original, &f.name) {
+        (Some(o), Some(n)) => format!("{o} [{n}]"),
+        (None, Some(n)) => n.clone(),
+        (Some(o), None) => o.clone(),
+        (None, None) => "(anonymous)".into(),
+    };
+    Inline::code(name).t(format!(
+        " {}:{}",
+        f.module.rsplit('/').next().unwrap_or(""),
+        f.raw_line
+    ))
+}
+
+fn hidden_tag(w: &crate::analysis::diff::facts::WorkflowsDiff, n: &str) -> String {
+    if w.hidden.get(n).copied().unwrap_or(false) {
+        format!("{n} (hidden)")
     } else {
-        format!("{}…", one.chars().take(n).collect::<String>())
+        n.to_string()
     }
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!(
-        "{} {}",
-        thousands(n as u64),
-        if n == 1 { one } else { many }
-    )
-}
-
-fn names(v: &[String], limit: usize) -> String {
-    let mut s = v
-        .iter()
-        .take(limit)
-        .map(|n| esc(n))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if v.len() > limit {
-        s.push_str(&format!(", … {} more", v.len() - limit));
-    }
-    s
-}
-
-fn gate_name(g: &GateBrief) -> String {
-    format!(
-        "{}{} ({}:{})",
-        esc(&g.key),
-        g.original
-            .as_deref()
-            .or(g.function.as_deref())
-            .map(|n| format!(" {}", esc(n)))
-            .unwrap_or_default(),
-        esc(g.module.rsplit('/').next().unwrap_or("")),
-        g.raw_line
-    )
-}
-
-/// The summary: one line per section, the facts users ask about first.
-pub fn summary(v: &DiffView) -> Vec<(&'static str, String)> {
+/// The summary: one line per area, the facts users ask about first.
+pub fn summary(v: &DiffView) -> Vec<(String, Inline)> {
     let d = &v.diff;
-    let mut out = Vec::new();
+    let mut out: Vec<(String, Inline)> = Vec::new();
+    let mut push = |k: &str, i: Inline| out.push((k.to_string(), i));
     if let Some(id) = &v.identity {
         let field = |f: &str| id.fields.iter().find(|x| x.field == f);
-        let show = |x: &Value| match x {
-            Value::String(s) => s.clone(),
-            Value::Null => "-".into(),
-            other => other.to_string(),
-        };
-        for (label, name) in [("version", "version"), ("platform", "platform")] {
+        for name in ["version", "platform"] {
             if let Some(f) = field(name) {
-                out.push((
-                    label,
+                push(
+                    name,
                     if f.differs {
-                        format!("{} → {}", show(&f.a), show(&f.b))
+                        Inline::code(show(&f.a)).t(" → ").c(show(&f.b))
                     } else {
-                        format!("{} (both)", show(&f.a))
+                        Inline::code(show(&f.a)).t(" (both)")
                     },
-                ));
+                );
             }
         }
-        out.push((
+        push(
             "structure",
             if id.structure_a == id.structure_b {
-                format!("{} (unchanged)", id.structure_a)
+                format!("{} (unchanged)", id.structure_a).into()
             } else {
-                format!("{} → {}", id.structure_a, id.structure_b)
+                format!("{} → {}", id.structure_a, id.structure_b).into()
             },
-        ));
+        );
         if let Some(f) = field("bundle sha256") {
-            out.push((
+            push(
                 "bundle",
                 if f.differs {
-                    format!(
-                        "differs ({} → {})",
-                        short(&show(&f.a), 12),
-                        short(&show(&f.b), 12)
-                    )
+                    Inline::from("differs (")
+                        .c(short(&show(&f.a), 13))
+                        .t(" → ")
+                        .c(short(&show(&f.b), 13))
+                        .t(")")
                 } else {
-                    "identical".into()
+                    Inline::status(Status::Pass, "identical")
                 },
-            ));
+            );
         }
     }
     if let Some(m) = &d.modules {
         let mut s = format!(
             "{} → {}: {} unchanged, {} renamed, {} changed, {} added, {} removed",
-            thousands(m.modules_a as u64),
-            thousands(m.modules_b as u64),
-            thousands(m.unchanged as u64),
-            thousands(m.renamed.len() as u64),
-            thousands(m.changed.len() as u64),
-            thousands(m.added.len() as u64),
-            thousands(m.removed.len() as u64)
+            fmt::n(m.modules_a),
+            fmt::n(m.modules_b),
+            fmt::n(m.unchanged),
+            fmt::n(m.renamed.len()),
+            fmt::n(m.changed.len()),
+            fmt::n(m.added.len()),
+            fmt::n(m.removed.len())
         );
         for sp in m.splits.iter().take(2) {
             s.push_str(&format!(
                 "; {} split into {}",
                 sp.from,
-                plural(sp.into, "chunk", "chunks")
+                fmt::count(sp.into, "chunk", "chunks")
             ));
         }
-        out.push(("modules", s));
+        push("modules", s.into());
     }
     if let Some(w) = &d.workflows {
-        let mut parts = Vec::new();
-        let tag = |n: &String| {
-            if w.hidden.get(n).copied().unwrap_or(false) {
-                format!("{n} (hidden)")
-            } else {
-                n.clone()
-            }
-        };
+        let mut i = Inline::new();
+        let sep = |i: Inline| if i.is_empty() { i } else { i.t("; ") };
         if !w.removed.is_empty() {
-            parts.push(format!(
-                "removed {}",
-                w.removed.iter().map(tag).collect::<Vec<_>>().join(", ")
-            ));
+            i = sep(i).s(
+                Status::Removed,
+                format!(
+                    "removed {}",
+                    w.removed
+                        .iter()
+                        .map(|n| hidden_tag(w, n))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
         }
         if !w.added.is_empty() {
-            parts.push(format!(
-                "added {}",
-                w.added.iter().map(tag).collect::<Vec<_>>().join(", ")
-            ));
+            i = sep(i).s(
+                Status::Added,
+                format!(
+                    "added {}",
+                    w.added
+                        .iter()
+                        .map(|n| hidden_tag(w, n))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
         }
         if !w.changed.is_empty() {
-            parts.push(format!("changed {}", w.changed.join(", ")));
+            i = sep(i).s(Status::Changed, format!("changed {}", w.changed.join(", ")));
         }
         if !w.unchanged.is_empty() {
-            parts.push(format!("unchanged {}", w.unchanged.join(", ")));
+            i = sep(i).t(format!("unchanged {}", w.unchanged.join(", ")));
         }
-        out.push((
+        push(
             "workflows",
-            if parts.is_empty() {
+            if i.is_empty() {
                 "none in either build".into()
             } else {
-                parts.join("; ")
+                i
             },
-        ));
+        );
     }
     if let Some(f) = &d.flags {
-        out.push((
+        push(
             "flags",
             format!(
                 "{} → {}: {} added, {} removed, {} kind changed, {} default changed",
-                thousands(f.count_a as u64),
-                thousands(f.count_b as u64),
-                thousands(f.added.len() as u64),
-                thousands(f.removed.len() as u64),
-                f.kind_changed.len(),
-                f.default_changed.len()
-            ),
-        ));
+                fmt::n(f.count_a),
+                fmt::n(f.count_b),
+                fmt::n(f.added.len()),
+                fmt::n(f.removed.len()),
+                fmt::n(f.kind_changed.len()),
+                fmt::n(f.default_changed.len())
+            )
+            .into(),
+        );
     }
     if let Some(g) = &d.gates {
         let named = |v: &[GateBrief]| {
@@ -318,13 +284,17 @@ pub fn summary(v: &DiffView) -> Vec<(&'static str, String)> {
                 .map(|g| g.key.clone())
                 .collect::<Vec<_>>()
         };
-        let mut parts = Vec::new();
+        let mut i = Inline::new();
         let (r, a) = (named(&g.removed), named(&g.added));
         if !r.is_empty() {
-            parts.push(format!("removed {}", r.join(", ")));
+            i = i
+                .s(Status::Removed, format!("removed {}", r.join(", ")))
+                .t("; ");
         }
         if !a.is_empty() {
-            parts.push(format!("added {}", a.join(", ")));
+            i = i
+                .s(Status::Added, format!("added {}", a.join(", ")))
+                .t("; ");
         }
         let changed: Vec<String> = g
             .changed
@@ -333,7 +303,9 @@ pub fn summary(v: &DiffView) -> Vec<(&'static str, String)> {
             .map(|c| c.key.clone())
             .collect();
         if !changed.is_empty() {
-            parts.push(format!("changed {}", changed.join(", ")));
+            i = i
+                .s(Status::Changed, format!("changed {}", changed.join(", ")))
+                .t("; ");
         }
         let fg = |v: &[GateBrief]| v.iter().filter(|g| g.key.starts_with("flag-gate")).count();
         let fgc = g
@@ -341,15 +313,18 @@ pub fn summary(v: &DiffView) -> Vec<(&'static str, String)> {
             .iter()
             .filter(|c| c.key.starts_with("flag-gate"))
             .count();
-        parts.push(format!(
+        i = i.t(format!(
             "flag-gates: {} added, {} removed, {} changed",
-            fg(&g.added),
-            fg(&g.removed),
-            fgc
+            fmt::n(fg(&g.added)),
+            fmt::n(fg(&g.removed)),
+            fmt::n(fgc)
         ));
-        out.push(("gates", parts.join("; ")));
+        push("gates", i);
         for f in g.flags.iter().filter(|f| f.a != f.b) {
-            out.push(("gate flag", format!("{}: {} → {}", f.flag, f.a, f.b)));
+            push(
+                "gate flag",
+                Inline::from(format!("{}: {} → {}", f.flag, f.a, f.b)),
+            );
         }
     }
     if let Some(r) = &d.roles {
@@ -362,13 +337,14 @@ pub fn summary(v: &DiffView) -> Vec<(&'static str, String)> {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        out.push((
+        push(
             "roles",
             match (r.only_a.is_empty(), r.only_b.is_empty()) {
                 (true, true) => format!(
                     "the same {} found in both",
-                    plural(r.both.len(), "role", "roles")
-                ),
+                    fmt::count(r.both.len(), "role", "roles")
+                )
+                .into(),
                 _ => format!(
                     "only in A: {}; only in B: {}",
                     if r.only_a.is_empty() {
@@ -381,661 +357,570 @@ pub fn summary(v: &DiffView) -> Vec<(&'static str, String)> {
                     } else {
                         list(&r.only_b)
                     }
-                ),
+                )
+                .into(),
             },
-        ));
+        );
     }
     if let Some(f) = &d.functions {
-        out.push((
+        push(
             "functions",
             format!(
                 "{} → {}: {} unchanged, {} renamed only, {} changed, {} added, {} removed",
-                thousands(f.units_a as u64),
-                thousands(f.units_b as u64),
-                thousands(f.unchanged as u64),
-                thousands(f.renamed_only as u64),
-                thousands(f.changed.len() as u64),
-                thousands(f.added.len() as u64),
-                thousands(f.removed.len() as u64)
-            ),
-        ));
+                fmt::n(f.units_a),
+                fmt::n(f.units_b),
+                fmt::n(f.unchanged),
+                fmt::n(f.renamed_only),
+                fmt::n(f.changed.len()),
+                fmt::n(f.added.len()),
+                fmt::n(f.removed.len())
+            )
+            .into(),
+        );
     }
     if let Some(t) = &d.text {
-        out.push((
+        push(
             "texts",
             format!(
                 "{} → {}: {} changed, {} added, {} removed",
-                thousands(t.texts_a as u64),
-                thousands(t.texts_b as u64),
-                thousands(t.changed.len() as u64),
-                thousands(t.added.len() as u64),
-                thousands(t.removed.len() as u64)
-            ),
-        ));
+                fmt::n(t.texts_a),
+                fmt::n(t.texts_b),
+                fmt::n(t.changed.len()),
+                fmt::n(t.added.len()),
+                fmt::n(t.removed.len())
+            )
+            .into(),
+        );
     }
     out
 }
 
-fn function_label(f: &crate::analysis::diff::functions::FunctionRef) -> String {
-    let name = match (&f.original, &f.name) {
-        (Some(o), Some(n)) => format!("{o} [{n}]"),
-        (None, Some(n)) => n.clone(),
-        (Some(o), None) => o.clone(),
-        (None, None) => "(anonymous)".into(),
-    };
-    format!(
-        "{} {}:{}",
-        esc(&name),
-        esc(f.module.rsplit('/').next().unwrap_or("")),
-        f.raw_line
-    )
+/// Changes per area, for the chart.
+fn counts(v: &DiffView) -> Vec<(String, u64)> {
+    let d = &v.diff;
+    let mut out = Vec::new();
+    let mut add = |k: &str, n: usize| out.push((k.to_string(), n as u64));
+    if let Some(id) = &v.identity {
+        add("identity", id.fields.iter().filter(|f| f.differs).count());
+    }
+    if let Some(m) = &d.modules {
+        add(
+            "modules",
+            m.changed.len() + m.renamed.len() + m.added.len() + m.removed.len(),
+        );
+    }
+    if let Some(w) = &d.workflows {
+        add(
+            "workflows",
+            w.added.len() + w.removed.len() + w.changed.len(),
+        );
+    }
+    if let Some(f) = &d.flags {
+        add(
+            "flags",
+            f.added.len() + f.removed.len() + f.kind_changed.len() + f.default_changed.len(),
+        );
+    }
+    if let Some(g) = &d.gates {
+        add("gates", g.added.len() + g.removed.len() + g.changed.len());
+    }
+    if let Some(r) = &d.roles {
+        add("roles", r.only_a.len() + r.only_b.len());
+    }
+    if let Some(f) = &d.functions {
+        add(
+            "functions",
+            f.changed.len() + f.added.len() + f.removed.len(),
+        );
+    }
+    if let Some(t) = &d.text {
+        add("texts", t.changed.len() + t.added.len() + t.removed.len());
+    }
+    out
 }
 
-/// The human rendering; `limit` caps every list and diff.
-pub fn human(v: &DiffView, p: Paint, limit: usize) -> String {
-    use std::fmt::Write;
-    let mut o = String::new();
-    let d = &v.diff;
-    let _ = writeln!(o, "{}  {} → {}\n", p.bold("diff"), v.a, v.b);
-    let sum = summary(v);
-    let w = sum.iter().map(|s| s.0.len()).max().unwrap_or(0);
-    for (k, s) in &sum {
-        let _ = writeln!(o, "  {}  {s}", p.bold(&format!("{k:<w$}")));
+fn list(items: Vec<Inline>, limit: usize) -> Block {
+    Block::List {
+        items,
+        limit: Some(limit),
     }
-    let diff_lines = limit.max(1) * 6;
+}
+
+/// The diff as one document; `limit` caps every list and each diff shows
+/// at most `limit × 6` lines.
+pub fn doc(v: &DiffView, limit: usize) -> Doc {
+    let limit = limit.max(1);
+    let diff_lines = limit * 6;
+    let d = &v.diff;
+    let mut doc = Doc::new(
+        Inline::from("What changed: ")
+            .c(v.a.clone())
+            .t(" → ")
+            .c(v.b.clone()),
+    );
+    doc.summary = summary(v);
+    doc.toc = true;
+    let chart = counts(v);
+    if chart.len() > 1 {
+        doc.push(Block::Section(Section::new(
+            "changes-per-area",
+            "Changes per area",
+            vec![Block::Figure(svg::bars("Changes per area", &chart))],
+        )));
+    }
     if let Some(id) = &v.identity {
-        let _ = writeln!(o, "\n{}", p.bold("Identity"));
-        let mut t = Table::new(&[
-            ("", Align::Left),
-            ("field", Align::Left),
-            ("A", Align::Left),
-            ("B", Align::Left),
+        let mut t = Table::new(vec![
+            Column::new("", Kind::Status),
+            Column::new("field", Kind::Text),
+            Column::new("A", Kind::Code),
+            Column::new("B", Kind::Code),
         ]);
         for f in &id.fields {
-            let show = |x: &Value| match x {
-                Value::String(s) => s.clone(),
-                Value::Null => "-".into(),
-                other => other.to_string(),
-            };
             t.row(vec![
-                if f.differs { "≠".into() } else { "".into() },
-                f.field.to_string(),
-                show(&f.a),
-                show(&f.b),
+                if f.differs {
+                    Inline::status(Status::Changed, "≠")
+                } else {
+                    Inline::new()
+                },
+                f.field.into(),
+                Inline::code(show(&f.a)),
+                Inline::code(show(&f.b)),
             ]);
         }
-        o.push_str(&t.render());
+        if let Some((a, b)) = &v.digests {
+            t.row(vec![
+                if a != b {
+                    Inline::status(Status::Changed, "≠")
+                } else {
+                    Inline::new()
+                },
+                "bundle digest".into(),
+                Inline::code(a.clone()),
+                Inline::code(b.clone()),
+            ]);
+        }
+        doc.section("identity", "Identity", vec![Block::Table(t)]);
+    }
+    if let Some(m) = &d.modules {
+        let mut blocks = Vec::new();
+        if !m.splits.is_empty() {
+            blocks.push(list(
+                m.splits
+                    .iter()
+                    .map(|sp| {
+                        Inline::code(sp.from.clone()).t(format!(
+                            " split into {} ({})",
+                            fmt::count(sp.into, "module", "modules"),
+                            fmt::bytes(sp.bytes)
+                        ))
+                    })
+                    .collect(),
+                limit,
+            ));
+        }
+        let mut t = Table::new(vec![
+            Column::new("", Kind::Status),
+            Column::new("A", Kind::Code),
+            Column::new("B", Kind::Code),
+            Column::new("bytes A", Kind::Number),
+            Column::new("bytes B", Kind::Number),
+            Column::new("matched by", Kind::Text),
+        ])
+        .limit(limit);
+        for c in &m.changed {
+            t.row(vec![
+                Inline::status(Status::Changed, "~ changed"),
+                Inline::code(c.a.name.clone()),
+                Inline::code(c.b.name.clone()),
+                fmt::num(c.a.bytes).into(),
+                fmt::num(c.b.bytes).into(),
+                format!(
+                    "{}{}",
+                    c.matched_by,
+                    c.similarity
+                        .map(|s| format!(", similarity {s:.2}"))
+                        .unwrap_or_default()
+                )
+                .into(),
+            ]);
+        }
+        for c in &m.renamed {
+            t.row(vec![
+                Inline::status(Status::Muted, "= renamed"),
+                Inline::code(c.a.name.clone()),
+                Inline::code(c.b.name.clone()),
+                fmt::num(c.a.bytes).into(),
+                fmt::num(c.b.bytes).into(),
+                "same content".into(),
+            ]);
+        }
+        if !t.rows.is_empty() {
+            blocks.push(Block::Table(t));
+        }
+        let named = |st: Status, word: &str, v: &[crate::analysis::diff::modules::ModuleRef]| {
+            v.iter()
+                .map(|x| {
+                    Inline::status(st, word.to_string())
+                        .t(" ")
+                        .c(x.name.clone())
+                        .t(format!(" ({})", fmt::bytes(x.bytes)))
+                })
+                .collect::<Vec<_>>()
+        };
+        if !m.added.is_empty() {
+            blocks.push(list(named(Status::Added, "+ added", &m.added), limit));
+        }
+        if !m.removed.is_empty() {
+            blocks.push(list(named(Status::Removed, "- removed", &m.removed), limit));
+        }
+        if blocks.is_empty() {
+            blocks.push(Block::Note("No module changed.".into()));
+        }
+        doc.section("modules", "Modules", blocks);
     }
     if let Some(wd) = &d.workflows {
-        let _ = writeln!(o, "\n{}", p.bold("Workflows"));
+        let mut items = Vec::new();
         for n in &wd.removed {
-            let _ = writeln!(
-                o,
-                "  {} {}{}",
-                p.red("- removed"),
-                esc(n),
-                if wd.hidden.get(n) == Some(&true) {
-                    " (hidden)"
-                } else {
-                    ""
-                }
-            );
+            items.push(Inline::status(Status::Removed, "- removed ").c(hidden_tag(wd, n)));
         }
         for n in &wd.added {
-            let _ = writeln!(
-                o,
-                "  {} {}{}",
-                p.green("+ added"),
-                esc(n),
-                if wd.hidden.get(n) == Some(&true) {
-                    " (hidden)"
-                } else {
-                    ""
-                }
-            );
+            items.push(Inline::status(Status::Added, "+ added ").c(hidden_tag(wd, n)));
         }
         for n in &wd.unchanged {
-            let _ = writeln!(o, "  = unchanged {}", esc(n));
+            items.push(Inline::from("= unchanged ").c(n.clone()));
         }
+        let mut blocks = if items.is_empty() {
+            vec![Block::Note("No workflow in either build.".into())]
+        } else {
+            vec![list(items, usize::MAX)]
+        };
         for c in &wd.details {
-            let bytes = |s: &Option<crate::analysis::diff::facts::ScriptBrief>| {
-                s.as_ref().map_or("-".into(), |s| {
-                    format!(
-                        "{} bytes, sha256 {}",
-                        thousands(s.bytes as u64),
-                        &s.sha256[..12]
-                    )
+            let brief = |s: &Option<crate::analysis::diff::facts::ScriptBrief>| {
+                s.as_ref().map_or(Inline::from("-"), |s| {
+                    Inline::from(format!("{}, SHA-256 ", fmt::bytes(s.bytes as u64))).c(s
+                        .sha256
+                        .chars()
+                        .take(16)
+                        .collect::<String>())
                 })
             };
-            let _ = writeln!(
-                o,
-                "  {} {}: script {} → {} (+{} −{} lines){}",
-                p.cyan("~ changed"),
-                esc(&c.name),
-                bytes(&c.script_a),
-                bytes(&c.script_b),
-                c.script_diff.added,
-                c.script_diff.removed,
-                if c.meta_changed.is_empty() {
-                    String::new()
-                } else {
-                    format!("; meta changed: {}", c.meta_changed.join(", "))
-                }
-            );
+            let mut sub = vec![super::doc::facts(vec![
+                ("script A", brief(&c.script_a)),
+                ("script B", brief(&c.script_b)),
+                (
+                    "lines",
+                    Inline::status(Status::Added, format!("+{}", fmt::n(c.script_diff.added)))
+                        .t(" ")
+                        .s(
+                            Status::Removed,
+                            format!("−{}", fmt::n(c.script_diff.removed)),
+                        ),
+                ),
+                (
+                    "meta changed",
+                    if c.meta_changed.is_empty() {
+                        "nothing".into()
+                    } else {
+                        Inline::names(&c.meta_changed)
+                    },
+                ),
+            ])];
             if !c.meta_diff.unified.is_empty() {
-                let _ = writeln!(o, "  meta diff:");
-                o.push_str(&p.diff(&c.meta_diff.unified, diff_lines));
+                sub.push(Block::Diff {
+                    caption: Some("meta diff".into()),
+                    text: c.meta_diff.unified.clone(),
+                    max_lines: Some(diff_lines),
+                });
             }
             if !c.script_diff.unified.is_empty() {
-                let _ = writeln!(o, "  script diff:");
-                o.push_str(&p.diff(&c.script_diff.unified, diff_lines * 2));
+                sub.push(Block::Diff {
+                    caption: Some("script diff".into()),
+                    text: c.script_diff.unified.clone(),
+                    max_lines: Some(diff_lines * 2),
+                });
             }
+            blocks.push(Block::Section(Section::new(
+                &format!("workflow-{}", c.name),
+                Inline::status(Status::Changed, "~ changed ").c(c.name.clone()),
+                sub,
+            )));
         }
+        doc.section("workflows", "Workflows", blocks);
     }
     if let Some(f) = &d.flags {
-        let _ = writeln!(o, "\n{}", p.bold("Flags"));
         let by_kind = |m: &std::collections::BTreeMap<String, usize>| {
             m.iter()
-                .map(|(k, n)| format!("{k} {n}"))
+                .map(|(k, n)| format!("{k} {}", fmt::n(*n)))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let _ = writeln!(
-            o,
-            "  {} {} ({}): {}",
-            p.green("+ added"),
-            f.added.len(),
-            by_kind(&f.added_by_kind),
-            names(&f.added, limit * 3)
-        );
-        let _ = writeln!(
-            o,
-            "  {} {} ({}): {}",
-            p.red("- removed"),
-            f.removed.len(),
-            by_kind(&f.removed_by_kind),
-            names(&f.removed, limit * 3)
-        );
-        for c in f.kind_changed.iter().take(limit * 3) {
-            let k = |v: &Value| v.as_str().unwrap_or("?").to_string();
-            let _ = writeln!(o, "  ~ kind     {}: {} → {}", c.name, k(&c.a), k(&c.b));
-        }
-        for c in f.default_changed.iter().take(limit * 3) {
-            let _ = writeln!(o, "  ~ default  {}: {} → {}", c.name, c.a, c.b);
-        }
-    }
-    if let Some(g) = &d.gates {
-        let _ = writeln!(o, "\n{}", p.bold("Gates"));
-        let _ = writeln!(
-            o,
-            "  {} → {} gates, {} unchanged",
-            g.count_a, g.count_b, g.unchanged
-        );
-        let important = |k: &str| !k.starts_with("flag-gate");
-        for r in g
-            .removed
-            .iter()
-            .filter(|x| important(&x.key))
-            .chain(g.removed.iter().filter(|x| !important(&x.key)).take(limit))
-        {
-            let _ = writeln!(o, "  {} {}", p.red("- removed"), gate_name(r));
-            for (i, c) in r.conditions.iter().enumerate() {
-                let _ = writeln!(o, "      {}. {}", i + 1, short(c, 140));
+        let mut blocks = vec![Block::Note(
+            format!("{} → {} flags.", fmt::n(f.count_a), fmt::n(f.count_b)).into(),
+        )];
+        for (st, word, names, kinds) in [
+            (Status::Added, "added", &f.added, &f.added_by_kind),
+            (Status::Removed, "removed", &f.removed, &f.removed_by_kind),
+        ] {
+            if names.is_empty() {
+                continue;
             }
+            blocks.push(Block::Note(
+                Inline::status(st, format!("{word} {}", fmt::n(names.len())))
+                    .t(format!(" ({}):", by_kind(kinds))),
+            ));
+            blocks.push(list(
+                names.iter().map(|n| Inline::code(n.clone())).collect(),
+                limit * 3,
+            ));
         }
-        for r in g
-            .added
-            .iter()
-            .filter(|x| important(&x.key))
-            .chain(g.added.iter().filter(|x| !important(&x.key)).take(limit))
-        {
-            let _ = writeln!(o, "  {} {}", p.green("+ added"), gate_name(r));
-            for (i, c) in r.conditions.iter().enumerate() {
-                let _ = writeln!(o, "      {}. {}", i + 1, short(c, 140));
-            }
-        }
-        for c in g.changed.iter().take(limit * 2) {
-            let _ = writeln!(
-                o,
-                "  {} {} → {}",
-                p.cyan("~ changed"),
-                gate_name(&c.a),
-                gate_name(&c.b)
-            );
-            let mut t = Table::new(&[("", Align::Left), ("A", Align::Left), ("B", Align::Left)]);
-            for r in &c.rows {
-                t.row(vec![
-                    r.status.to_string(),
-                    r.a.as_deref().map_or("".into(), |s| short(s, 70)),
-                    r.b.as_deref().map_or("".into(), |s| short(s, 70)),
-                ]);
-            }
-            for l in t.render().lines() {
-                let _ = writeln!(o, "      {l}");
-            }
-        }
-        if !g.flags.is_empty() {
-            let _ = writeln!(o, "  flags deciding workflows:");
-            let mut t = Table::new(&[
-                ("flag", Align::Left),
-                ("A", Align::Left),
-                ("B", Align::Left),
-            ]);
-            for f in &g.flags {
-                t.row(vec![f.flag.clone(), f.a.clone(), f.b.clone()]);
-            }
-            for l in t.render().lines() {
-                let _ = writeln!(o, "      {l}");
-            }
-        }
-    }
-    if let Some(r) = &d.roles {
-        let _ = writeln!(o, "\n{}", p.bold("Roles"));
-        let mut t = Table::new(&[
-            ("role", Align::Left),
-            ("workflow", Align::Left),
-            ("A", Align::Left),
-            ("B", Align::Left),
-        ]);
-        for x in r.only_a.iter().chain(&r.only_b).chain(&r.both) {
-            t.row(vec![
-                x.role.clone(),
-                x.workflow.clone().unwrap_or_default(),
-                x.a.clone().unwrap_or_else(|| "absent".into()),
-                x.b.clone().unwrap_or_else(|| "absent".into()),
-            ]);
-        }
-        for l in t.render().lines() {
-            let _ = writeln!(o, "  {l}");
-        }
-    }
-    if let Some(m) = &d.modules {
-        let _ = writeln!(o, "\n{}", p.bold("Modules"));
-        for sp in &m.splits {
-            let _ = writeln!(
-                o,
-                "  {} split into {} ({} bytes)",
-                esc(&sp.from),
-                plural(sp.into, "module", "modules"),
-                thousands(sp.bytes)
-            );
-        }
-        for c in m.changed.iter().take(limit * 2) {
-            let _ = writeln!(
-                o,
-                "  {} {} → {} ({} → {} bytes, by {}{})",
-                p.cyan("~"),
-                esc(&c.a.name),
-                esc(&c.b.name),
-                thousands(c.a.bytes),
-                thousands(c.b.bytes),
-                c.matched_by,
-                c.similarity
-                    .map(|s| format!(", similarity {s}"))
-                    .unwrap_or_default()
-            );
-        }
-        for c in m.renamed.iter().take(limit) {
-            let _ = writeln!(
-                o,
-                "  = {} → {} (same content)",
-                esc(&c.a.name),
-                esc(&c.b.name)
-            );
-        }
-        for x in m.added.iter().take(limit) {
-            let _ = writeln!(
-                o,
-                "  {} {} ({} bytes)",
-                p.green("+"),
-                esc(&x.name),
-                thousands(x.bytes)
-            );
-        }
-        if m.added.len() > limit {
-            let _ = writeln!(
-                o,
-                "  {}",
-                p.dim(&format!("… {} more added", m.added.len() - limit))
-            );
-        }
-        for x in m.removed.iter().take(limit) {
-            let _ = writeln!(
-                o,
-                "  {} {} ({} bytes)",
-                p.red("-"),
-                esc(&x.name),
-                thousands(x.bytes)
-            );
-        }
-        if m.removed.len() > limit {
-            let _ = writeln!(
-                o,
-                "  {}",
-                p.dim(&format!("… {} more removed", m.removed.len() - limit))
-            );
-        }
-    }
-    if let Some(f) = &d.functions {
-        let _ = writeln!(o, "\n{}", p.bold("Functions (largest changes first)"));
-        for c in f.changed.iter().take(limit) {
-            let _ = writeln!(
-                o,
-                "  {} {} → {}  {} {}  {}",
-                p.cyan("~"),
-                function_label(&c.a),
-                function_label(&c.b),
-                p.green(&format!("+{}", c.lines_added)),
-                p.red(&format!("−{}", c.lines_removed)),
-                p.dim(&format!("matched by {}", c.matched_by))
-            );
-            o.push_str(&p.diff(&c.diff, diff_lines));
-        }
-        if f.changed.len() > limit {
-            let _ = writeln!(
-                o,
-                "  {}",
-                p.dim(&format!(
-                    "… {} more changed functions",
-                    f.changed.len() - limit
-                ))
-            );
-        }
-        for x in f.added.iter().take(limit) {
-            let _ = writeln!(
-                o,
-                "  {} {} ({} tokens)",
-                p.green("+"),
-                function_label(x),
-                thousands(x.tokens as u64)
-            );
-        }
-        for x in f.removed.iter().take(limit) {
-            let _ = writeln!(
-                o,
-                "  {} {} ({} tokens)",
-                p.red("-"),
-                function_label(x),
-                thousands(x.tokens as u64)
-            );
-        }
-    }
-    if let Some(t) = &d.text {
-        let _ = writeln!(o, "\n{}", p.bold("Texts"));
-        for c in t.changed.iter().take(limit) {
-            let _ = writeln!(
-                o,
-                "  {} {}  (similarity {})",
-                p.cyan("~"),
-                short(&c.a, 90),
-                c.similarity
-            );
-            o.push_str(&p.diff(&c.diff, diff_lines));
-        }
-        for x in t.added.iter().take(limit) {
-            let _ = writeln!(o, "  {} {}", p.green("+"), short(x, 120));
-        }
-        for x in t.removed.iter().take(limit) {
-            let _ = writeln!(o, "  {} {}", p.red("-"), short(x, 120));
-        }
-        if t.added.len() + t.removed.len() > 2 * limit {
-            let _ = writeln!(o, "  {}", p.dim("… more in --json"));
-        }
-    }
-    o
-}
-
-fn md_cell(s: &str) -> String {
-    short(s, 160).replace('|', "\\|")
-}
-
-fn md_diff(o: &mut String, unified: &str) {
-    let fence = if unified.contains("```") {
-        "~~~~"
-    } else {
-        "```"
-    };
-    o.push_str(&format!("{fence}diff\n{unified}"));
-    if !unified.ends_with('\n') {
-        o.push('\n');
-    }
-    o.push_str(fence);
-    o.push_str("\n\n");
-}
-
-/// A Markdown report one could publish; `limit` caps the lists.
-pub fn markdown(v: &DiffView, limit: usize) -> String {
-    use std::fmt::Write;
-    let d = &v.diff;
-    let mut o = String::new();
-    let _ = writeln!(o, "# What changed: `{}` → `{}`\n", v.a, v.b);
-    let _ = writeln!(o, "## Summary\n");
-    for (k, s) in summary(v) {
-        let _ = writeln!(o, "- **{k}**: {}", s.replace('|', "\\|"));
-    }
-    o.push('\n');
-    if let Some(id) = &v.identity {
-        let _ = writeln!(o, "## Identity\n\n| field | A | B |\n|---|---|---|");
-        for f in &id.fields {
-            let show = |x: &Value| match x {
-                Value::String(s) => format!("`{s}`"),
-                Value::Null => "-".into(),
-                other => other.to_string(),
-            };
-            let mark = if f.differs { " **≠**" } else { "" };
-            let _ = writeln!(o, "| {}{mark} | {} | {} |", f.field, show(&f.a), show(&f.b));
-        }
-        o.push('\n');
-    }
-    if let Some(wd) = &d.workflows {
-        let _ = writeln!(o, "## Workflows\n");
-        for n in &wd.removed {
-            let _ = writeln!(
-                o,
-                "- removed: `{n}`{}",
-                if wd.hidden.get(n) == Some(&true) {
-                    " (hidden)"
-                } else {
-                    ""
-                }
-            );
-        }
-        for n in &wd.added {
-            let _ = writeln!(
-                o,
-                "- added: `{n}`{}",
-                if wd.hidden.get(n) == Some(&true) {
-                    " (hidden)"
-                } else {
-                    ""
-                }
-            );
-        }
-        for n in &wd.unchanged {
-            let _ = writeln!(o, "- unchanged: `{n}`");
-        }
-        for c in &wd.details {
-            let _ = writeln!(
-                o,
-                "\n### `{}` changed\n\nScript: {} → {} (+{} −{} lines). Meta changed: {}.\n",
-                c.name,
-                c.script_a.as_ref().map_or("-".into(), |s| format!(
-                    "{} bytes, `{}`",
-                    thousands(s.bytes as u64),
-                    &s.sha256[..16]
-                )),
-                c.script_b.as_ref().map_or("-".into(), |s| format!(
-                    "{} bytes, `{}`",
-                    thousands(s.bytes as u64),
-                    &s.sha256[..16]
-                )),
-                c.script_diff.added,
-                c.script_diff.removed,
-                if c.meta_changed.is_empty() {
-                    "nothing".into()
-                } else {
-                    c.meta_changed.join(", ")
-                }
-            );
-            if !c.meta_diff.unified.is_empty() {
-                let _ = writeln!(o, "Meta diff:\n");
-                md_diff(&mut o, &c.meta_diff.unified);
-            }
-            if !c.script_diff.unified.is_empty() {
-                let _ = writeln!(o, "Script diff:\n");
-                md_diff(&mut o, &c.script_diff.unified);
-            }
-        }
-        o.push('\n');
-    }
-    if let Some(f) = &d.flags {
-        let _ = writeln!(
-            o,
-            "## Flags\n\n{} → {} flags.\n",
-            thousands(f.count_a as u64),
-            thousands(f.count_b as u64)
-        );
-        let list = |v: &[String]| {
-            v.iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let _ = writeln!(o, "- added ({}): {}", f.added.len(), list(&f.added));
-        let _ = writeln!(o, "- removed ({}): {}", f.removed.len(), list(&f.removed));
         if !f.kind_changed.is_empty() || !f.default_changed.is_empty() {
-            let _ = writeln!(o, "\n| flag | change | A | B |\n|---|---|---|---|");
+            let mut t = Table::new(vec![
+                Column::new("flag", Kind::Code),
+                Column::new("change", Kind::Text),
+                Column::new("A", Kind::Code),
+                Column::new("B", Kind::Code),
+            ])
+            .limit(limit * 3);
             for c in &f.kind_changed {
                 let k = |v: &Value| v.as_str().unwrap_or("?").to_string();
-                let _ = writeln!(o, "| `{}` | kind | {} | {} |", c.name, k(&c.a), k(&c.b));
+                t.row(vec![
+                    Inline::code(c.name.clone()),
+                    "kind".into(),
+                    Inline::code(k(&c.a)),
+                    Inline::code(k(&c.b)),
+                ]);
             }
             for c in &f.default_changed {
-                let _ = writeln!(o, "| `{}` | default | `{}` | `{}` |", c.name, c.a, c.b);
+                t.row(vec![
+                    Inline::code(c.name.clone()),
+                    "default".into(),
+                    Inline::code(c.a.to_string()),
+                    Inline::code(c.b.to_string()),
+                ]);
             }
+            blocks.push(Block::Table(t));
         }
-        o.push('\n');
+        doc.section("flags", "Flags", blocks);
     }
     if let Some(g) = &d.gates {
-        let _ = writeln!(
-            o,
-            "## Gates\n\n{} → {} gates; {} unchanged.\n",
-            g.count_a, g.count_b, g.unchanged
-        );
-        for (what, v) in [("removed", &g.removed), ("added", &g.added)] {
-            for r in v {
-                let _ = writeln!(o, "- {what}: {}", gate_name(r).replace('|', "\\|"));
-                for (i, c) in r.conditions.iter().enumerate() {
-                    let _ = writeln!(o, "  {}. `{}`", i + 1, short(c, 200).replace('`', "'"));
+        let mut blocks = vec![Block::Note(
+            format!(
+                "{} → {} gates; {} unchanged.",
+                fmt::n(g.count_a),
+                fmt::n(g.count_b),
+                fmt::n(g.unchanged)
+            )
+            .into(),
+        )];
+        let important = |k: &str| !k.starts_with("flag-gate");
+        for (st, word, v) in [
+            (Status::Removed, "- removed ", &g.removed),
+            (Status::Added, "+ added ", &g.added),
+        ] {
+            // Workflow gates all, then flag-gates up to the limit.
+            let mut ordered: Vec<&GateBrief> = v.iter().filter(|x| important(&x.key)).collect();
+            let keep = ordered.len() + limit;
+            ordered.extend(v.iter().filter(|x| !important(&x.key)));
+            for (k, r) in ordered.iter().enumerate() {
+                if k == keep {
+                    blocks.push(Block::Note(Inline::status(
+                        Status::Muted,
+                        format!(
+                            "… and {} more flag-gates {}",
+                            fmt::n(ordered.len() - keep),
+                            word.trim_start_matches(['-', '+', ' ']).trim()
+                        ),
+                    )));
+                    break;
                 }
+                blocks.push(Block::Note(Inline::status(st, word).extend(gate_name(r))));
+                blocks.push(Block::Ordered(
+                    r.conditions
+                        .iter()
+                        .map(|c| Inline::code(short(c, 200)))
+                        .collect(),
+                ));
             }
         }
-        for c in &g.changed {
-            let _ = writeln!(o, "\n### `{}` changed\n\n| | A | B |\n|---|---|---|", c.key);
+        let shown = limit * 2;
+        for c in g.changed.iter().take(shown) {
+            let mut t = Table::new(vec![
+                Column::new("", Kind::Text),
+                Column::new("A", Kind::Code),
+                Column::new("B", Kind::Code),
+            ]);
             for r in &c.rows {
-                let _ = writeln!(
-                    o,
-                    "| {} | {} | {} |",
-                    r.status,
-                    r.a.as_deref().map(md_cell).unwrap_or_default(),
-                    r.b.as_deref().map(md_cell).unwrap_or_default()
-                );
+                t.row(vec![
+                    r.status.into(),
+                    Inline::code(r.a.as_deref().map(|s| short(s, 160)).unwrap_or_default()),
+                    Inline::code(r.b.as_deref().map(|s| short(s, 160)).unwrap_or_default()),
+                ]);
             }
+            blocks.push(Block::Section(Section::new(
+                &format!("gate-{}", c.key),
+                Inline::status(Status::Changed, "~ changed ")
+                    .extend(gate_name(&c.a))
+                    .t(" → ")
+                    .extend(gate_name(&c.b)),
+                vec![Block::Table(t)],
+            )));
+        }
+        if g.changed.len() > shown {
+            blocks.push(Block::Note(Inline::status(
+                Status::Muted,
+                format!(
+                    "… and {} more changed gates",
+                    fmt::n(g.changed.len() - shown)
+                ),
+            )));
         }
         if !g.flags.is_empty() {
-            let _ = writeln!(
-                o,
-                "\nFlags deciding workflows:\n\n| flag | A | B |\n|---|---|---|"
-            );
+            let mut t = Table::new(vec![
+                Column::new("flag deciding workflows", Kind::Code),
+                Column::new("A", Kind::Text),
+                Column::new("B", Kind::Text),
+            ]);
             for f in &g.flags {
-                let _ = writeln!(o, "| `{}` | {} | {} |", f.flag, f.a, f.b);
+                t.row(vec![
+                    Inline::code(f.flag.clone()),
+                    f.a.as_str().into(),
+                    if f.a == f.b {
+                        f.b.as_str().into()
+                    } else {
+                        Inline::status(Status::Changed, f.b.clone())
+                    },
+                ]);
             }
+            blocks.push(Block::Table(t));
         }
-        o.push('\n');
+        doc.section("gates", "Gates", blocks);
     }
     if let Some(r) = &d.roles {
-        let _ = writeln!(
-            o,
-            "## Roles\n\n| role | workflow | A | B |\n|---|---|---|---|"
-        );
+        let mut t = Table::new(vec![
+            Column::new("role", Kind::Text),
+            Column::new("workflow", Kind::Code),
+            Column::new("A", Kind::Code),
+            Column::new("B", Kind::Code),
+        ]);
         for x in r.only_a.iter().chain(&r.only_b).chain(&r.both) {
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {} |",
-                x.role,
-                x.workflow.as_deref().unwrap_or(""),
-                x.a.as_deref().unwrap_or("absent"),
-                x.b.as_deref().unwrap_or("absent")
-            );
+            let side = |s: &Option<String>| {
+                s.as_ref()
+                    .map_or(Inline::status(Status::Muted, "absent"), |n| {
+                        Inline::code(n.clone())
+                    })
+            };
+            t.row(vec![
+                x.role.as_str().into(),
+                Inline::code(x.workflow.clone().unwrap_or_default()),
+                side(&x.a),
+                side(&x.b),
+            ]);
         }
-        o.push('\n');
-    }
-    if let Some(m) = &d.modules {
-        let _ = writeln!(o, "## Modules\n");
-        for sp in &m.splits {
-            let _ = writeln!(
-                o,
-                "- `{}` split into {} ({} bytes)",
-                sp.from,
-                plural(sp.into, "module", "modules"),
-                thousands(sp.bytes)
-            );
-        }
-        for c in m.changed.iter().take(limit * 5) {
-            let _ = writeln!(
-                o,
-                "- changed: `{}` → `{}` ({} → {} bytes, by {})",
-                c.a.name,
-                c.b.name,
-                thousands(c.a.bytes),
-                thousands(c.b.bytes),
-                c.matched_by
-            );
-        }
-        let _ = writeln!(
-            o,
-            "- added: {}; removed: {}",
-            m.added.len(),
-            m.removed.len()
-        );
-        o.push('\n');
+        doc.section("roles", "Roles", vec![Block::Table(t)]);
     }
     if let Some(f) = &d.functions {
-        let _ = writeln!(
-            o,
-            "## Functions\n\nLargest changes first; consistent renames are not changes.\n"
-        );
+        let mut blocks = vec![Block::Note(
+            "Largest changes first; consistent renames are not changes.".into(),
+        )];
         for c in f.changed.iter().take(limit) {
-            let _ = writeln!(
-                o,
-                "### `{}` → `{}` (+{} −{})\n",
-                function_label(&c.a),
-                function_label(&c.b),
-                c.lines_added,
-                c.lines_removed
-            );
-            md_diff(&mut o, &c.diff);
+            blocks.push(Block::Diff {
+                caption: Some(
+                    Inline::status(Status::Changed, "~ ")
+                        .extend(function_label(&c.a))
+                        .t(" → ")
+                        .extend(function_label(&c.b))
+                        .t("  ")
+                        .s(Status::Added, format!("+{}", fmt::n(c.lines_added)))
+                        .t(" ")
+                        .s(Status::Removed, format!("−{}", fmt::n(c.lines_removed)))
+                        .t("  ")
+                        .s(Status::Muted, format!("matched by {}", c.matched_by)),
+                ),
+                text: c.diff.clone(),
+                max_lines: Some(diff_lines),
+            });
         }
         if f.changed.len() > limit {
-            let _ = writeln!(
-                o,
-                "… and {} more changed functions.\n",
-                f.changed.len() - limit
-            );
+            blocks.push(list(
+                f.changed[limit..]
+                    .iter()
+                    .map(|c| {
+                        Inline::from("~ ").extend(function_label(&c.b)).t(format!(
+                            "  +{} −{}",
+                            fmt::n(c.lines_added),
+                            fmt::n(c.lines_removed)
+                        ))
+                    })
+                    .collect(),
+                0,
+            ));
         }
+        let refs = |st: Status, word: &str, v: &[crate::analysis::diff::functions::FunctionRef]| {
+            v.iter()
+                .map(|x| {
+                    Inline::status(st, word.to_string())
+                        .extend(function_label(x))
+                        .t(format!(
+                            " ({})",
+                            fmt::count(x.tokens as usize, "token", "tokens")
+                        ))
+                })
+                .collect::<Vec<_>>()
+        };
+        if !f.added.is_empty() {
+            blocks.push(list(refs(Status::Added, "+ ", &f.added), limit));
+        }
+        if !f.removed.is_empty() {
+            blocks.push(list(refs(Status::Removed, "- ", &f.removed), limit));
+        }
+        doc.section("functions", "Functions (largest changes first)", blocks);
     }
     if let Some(t) = &d.text {
-        let _ = writeln!(o, "## Texts\n");
+        let mut blocks = Vec::new();
         for c in t.changed.iter().take(limit) {
-            let _ = writeln!(o, "### Changed: “{}”\n", md_cell(&short(&c.a, 80)));
-            md_diff(&mut o, &c.diff);
+            blocks.push(Block::Diff {
+                caption: Some(
+                    Inline::status(Status::Changed, "~ ")
+                        .t(format!("“{}”", short(&c.a, 90)))
+                        .s(Status::Muted, format!("  similarity {:.2}", c.similarity)),
+                ),
+                text: c.diff.clone(),
+                max_lines: Some(diff_lines),
+            });
         }
-        for x in t.added.iter().take(limit) {
-            let _ = writeln!(o, "- added: “{}”", md_cell(x));
+        if t.changed.len() > limit {
+            blocks.push(list(
+                t.changed[limit..]
+                    .iter()
+                    .map(|c| Inline::from(format!("~ “{}”", short(&c.a, 120))))
+                    .collect(),
+                0,
+            ));
         }
-        for x in t.removed.iter().take(limit) {
-            let _ = writeln!(o, "- removed: “{}”", md_cell(x));
+        if !t.added.is_empty() {
+            blocks.push(list(
+                t.added
+                    .iter()
+                    .map(|x| Inline::status(Status::Added, "+ ").t(format!("“{}”", short(x, 160))))
+                    .collect(),
+                limit,
+            ));
         }
-        o.push('\n');
+        if !t.removed.is_empty() {
+            blocks.push(list(
+                t.removed
+                    .iter()
+                    .map(|x| {
+                        Inline::status(Status::Removed, "- ").t(format!("“{}”", short(x, 160)))
+                    })
+                    .collect(),
+                limit,
+            ));
+        }
+        doc.section("texts", "Texts", blocks);
     }
-    o
+    doc.footer = v
+        .provenance
+        .facts(&format!("cc-teardown {}", env!("CARGO_PKG_VERSION")));
+    doc
 }

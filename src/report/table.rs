@@ -37,47 +37,40 @@ impl Table {
         );
     }
 
+    /// The table for stdout: no wider than the terminal or `COLUMNS`
+    /// (long cells are elided with `…`; see [`super::doc`]).
     pub fn render(&self) -> String {
-        let n = self.headers.len();
-        let width = |s: &str| s.chars().count();
-        let mut w: Vec<usize> = self.headers.iter().map(|h| width(h)).collect();
+        self.render_width(super::doc::terminal_width())
+    }
+
+    /// The table fitted to `width` columns (None: as wide as it is).
+    pub fn render_width(&self, width: Option<usize>) -> String {
+        use super::doc::{Column, Inline, Kind, Term};
+        let mut t = super::doc::Table::new(
+            self.headers
+                .iter()
+                .zip(&self.aligns)
+                .map(|(h, a)| {
+                    Column::new(
+                        h,
+                        match a {
+                            Align::Right => Kind::Number,
+                            Align::Left => Kind::Text,
+                        },
+                    )
+                })
+                .collect(),
+        );
         for r in &self.rows {
-            for (i, c) in r.iter().enumerate().take(n) {
-                w[i] = w[i].max(width(c));
-            }
+            t.row(r.iter().map(|c| Inline::from(c.as_str())).collect());
         }
-        let mut out = String::new();
-        let line = |cells: &[String], out: &mut String| {
-            let mut s = String::new();
-            for (i, c) in cells.iter().enumerate().take(n) {
-                let pad = w[i] - width(c);
-                let last = i + 1 == n;
-                match self.aligns[i] {
-                    Align::Right => {
-                        s.push_str(&" ".repeat(pad));
-                        s.push_str(c);
-                    }
-                    Align::Left => {
-                        s.push_str(c);
-                        if !last {
-                            s.push_str(&" ".repeat(pad));
-                        }
-                    }
-                }
-                if !last {
-                    s.push_str("  ");
-                }
-            }
-            out.push_str(s.trim_end());
-            out.push('\n');
-        };
-        line(&self.headers, &mut out);
-        let rule: Vec<String> = w.iter().map(|&k| "-".repeat(k)).collect();
-        line(&rule, &mut out);
-        for r in &self.rows {
-            line(r, &mut out);
-        }
-        out
+        super::doc::table_text(
+            &t,
+            &Term {
+                color: false,
+                width,
+            },
+        )
     }
 }
 
@@ -90,17 +83,9 @@ pub fn facts(pairs: &[(&str, String)]) -> String {
         .collect()
 }
 
-/// 1234567 → "1,234,567".
+/// 1234567 → "1,234,567" (the one formatter, [`super::doc::fmt::num`]).
 pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
+    super::doc::fmt::num(n)
 }
 
 #[cfg(test)]
@@ -113,7 +98,7 @@ mod tests {
         t.row(vec!["a".into(), "1".into()]);
         t.row(vec!["longer".into(), "12345".into()]);
         assert_eq!(
-            t.render(),
+            t.render_width(None),
             "name    bytes\n------  -----\na           1\nlonger  12345\n"
         );
         assert_eq!(thousands(21635672), "21,635,672");
@@ -124,7 +109,7 @@ mod tests {
     fn cells_and_facts_are_escaped() {
         let mut t = Table::new(&[("name", Align::Left), ("n", Align::Right)]);
         t.row(vec!["\x1b[2Jx\ny".into(), "1".into()]);
-        let r = t.render();
+        let r = t.render_width(None);
         assert!(!r.contains('\x1b'), "{r:?}");
         assert_eq!(r.lines().count(), 3, "one row stays one line: {r:?}");
         assert!(r.contains("\\x1b[2Jx\\ny"));

@@ -1,10 +1,14 @@
 //! The one-shot teardown report: every fact cc-teardown establishes about a
-//! build, rendered as Markdown, JSON or one self-contained HTML page.
+//! build, as one [`Doc`] (rendered as Markdown or one self-contained HTML
+//! page) or as JSON (the [`Teardown`] struct itself).
 
-use crate::analysis::flags::FlagInventory;
-use crate::analysis::gates::{CachedFlags, Gate};
+use super::doc::{Block, Column, Doc, Inline, Kind, Section, Status, Table, facts, fmt};
+use super::provenance::Provenance;
+use super::svg;
+use crate::analysis::flags::{Flag, FlagInventory};
+use crate::analysis::gates::{self, CachedFlags, Gate, Verdict};
 use crate::analysis::roles::Roles;
-use crate::analysis::workflows::WorkflowScript;
+use crate::analysis::workflows::{OptionValue, WorkflowScript};
 use crate::report::info::InfoView;
 use crate::source::installs::Install;
 use serde::Serialize;
@@ -39,6 +43,13 @@ pub struct Teardown {
     pub config: CachedFlags,
     pub flags: FlagSummary,
     pub undetermined: Vec<String>,
+    /// The full flag inventory, for the table of the human renderings
+    /// (the JSON report keeps its summary; `flags --json` has them all).
+    #[serde(skip)]
+    pub inventory: Vec<Flag>,
+    /// Who made the report, when and how (human renderings only).
+    #[serde(skip)]
+    pub provenance: Provenance,
 }
 
 impl Teardown {
@@ -75,475 +86,630 @@ impl Teardown {
     }
 }
 
-fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+/// A JSON value as it reads in the report (`false`, `"opus"`, `3`).
+fn value(v: &serde_json::Value) -> String {
+    v.to_string()
 }
 
-/// `rows` of (key, value) as a two-column Markdown table.
-fn md_facts(rows: &[(&str, String)]) -> String {
-    let mut out = String::from("| fact | value |\n|---|---|\n");
-    for (k, v) in rows {
-        out.push_str(&format!("| {k} | {} |\n", md_escape(v)));
-    }
-    out
+fn verdict_inline(v: &Verdict) -> Inline {
+    let st = match v {
+        Verdict::Passes => Status::Pass,
+        Verdict::BlockedBy { .. } => Status::Block,
+        Verdict::DependsOnRuntimeContext { .. } => Status::Unknown,
+    };
+    Inline::status(st, v.describe())
 }
 
-fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut out = format!(
-        "| {} |\n|{}\n",
-        headers.join(" | "),
-        "---|".repeat(headers.len())
-    );
-    for r in rows {
-        out.push_str(&format!(
-            "| {} |\n",
-            r.iter()
-                .map(|c| md_escape(c))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        ));
+fn verdict_status(v: &Verdict) -> Status {
+    match v {
+        Verdict::Passes => Status::Pass,
+        Verdict::BlockedBy { .. } => Status::Block,
+        Verdict::DependsOnRuntimeContext { .. } => Status::Unknown,
     }
-    out
 }
 
-/// The report's sections as (heading, Markdown body); HTML renders the same.
-fn sections(t: &Teardown, with_scripts: bool) -> Vec<(String, String, bool)> {
-    let i = &t.info;
-    let mut out = Vec::new();
-    let mut target = vec![
-        ("target", i.target.label.clone()),
-        (
-            "file",
-            format!("{} ({} bytes)", i.target.path, i.target.file_bytes),
-        ),
-        (
-            "version",
-            i.version.clone().unwrap_or_else(|| "unknown".into()),
-        ),
-        (
-            "platform",
-            i.target.platform.clone().unwrap_or_else(|| "-".into()),
-        ),
-    ];
-    if let Some(inst) = &t.install {
-        target.push((
-            "installation",
-            format!(
-                "{:?} at {} (selected: {})",
-                inst.kind, inst.path, inst.selected
-            )
-            .to_lowercase(),
-        ));
+/// A workflow option in words: `computed by BX_ reading tengu_x (default
+/// false)` rather than its JSON.
+fn option_text(o: &OptionValue) -> Inline {
+    match o {
+        OptionValue::Static { value: v } => Inline::code(value(v)),
+        OptionValue::Computed { expression, flags } => {
+            let mut i = Inline::from("computed by ").c(expression.clone());
+            for (k, f) in flags.iter().enumerate() {
+                i = i
+                    .t(if k == 0 { " reading " } else { ", " })
+                    .c(f.flag.clone())
+                    .t(" (default ")
+                    .c(value(&f.default))
+                    .t(")");
+            }
+            i
+        }
     }
-    out.push(("Target".to_string(), md_facts(&target), false));
-    out.push((
-        "Hashes (SHA-256)".to_string(),
-        md_facts(&[
-            ("file", t.hashes.file.clone()),
-            ("payload", t.hashes.payload.clone()),
-            ("bundle", format!("{} ({})", t.hashes.bundle, i.bundle.name)),
-            ("bundle digest", t.hashes.bundle_digest.clone()),
-        ]),
-        false,
+}
+
+/// Each condition of a gate judged alone under the cached values: the
+/// picture of the chain. A flag condition passes or blocks; any other
+/// depends on the run; after the first block the rest is not reached.
+fn gate_figure(name: &str, g: &Gate, config: &CachedFlags) -> Block {
+    let mut blocked = false;
+    let steps: Vec<svg::Step> = g
+        .conditions
+        .iter()
+        .map(|c| {
+            let (status, label) = if blocked {
+                (Status::Muted, "not reached")
+            } else if c.flag.is_some() && c.expect.is_some() {
+                match gates::verdict(std::slice::from_ref(c), config) {
+                    Verdict::BlockedBy { .. } => {
+                        blocked = true;
+                        (Status::Block, "blocks")
+                    }
+                    _ => (Status::Pass, "passes"),
+                }
+            } else {
+                (Status::Unknown, "at run time")
+            };
+            svg::Step {
+                text: c.text.clone(),
+                status,
+                label: label.to_string(),
+            }
+        })
+        .collect();
+    let verdict = g
+        .verdict
+        .clone()
+        .unwrap_or_else(|| gates::verdict(&g.conditions, config));
+    Block::Figure(svg::gate_chain(
+        name,
+        &steps,
+        (&verdict.describe(), verdict_status(&verdict)),
+    ))
+}
+
+fn gate_blocks(g: &Gate, config: &CachedFlags) -> Vec<Block> {
+    let mut out = vec![Block::Note(
+        Inline::code(g.function.as_deref().unwrap_or("(anonymous)"))
+            .t(g.original
+                .as_ref()
+                .map(|o| format!(" ({o})"))
+                .unwrap_or_default())
+            .t(" in ")
+            .c(g.module.clone())
+            .t(format!(
+                " at raw line {} (pretty {}):",
+                g.raw_line, g.pretty_line
+            )),
+    )];
+    out.push(Block::Ordered(
+        g.conditions
+            .iter()
+            .map(|c| {
+                Inline::code(c.text.clone())
+                    .t(" — ")
+                    .s(Status::Muted, c.kind.as_str())
+                    .t(format!(" (line {})", c.line))
+            })
+            .collect(),
     ));
-    let c = &i.container;
-    out.push((
-        "Container and bundle".to_string(),
-        md_facts(&[
+    if let Some(v) = &g.verdict {
+        out.push(Block::Note(
+            Inline::strong("Verdict:").t(" ").extend(verdict_inline(v)),
+        ));
+    }
+    out.push(gate_figure(&g.role.to_string(), g, config));
+    out
+}
+
+/// "macho arm64", or "js" alone.
+fn container_words(i: &InfoView) -> String {
+    match &i.container.arch {
+        Some(a) => format!("{} {a}", i.container.format.as_str()),
+        None => i.container.format.as_str().to_string(),
+    }
+}
+
+/// A path as a reader may see it: under the home folder as `~/…`.
+pub fn home_relative(p: &str) -> String {
+    super::provenance::home_relative(p)
+}
+
+impl Teardown {
+    /// The report as one document, built once for every renderer.
+    pub fn doc(&self, with_scripts: bool) -> Doc {
+        let i = &self.info;
+        let t = self;
+        let mut d = Doc::new(self.title());
+        d.toc = true;
+        d.scripts = true;
+        // The summary: what a reader came for, one line each.
+        let mut summary = vec![
+            (
+                "version",
+                Inline::code(i.version.clone().unwrap_or_else(|| "unknown".into())),
+            ),
+            (
+                "platform",
+                Inline::from(i.target.platform.clone().unwrap_or_else(|| "-".into())),
+            ),
             (
                 "container",
-                format!(
-                    "{} {}",
-                    c.format.as_str(),
-                    c.arch.clone().unwrap_or_default()
-                ),
+                Inline::from(container_words(i)).t(if i.bundle.code_split {
+                    ", code-split bundle"
+                } else {
+                    ", single bundle"
+                }),
             ),
-            ("section", c.section.clone().unwrap_or_else(|| "-".into())),
+            ("bundle SHA-256", Inline::code(t.hashes.bundle.clone())),
             (
-                "payload",
-                format!(
-                    "at file offset {}, {} bytes",
-                    c.payload_offset, c.payload_size
-                ),
+                "bundle digest",
+                Inline::code(t.hashes.bundle_digest.clone()),
+            ),
+        ];
+        let hidden: Vec<&str> = t
+            .workflows
+            .iter()
+            .filter(|w| w.hidden)
+            .map(|w| w.name.as_str())
+            .collect();
+        summary.push((
+            "workflows",
+            if t.workflows.is_empty() {
+                Inline::from("none found")
+            } else {
+                Inline::from(format!("{} found: ", fmt::n(t.workflows.len())))
+                    .extend(Inline::names(t.workflows.iter().map(|w| w.name.as_str())))
+            },
+        ));
+        summary.push((
+            "hidden",
+            if hidden.is_empty() {
+                Inline::from("none")
+            } else {
+                Inline::names(hidden.iter().copied()).t(" (not listed to users)")
+            },
+        ));
+        let mut gate_lines: Vec<(String, Inline)> = Vec::new();
+        for g in t.routing_gate.iter().chain(&t.option_gates) {
+            if let Some(v) = &g.verdict {
+                // Short keys keep the summary's values in one column.
+                let (key, what) = match &g.role {
+                    gates::GateRole::WorkflowOption { workflow, option } => (
+                        "option gate",
+                        Inline::code(format!("{workflow}.{option}")).t(": "),
+                    ),
+                    _ => ("routing gate", Inline::new()),
+                };
+                gate_lines.push((key.to_string(), what.extend(verdict_inline(v))));
+            }
+        }
+        if t.routing_gate.is_none() {
+            summary.push((
+                "review routing",
+                Inline::from("no review-routing gate in this build"),
+            ));
+        }
+        let mut d_summary: Vec<(String, Inline)> = summary
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        d_summary.extend(gate_lines);
+        if !t.flags.gate_flags.is_empty() {
+            let mut i = Inline::new();
+            for (k, (f, dflt, cached)) in t.flags.gate_flags.iter().enumerate() {
+                if k > 0 {
+                    i = i.t("; ");
+                }
+                i = i.c(f.clone()).t(" = ").c(match cached {
+                    Some(c) => format!("{} (cached)", value(c)),
+                    None => format!("{} (default)", value(dflt)),
+                });
+            }
+            d_summary.push(("deciding flags".into(), i));
+        }
+        d.summary = d_summary;
+
+        let mut target = vec![
+            ("target", Inline::code(home_relative(&i.target.label))),
+            (
+                "file",
+                Inline::code(home_relative(&i.target.path))
+                    .t(format!(" ({})", fmt::bytes(i.target.file_bytes))),
             ),
             (
-                "Bun layout",
-                format!(
-                    "{:?}-byte records, {:?}-byte Offsets ({})",
-                    i.bun.layout.record_size.unwrap_or(0),
-                    i.bun.layout.offsets_size.unwrap_or(0),
-                    i.bun.layout.epoch
-                ),
+                "version",
+                Inline::code(i.version.clone().unwrap_or_else(|| "unknown".into())),
             ),
             (
-                "modules",
-                format!(
-                    "{} ({} JavaScript, {} zstd-compressed)",
-                    i.bun.modules, i.bun.js_modules, i.bun.compressed_modules
-                ),
+                "platform",
+                Inline::from(i.target.platform.clone().unwrap_or_else(|| "-".into())),
             ),
-            ("entry", i.bun.entry.clone()),
-            (
-                "bundle",
-                format!(
-                    "{} bytes{}",
-                    i.bundle.bytes,
-                    if i.bundle.code_split {
-                        ", code-split"
+        ];
+        if let Some(inst) = &t.install {
+            target.push((
+                "installation",
+                Inline::from(format!("{:?} at ", inst.kind).to_lowercase())
+                    .c(home_relative(&inst.path))
+                    .t(if inst.selected {
+                        " (the one the shell runs)"
                     } else {
-                        ""
-                    }
+                        " (not the one the shell runs)"
+                    }),
+            ));
+        }
+        d.section("target", "Target", vec![facts(target)]);
+        d.section(
+            "hashes",
+            "Hashes (SHA-256)",
+            vec![facts(vec![
+                ("file", Inline::code(t.hashes.file.clone())),
+                ("payload", Inline::code(t.hashes.payload.clone())),
+                (
+                    "bundle",
+                    Inline::code(t.hashes.bundle.clone())
+                        .t(" (")
+                        .c(i.bundle.name.clone())
+                        .t(")"),
                 ),
-            ),
-        ]),
-        false,
-    ));
-    let roles: Vec<Vec<String>> = t
-        .roles
-        .functions
-        .iter()
-        .map(|f| {
-            vec![
+                (
+                    "bundle digest",
+                    Inline::code(t.hashes.bundle_digest.clone()),
+                ),
+            ])],
+        );
+        let c = &i.container;
+        d.section(
+            "container",
+            "Container and bundle",
+            vec![facts(vec![
+                ("container", Inline::from(container_words(i))),
+                (
+                    "section",
+                    Inline::code(c.section.clone().unwrap_or_else(|| "-".into())),
+                ),
+                (
+                    "payload",
+                    Inline::from(format!(
+                        "at file offset {}, {}",
+                        fmt::num(c.payload_offset),
+                        fmt::bytes(c.payload_size)
+                    )),
+                ),
+                (
+                    "Bun layout",
+                    Inline::from(format!(
+                        "{}-byte records, {}-byte Offsets ({})",
+                        i.bun.layout.record_size.unwrap_or(0),
+                        i.bun.layout.offsets_size.unwrap_or(0),
+                        i.bun.layout.epoch
+                    )),
+                ),
+                (
+                    "modules",
+                    Inline::from(format!(
+                        "{} ({} JavaScript, {} zstd-compressed)",
+                        fmt::n(i.bun.modules),
+                        fmt::n(i.bun.js_modules),
+                        fmt::n(i.bun.compressed_modules)
+                    )),
+                ),
+                ("entry", Inline::code(i.bun.entry.clone())),
+                (
+                    "bundle",
+                    Inline::from(format!(
+                        "{}{}",
+                        fmt::bytes(i.bundle.bytes),
+                        if i.bundle.code_split {
+                            ", code-split"
+                        } else {
+                            ""
+                        }
+                    )),
+                ),
+            ])],
+        );
+        let mut roles = Table::new(vec![
+            Column::new("role", Kind::Text),
+            Column::new("name", Kind::Code),
+            Column::new("original", Kind::Code),
+            Column::new("module", Kind::Code),
+            Column::new("raw lines", Kind::Number),
+            Column::new("pretty lines", Kind::Number),
+        ]);
+        for f in &t.roles.functions {
+            roles.row(vec![
                 match &f.workflow {
                     Some(w) => format!("{} ({w})", f.role.as_str()),
                     None => f.role.as_str().to_string(),
-                },
-                f.name.clone().unwrap_or_else(|| "(anonymous)".into()),
-                f.original.clone().unwrap_or_else(|| "-".into()),
-                f.module.clone(),
-                format!("{}–{}", f.raw_start, f.raw_end),
-                format!("{}–{}", f.pretty_start, f.pretty_end),
-            ]
-        })
-        .collect();
-    let mut roles_md = md_table(
-        &[
-            "role",
-            "name",
-            "original",
-            "module",
-            "raw lines",
-            "pretty lines",
-        ],
-        &roles,
-    );
-    for a in &t.roles.absent {
-        roles_md.push_str(&format!("\n- absent: {} — {}", a.role.as_str(), a.reason));
+                }
+                .into(),
+                Inline::code(f.name.clone().unwrap_or_else(|| "(anonymous)".into())),
+                Inline::code(f.original.clone().unwrap_or_else(|| "-".into())),
+                Inline::code(f.module.clone()),
+                // Line numbers are positions to jump to (`pretty --at`),
+                // written as an editor shows them: no separators.
+                format!("{}–{}", f.raw_start, f.raw_end).into(),
+                format!("{}–{}", f.pretty_start, f.pretty_end).into(),
+            ]);
+        }
+        let mut role_blocks = vec![Block::Table(roles)];
+        if !t.roles.absent.is_empty() {
+            role_blocks.push(Block::List {
+                items: t
+                    .roles
+                    .absent
+                    .iter()
+                    .map(|a| {
+                        Inline::from("absent: ")
+                            .c(a.role.as_str())
+                            .t(format!(" — {}", a.reason))
+                    })
+                    .collect(),
+                limit: None,
+            });
+        }
+        d.section("located-functions", "Located functions", role_blocks);
+        for w in &t.workflows {
+            d.push(Block::Section(Section::new(
+                &format!("workflow-{}", w.name),
+                format!("Workflow: {}", w.name),
+                self.workflow_blocks(w),
+            )));
+        }
+        match &t.routing_gate {
+            Some(g) => d.section(
+                "review-routing-gate",
+                "Review-routing gate",
+                gate_blocks(g, &t.config),
+            ),
+            None => d.section(
+                "review-routing-gate",
+                "Review-routing gate",
+                vec![Block::Note("This build has no review-routing gate.".into())],
+            ),
+        }
+        for g in &t.option_gates {
+            d.push(Block::Section(Section::new(
+                &format!("gate-{}", g.role),
+                format!("Gate: {}", g.role),
+                gate_blocks(g, &t.config),
+            )));
+        }
+        d.push(Block::Section(Section::new(
+            "feature-flags",
+            "Feature flags",
+            self.flag_blocks(),
+        )));
+        d.section(
+            "undetermined",
+            "What could not be determined",
+            if t.undetermined.is_empty() {
+                vec![Block::Note(
+                    "Nothing: every fact above was established from the build.".into(),
+                )]
+            } else {
+                vec![Block::List {
+                    items: t
+                        .undetermined
+                        .iter()
+                        .map(|u| Inline::from(u.as_str()))
+                        .collect(),
+                    limit: None,
+                }]
+            },
+        );
+        if with_scripts {
+            for (name, text) in &t.scripts {
+                d.push(Block::Section(
+                    Section::new(
+                        &format!("appendix-{name}"),
+                        format!("Appendix: {name} script"),
+                        vec![Block::Code {
+                            lang: "js",
+                            caption: Some(format!(
+                                "{name}.js ({})",
+                                fmt::count(text.lines().count(), "line", "lines")
+                            )),
+                            text: text.clone(),
+                            max_lines: None,
+                        }],
+                    )
+                    .closed(),
+                ));
+            }
+        }
+        d.footer = t.provenance.facts(&t.tool);
+        d
     }
-    out.push(("Located functions".to_string(), roles_md, false));
-    for w in &t.workflows {
-        let mut body = md_facts(&[
-            ("hidden", w.hidden.to_string()),
-            ("description", w.description.clone().unwrap_or_default()),
-            ("when to use", w.when_to_use.clone().unwrap_or_default()),
+
+    fn workflow_blocks(&self, w: &WorkflowScript) -> Vec<Block> {
+        let mut rows = vec![
+            (
+                "hidden",
+                if w.hidden {
+                    Inline::status(Status::Changed, "yes — registered but not listed")
+                } else {
+                    Inline::from("no")
+                },
+            ),
+            (
+                "description",
+                Inline::from(w.description.clone().unwrap_or_default()),
+            ),
+            (
+                "when to use",
+                Inline::from(w.when_to_use.clone().unwrap_or_default()),
+            ),
             (
                 "phases",
-                w.phases
-                    .iter()
-                    .map(|p| p.title.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" → "),
+                Inline::from(
+                    w.phases
+                        .iter()
+                        .map(|p| p.title.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" → "),
+                ),
             ),
             (
                 "script",
-                w.script.as_ref().map_or_else(
-                    || {
-                        w.script_error
-                            .as_ref()
-                            .map_or("not reconstructed".into(), |e| e.to_string())
-                    },
-                    |s| {
-                        format!(
-                            "{} lines, {} bytes, SHA-256 {}, syntax {}",
-                            s.lines,
-                            s.bytes,
-                            s.sha256,
-                            if s.syntax_ok { "ok" } else { "error" }
-                        )
-                    },
-                ),
+                match (&w.script, &w.script_error) {
+                    (Some(s), _) => Inline::from(format!(
+                        "{}, {}, syntax {}, SHA-256 ",
+                        fmt::count(s.lines, "line", "lines"),
+                        fmt::bytes(s.bytes as u64),
+                        if s.syntax_ok { "ok" } else { "error" }
+                    ))
+                    .c(s.sha256.clone()),
+                    (None, Some(e)) => Inline::status(Status::Unknown, e.to_string()),
+                    (None, None) => Inline::status(Status::Unknown, "not reconstructed"),
+                },
             ),
             (
                 "builder",
-                format!(
-                    "{} ({}:{})",
-                    w.builder.name.clone().unwrap_or_default(),
-                    w.builder.module,
-                    w.builder.raw_start
-                ),
+                Inline::code(w.builder.name.clone().unwrap_or_default())
+                    .t(" (")
+                    .c(w.builder.module.clone())
+                    .t(format!(":{})", w.builder.raw_start)),
             ),
-        ]);
-        for o in &w.options {
-            body.push_str(&format!(
-                "| option {} | {} |\n",
-                o.name,
-                md_escape(&serde_json::to_string(&o.value).unwrap_or_default())
-            ));
-        }
-        if let Some(levels) = &w.levels {
-            body.push('\n');
-            body.push_str(&md_table(
-                &[
-                    "level",
-                    "correctness finders",
-                    "cleanup finders",
-                    "initial candidate limit",
-                    "additional sweep",
-                    "report limit",
-                ],
-                &levels
-                    .iter()
-                    .map(|l| {
-                        vec![
-                            l.level.clone(),
-                            l.correctness_finders.to_string(),
-                            l.cleanup_finders.to_string(),
-                            l.initial_candidate_limit.to_string(),
-                            l.sweep.map_or("none".into(), |s| s.to_string()),
-                            l.report_limit.to_string(),
-                        ]
-                    })
-                    .collect::<Vec<_>>(),
-            ));
-        }
-        out.push((format!("Workflow: {}", w.name), body, false));
-    }
-    let gate_md = |g: &Gate| {
-        let mut s = format!(
-            "`{}`{} in {} at raw line {} (pretty {}):\n\n",
-            g.function.as_deref().unwrap_or("(anonymous)"),
-            g.original
-                .as_ref()
-                .map(|o| format!(" ({o})"))
-                .unwrap_or_default(),
-            g.module,
-            g.raw_line,
-            g.pretty_line
-        );
-        for c in &g.conditions {
-            s.push_str(&format!(
-                "{}. {} — *{}* (line {})\n",
-                c.index,
-                c.text,
-                c.kind.as_str(),
-                c.line
-            ));
-        }
-        if let Some(v) = &g.verdict {
-            s.push_str(&format!("\n**Verdict:** {}\n", v.describe()));
-        }
-        s
-    };
-    match &t.routing_gate {
-        Some(g) => out.push(("Review-routing gate".to_string(), gate_md(g), false)),
-        None => out.push((
-            "Review-routing gate".to_string(),
-            "This build has no review-routing gate.".into(),
-            false,
-        )),
-    }
-    for g in &t.option_gates {
-        out.push((format!("Gate: {}", g.role), gate_md(g), false));
-    }
-    let mut flags = md_table(
-        &["kind", "names"],
-        &t.flags
-            .counts
+        ];
+        let names: Vec<String> = w
+            .options
             .iter()
-            .map(|(k, n)| vec![k.clone(), n.to_string()])
-            .collect::<Vec<_>>(),
-    );
-    if !t.flags.gate_flags.is_empty() {
-        flags.push('\n');
-        flags.push_str(&md_table(
-            &["flag read by the gates", "default", "cached"],
-            &t.flags
-                .gate_flags
-                .iter()
-                .map(|(f, d, c)| {
-                    vec![
-                        f.clone(),
-                        d.to_string(),
-                        c.as_ref().map_or("(not cached)".into(), |v| v.to_string()),
-                    ]
-                })
-                .collect::<Vec<_>>(),
-        ));
-    }
-    flags.push_str(&format!(
-        "\nCached values: {}\n",
-        match (&t.config.problem, &t.config.path) {
-            (Some(p), _) => p.clone(),
-            (None, Some(p)) => format!("{p} ({} values)", t.config.values.len()),
-            _ => "none".into(),
+            .map(|o| format!("option {}", o.name))
+            .collect();
+        for (o, n) in w.options.iter().zip(&names) {
+            rows.push((n.as_str(), option_text(&o.value)));
         }
-    ));
-    out.push(("Feature flags".to_string(), flags, false));
-    out.push((
-        "What could not be determined".to_string(),
-        if t.undetermined.is_empty() {
-            "Nothing: every fact above was established from the build.".into()
-        } else {
-            t.undetermined.iter().map(|u| format!("- {u}\n")).collect()
-        },
-        false,
-    ));
-    if with_scripts {
-        for (name, text) in &t.scripts {
-            out.push((format!("Appendix: {name} script"), text.clone(), true));
+        let mut out = vec![facts(rows)];
+        if let Some(levels) = &w.levels {
+            let mut tb = Table::new(vec![
+                Column::new("level", Kind::Text),
+                Column::new("correctness finders", Kind::Number),
+                Column::new("cleanup finders", Kind::Number),
+                Column::new("initial candidate limit", Kind::Number),
+                Column::new("additional sweep", Kind::Number),
+                Column::new("report limit", Kind::Number),
+            ]);
+            for l in levels {
+                tb.row(vec![
+                    l.level.as_str().into(),
+                    fmt::num(l.correctness_finders).into(),
+                    fmt::num(l.cleanup_finders).into(),
+                    fmt::num(l.initial_candidate_limit).into(),
+                    l.sweep.map_or("none".into(), fmt::num).into(),
+                    fmt::num(l.report_limit).into(),
+                ]);
+            }
+            out.push(Block::Table(tb));
         }
+        let fans: Vec<svg::LevelFan> = w
+            .levels
+            .iter()
+            .flatten()
+            .map(|l| svg::LevelFan {
+                level: l.level.clone(),
+                finders: l.correctness_finders,
+                cleanup: l.cleanup_finders,
+                detail: format!(
+                    "≤{} candidates · sweep {} · report ≤{}",
+                    fmt::num(l.initial_candidate_limit),
+                    l.sweep.map_or("none".into(), fmt::num),
+                    fmt::num(l.report_limit)
+                ),
+            })
+            .collect();
+        if !w.phases.is_empty() {
+            let phases: Vec<String> = w.phases.iter().map(|p| p.title.clone()).collect();
+            out.push(Block::Figure(svg::pipeline(&w.name, &phases, &fans)));
+        }
+        out
     }
-    out
+
+    fn flag_blocks(&self) -> Vec<Block> {
+        let t = self;
+        let mut counts = Table::new(vec![
+            Column::new("kind", Kind::Text),
+            Column::new("names", Kind::Number),
+        ]);
+        for (k, n) in &t.flags.counts {
+            counts.row(vec![k.as_str().into(), fmt::n(*n).into()]);
+        }
+        let mut out = vec![Block::Table(counts)];
+        if !t.flags.gate_flags.is_empty() {
+            let mut tb = Table::new(vec![
+                Column::new("flag read by the gates", Kind::Code),
+                Column::new("default", Kind::Code),
+                Column::new("cached", Kind::Code),
+            ]);
+            for (f, dflt, c) in &t.flags.gate_flags {
+                tb.row(vec![
+                    Inline::code(f.clone()),
+                    Inline::code(value(dflt)),
+                    c.as_ref()
+                        .map_or(Inline::status(Status::Muted, "(not cached)"), |v| {
+                            Inline::code(value(v))
+                        }),
+                ]);
+            }
+            out.push(Block::Table(tb));
+        }
+        out.push(Block::Note(Inline::from("Cached values: ").extend(match (
+            &t.config.problem,
+            &t.config.path,
+        ) {
+            (Some(p), _) => Inline::from(p.clone()),
+            (None, Some(p)) => Inline::code(home_relative(p)).t(format!(
+                " ({})",
+                fmt::count(t.config.values.len(), "value", "values")
+            )),
+            _ => Inline::from("none"),
+        })));
+        if !t.inventory.is_empty() {
+            let mut all = Table::new(vec![
+                Column::new("flag", Kind::Code),
+                Column::new("kind", Kind::Text),
+                Column::new("default", Kind::Code),
+                Column::new("cached", Kind::Code),
+                Column::new("sites", Kind::Number),
+                Column::new("first site", Kind::Code),
+            ]);
+            all.filter = true;
+            for f in &t.inventory {
+                let first = f.sites.first();
+                all.row(vec![
+                    Inline::code(f.name.clone()),
+                    f.kind.as_str().into(),
+                    Inline::code(f.defaults.iter().map(value).collect::<Vec<_>>().join(" | ")),
+                    t.config
+                        .values
+                        .get(&f.name)
+                        .map_or_else(Inline::new, |v| Inline::code(value(v))),
+                    fmt::n(f.sites.len()).into(),
+                    Inline::code(first.map_or(String::new(), |s| {
+                        format!(
+                            "{}:{}",
+                            s.module.rsplit('/').next().unwrap_or(""),
+                            s.raw_line
+                        )
+                    })),
+                ]);
+            }
+            out.push(Block::Section(Section::new(
+                "flag-inventory",
+                format!("All {}", fmt::count(t.inventory.len(), "flag", "flags")),
+                vec![Block::Table(all)],
+            )));
+        }
+        out
+    }
 }
 
 pub fn markdown(t: &Teardown) -> String {
-    let mut s = format!("# {}\n\n", t.title());
-    for (h, body, code) in sections(t, true) {
-        s.push_str(&format!("## {h}\n\n"));
-        if code {
-            let fence = if body.contains("```") { "````" } else { "```" };
-            s.push_str(&format!("{fence}js\n{body}\n{fence}\n\n"));
-        } else {
-            s.push_str(&body);
-            s.push_str("\n\n");
-        }
-    }
-    s.push_str(&format!("_Generated by {}._\n", t.tool));
-    s
+    t.doc(true).markdown()
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// Markdown tables, lists and paragraphs of the sections, as HTML.
-fn md_to_html(md: &str) -> String {
-    let mut out = String::new();
-    let mut in_table = false;
-    let mut in_list: Option<&str> = None;
-    let inline = |s: &str| {
-        let mut h = esc(s);
-        // **bold**, *em* and `code`, enough for what sections() writes.
-        for (m, open, close) in [
-            ("**", "<strong>", "</strong>"),
-            ("`", "<code>", "</code>"),
-            ("*", "<em>", "</em>"),
-        ] {
-            while let Some(a) = h.find(m) {
-                let Some(b) = h[a + m.len()..].find(m) else {
-                    break;
-                };
-                let inner = h[a + m.len()..a + m.len() + b].to_string();
-                h = format!(
-                    "{}{open}{inner}{close}{}",
-                    &h[..a],
-                    &h[a + m.len() + b + m.len()..]
-                );
-            }
-        }
-        h.replace("\\|", "|")
-    };
-    for line in md.lines() {
-        let is_row = line.starts_with('|');
-        if !is_row && in_table {
-            out.push_str("</tbody></table>\n");
-            in_table = false;
-        }
-        let list = if line.starts_with("- ") {
-            Some("ul")
-        } else if line
-            .split_once(". ")
-            .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty())
-        {
-            Some("ol")
-        } else {
-            None
-        };
-        if list != in_list {
-            if let Some(l) = in_list {
-                out.push_str(&format!("</{l}>\n"));
-            }
-            if let Some(l) = list {
-                out.push_str(&format!("<{l}>\n"));
-            }
-            in_list = list;
-        }
-        if is_row {
-            let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
-            if cells
-                .iter()
-                .all(|c| c.chars().all(|ch| ch == '-' || ch == '|'))
-            {
-                continue;
-            }
-            if !in_table {
-                out.push_str("<table><thead><tr>");
-                for c in &cells {
-                    out.push_str(&format!("<th>{}</th>", inline(c)));
-                }
-                out.push_str("</tr></thead><tbody>\n");
-                in_table = true;
-                continue;
-            }
-            out.push_str("<tr>");
-            for c in &cells {
-                out.push_str(&format!("<td>{}</td>", inline(c)));
-            }
-            out.push_str("</tr>\n");
-        } else if let Some(l) = list {
-            let text = if l == "ul" {
-                &line[2..]
-            } else {
-                line.split_once(". ").map_or(line, |x| x.1)
-            };
-            out.push_str(&format!("<li>{}</li>\n", inline(text)));
-        } else if !line.trim().is_empty() {
-            out.push_str(&format!("<p>{}</p>\n", inline(line)));
-        }
-    }
-    if in_table {
-        out.push_str("</tbody></table>\n");
-    }
-    if let Some(l) = in_list {
-        out.push_str(&format!("</{l}>\n"));
-    }
-    out
-}
-
-/// One self-contained page: inline style, no scripts, no external assets.
+/// One self-contained page: inline style and pictures, no request leaves it.
 pub fn html(t: &Teardown) -> String {
-    let mut body = String::new();
-    for (h, md, code) in sections(t, true) {
-        if code {
-            body.push_str(&format!(
-                "<details><summary>{}</summary><pre><code>{}</code></pre></details>\n",
-                esc(&h),
-                esc(&md)
-            ));
-        } else {
-            let open = if h.starts_with("Appendix") {
-                ""
-            } else {
-                " open"
-            };
-            body.push_str(&format!(
-                "<details{open}><summary><h2>{}</h2></summary>\n{}</details>\n",
-                esc(&h),
-                md_to_html(&md)
-            ));
-        }
-    }
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\n<style>\n\
-body{{font:15px/1.45 system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#222}}\n\
-h1{{font-size:1.6rem}} h2{{display:inline;font-size:1.2rem}} summary{{cursor:pointer;margin:1rem 0 .5rem}}\n\
-table{{border-collapse:collapse;margin:.5rem 0}} td,th{{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}}\n\
-th{{background:#f3f3f3}} code{{font-family:ui-monospace,monospace;font-size:.9em}} pre{{background:#f7f7f7;padding:1rem;overflow:auto;max-height:40rem}}\n\
-</style></head><body>\n<h1>{title}</h1>\n{body}<p><em>Generated by {tool}.</em></p>\n</body></html>\n",
-        title = esc(&t.title()),
-        tool = esc(&t.tool),
-    )
+    t.doc(true).html()
 }

@@ -1,0 +1,275 @@
+//! Small inline SVG pictures for the HTML renderings, written by hand:
+//! a workflow's phase pipeline with its fan-out per effort level, a gate's
+//! chain of conditions, and a bar chart. Every text is escaped
+//! ([`super::doc::h`]); sizes come from the data, so nothing is measured
+//! in a browser. Text is set in a monospace font so that its width is
+//! known (0.6 em per character).
+
+use super::doc::{Figure, Status, elide, fmt, h};
+use std::fmt::Write;
+
+const FONT: &str = "ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace";
+
+fn colour(s: Status) -> &'static str {
+    match s {
+        Status::Pass | Status::Added => "#17803d",
+        Status::Block | Status::Removed => "#c62828",
+        Status::Unknown => "#a66300",
+        Status::Changed => "#1565c0",
+        Status::Muted => "#9e9e9e",
+    }
+}
+
+fn text_w(s: &str, size: f32) -> f32 {
+    s.chars().count() as f32 * size * 0.6
+}
+
+fn open(o: &mut String, w: f32, hgt: f32, label: &str) {
+    let _ = write!(
+        o,
+        "<svg role=\"img\" aria-label=\"{}\" width=\"{w:.0}\" height=\"{hgt:.0}\" viewBox=\"0 0 {w:.0} {hgt:.0}\" font-family=\"{FONT}\" font-size=\"12\">",
+        h(label)
+    );
+}
+
+/// Agents one level of a review workflow starts.
+pub struct LevelFan {
+    pub level: String,
+    pub finders: u32,
+    pub cleanup: u32,
+    pub detail: String,
+}
+
+/// Phases left to right; under them, one row per effort level with its
+/// finder agents drawn one by one (filled: correctness, open: cleanup).
+pub fn pipeline(name: &str, phases: &[String], levels: &[LevelFan]) -> Figure {
+    let size = 12.0;
+    let boxes: Vec<(String, f32)> = phases
+        .iter()
+        .map(|p| {
+            let t = elide(p, 28);
+            let w = text_w(&t, size) + 20.0;
+            (t, w)
+        })
+        .collect();
+    let gap = 26.0;
+    let row_w: f32 =
+        boxes.iter().map(|b| b.1).sum::<f32>() + gap * boxes.len().saturating_sub(1) as f32;
+    let lv_label = 70.0;
+    let dot = 14.0;
+    let max_dots = levels
+        .iter()
+        .map(|l| (l.finders + l.cleanup).min(40))
+        .max()
+        .unwrap_or(0) as f32;
+    let detail_w = levels
+        .iter()
+        .map(|l| text_w(&l.detail, 11.0))
+        .fold(0.0, f32::max);
+    let lv_w = lv_label + max_dots * dot + 16.0 + detail_w;
+    let w = row_w.max(lv_w).max(200.0) + 20.0;
+    let hgt = 50.0
+        + if levels.is_empty() {
+            0.0
+        } else {
+            24.0 + 26.0 * levels.len() as f32
+        };
+    let mut o = String::new();
+    open(
+        &mut o,
+        w,
+        hgt,
+        &format!("{name}: phases and fan-out per level"),
+    );
+    o.push_str("<defs><marker id=\"ah\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"#555\"/></marker></defs>");
+    let mut x = 10.0;
+    for (i, (t, bw)) in boxes.iter().enumerate() {
+        let _ = write!(
+            o,
+            "<rect x=\"{x:.1}\" y=\"10\" width=\"{bw:.1}\" height=\"30\" rx=\"5\" fill=\"#e8f0fe\" stroke=\"#1565c0\"/><text x=\"{:.1}\" y=\"29\" text-anchor=\"middle\">{}</text>",
+            x + bw / 2.0,
+            h(t)
+        );
+        if i + 1 < boxes.len() {
+            let _ = write!(
+                o,
+                "<line x1=\"{:.1}\" y1=\"25\" x2=\"{:.1}\" y2=\"25\" stroke=\"#555\" marker-end=\"url(#ah)\"/>",
+                x + bw + 2.0,
+                x + bw + gap - 2.0
+            );
+        }
+        x += bw + gap;
+    }
+    if !levels.is_empty() {
+        let _ = write!(
+            o,
+            "<text x=\"10\" y=\"64\" fill=\"#666\" font-size=\"11\">finder agents per effort level (filled: correctness, open: cleanup)</text>"
+        );
+    }
+    for (r, l) in levels.iter().enumerate() {
+        let y = 86.0 + 26.0 * r as f32;
+        let _ = write!(
+            o,
+            "<text x=\"10\" y=\"{:.1}\" font-weight=\"bold\">{}</text>",
+            y + 4.0,
+            h(&elide(&l.level, 9))
+        );
+        let total = (l.finders + l.cleanup).min(40);
+        for k in 0..total {
+            let cx = 10.0 + lv_label + dot * k as f32 + dot / 2.0;
+            let filled = k < l.finders;
+            let _ = write!(
+                o,
+                "<circle cx=\"{cx:.1}\" cy=\"{y:.1}\" r=\"5.5\" fill=\"{}\" stroke=\"#1565c0\" stroke-width=\"1.5\"/>",
+                if filled { "#1565c0" } else { "#fff" }
+            );
+        }
+        let _ = write!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#333\">{}</text>",
+            10.0 + lv_label + max_dots * dot + 12.0,
+            y + 4.0,
+            h(&l.detail)
+        );
+    }
+    o.push_str("</svg>");
+    let mut text = vec![phases.join(" → ")];
+    for l in levels {
+        text.push(format!(
+            "{:<6} {} {}",
+            l.level,
+            "●".repeat(l.finders.min(40) as usize) + &"○".repeat(l.cleanup.min(40) as usize),
+            l.detail
+        ));
+    }
+    Figure {
+        caption: if levels.is_empty() {
+            format!("{name}: phase pipeline")
+        } else {
+            format!("{name}: phase pipeline and finder fan-out per effort level")
+        },
+        svg: o,
+        text,
+    }
+}
+
+/// One condition of a gate, judged.
+pub struct Step {
+    pub text: String,
+    pub status: Status,
+    pub label: String,
+}
+
+/// Conditions top to bottom, each marked pass / block / unknown (or not
+/// reached, after a block), ending in the verdict.
+pub fn gate_chain(name: &str, steps: &[Step], verdict: (&str, Status)) -> Figure {
+    let size = 12.0;
+    let texts: Vec<String> = steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| elide(&format!("{}. {}", i + 1, s.text.replace('\n', " ")), 90))
+        .collect();
+    let label_w = steps
+        .iter()
+        .map(|s| text_w(&s.label, 11.0))
+        .fold(0.0, f32::max)
+        .max(60.0);
+    let tw = texts.iter().map(|t| text_w(t, size)).fold(0.0, f32::max);
+    let w = (40.0 + tw + 20.0 + label_w + 20.0).max(text_w(verdict.0, 13.0) + 40.0);
+    let row = 30.0;
+    let hgt = 20.0 + row * steps.len() as f32 + 40.0;
+    let mut o = String::new();
+    open(&mut o, w, hgt, &format!("{name}: conditions"));
+    for (i, (s, t)) in steps.iter().zip(&texts).enumerate() {
+        let y = 20.0 + row * i as f32;
+        let c = colour(s.status);
+        // The chain leads on to the next condition, the last to the verdict.
+        let _ = write!(
+            o,
+            "<line x1=\"18\" y1=\"{:.1}\" x2=\"18\" y2=\"{:.1}\" stroke=\"#bbb\" stroke-width=\"2\"/>",
+            y + 8.0,
+            y + row - 8.0
+        );
+        let _ = write!(
+            o,
+            "<circle cx=\"18\" cy=\"{y:.1}\" r=\"7\" fill=\"{c}\"/><text x=\"34\" y=\"{:.1}\"{}>{}</text><text x=\"{:.1}\" y=\"{:.1}\" fill=\"{c}\" font-size=\"11\" font-weight=\"bold\">{}</text>",
+            y + 4.0,
+            if s.status == Status::Muted {
+                " fill=\"#9e9e9e\""
+            } else {
+                ""
+            },
+            h(t),
+            40.0 + tw + 20.0,
+            y + 4.0,
+            h(&s.label)
+        );
+    }
+    let y = 20.0 + row * steps.len() as f32;
+    let c = colour(verdict.1);
+    let _ = write!(
+        o,
+        "<rect x=\"8\" y=\"{:.1}\" width=\"{:.1}\" height=\"26\" rx=\"5\" fill=\"none\" stroke=\"{c}\" stroke-width=\"2\"/><text x=\"18\" y=\"{:.1}\" fill=\"{c}\" font-size=\"13\" font-weight=\"bold\">{}</text>",
+        y - 6.0,
+        w - 16.0,
+        y + 11.0,
+        h(verdict.0)
+    );
+    o.push_str("</svg>");
+    let mut text: Vec<String> = steps
+        .iter()
+        .zip(&texts)
+        .map(|(s, t)| format!("[{}] {t}", s.label))
+        .collect();
+    text.push(format!("⇒ {}", verdict.0));
+    Figure {
+        caption: format!("{name}: each condition under the cached values (defaults where none)"),
+        svg: o,
+        text,
+    }
+}
+
+/// Horizontal bars: one per (label, value).
+pub fn bars(title: &str, items: &[(String, u64)]) -> Figure {
+    let label_w = items
+        .iter()
+        .map(|(l, _)| text_w(l, 12.0))
+        .fold(0.0, f32::max)
+        + 16.0;
+    let max = items.iter().map(|i| i.1).max().unwrap_or(0).max(1) as f32;
+    let bar_max = 420.0;
+    let w = label_w + bar_max + 110.0;
+    let row = 24.0;
+    let hgt = 10.0 + row * items.len() as f32 + 6.0;
+    let mut o = String::new();
+    open(&mut o, w, hgt, title);
+    for (i, (l, v)) in items.iter().enumerate() {
+        let y = 10.0 + row * i as f32;
+        // Area, not length, would mislead less for counts this skewed, but
+        // a square root keeps small areas visible while preserving order.
+        let len = if *v == 0 {
+            0.0
+        } else {
+            (bar_max * ((*v as f32).sqrt() / max.sqrt())).max(2.0)
+        };
+        let _ = write!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"{label_w:.1}\" y=\"{y:.1}\" width=\"{len:.1}\" height=\"16\" fill=\"#1565c0\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            label_w - 8.0,
+            y + 12.0,
+            h(l),
+            label_w + len + 6.0,
+            y + 12.0,
+            h(&fmt::num(*v))
+        );
+    }
+    o.push_str("</svg>");
+    Figure {
+        caption: format!("{title} (bar length: square root of the count)"),
+        svg: o,
+        text: items
+            .iter()
+            .map(|(l, v)| format!("{l}: {}", fmt::num(*v)))
+            .collect(),
+    }
+}

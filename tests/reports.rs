@@ -1,0 +1,438 @@
+//! The human renderings of the document model (src/report/doc.rs):
+//! snapshots of every view in the three renderers on our own fixtures,
+//! terminal width on real builds, and the HTML pages of a real report and
+//! a real diff rendered by headless Chromium.
+
+use crate::common::*;
+use std::path::Path;
+
+const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Run from the repository with relative paths, a fixed date and a fixed
+/// width, so that the output, provenance included, is the same anywhere.
+fn run(args: &[&str]) -> String {
+    let out = bin()
+        .current_dir(MANIFEST)
+        .args(args)
+        .args(["--quiet", "--color", "never"])
+        .env("SOURCE_DATE_EPOCH", "1796085660")
+        .env("COLUMNS", "100")
+        .env("HOME", "/nonexistent-home")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        // The analysis version moves with the analysis code; snapshots
+        // should not.
+        .replace(
+            cc_teardown::analysis::analysed::ANALYSIS_VERSION,
+            "[analysis]",
+        )
+}
+
+const CONFIG: &str = "fixtures/reports/claude.json";
+const SINGLE: &str = "fixtures/js/single.js";
+
+#[test]
+fn report_snapshots() {
+    for (format, name) in [
+        ("md", "report.md"),
+        ("html", "report.html"),
+        ("text", "report.txt"),
+    ] {
+        let out = run(&["report", SINGLE, "--format", format, "--config", CONFIG]);
+        insta::assert_snapshot!(name, out);
+    }
+}
+
+#[test]
+fn diff_snapshots() {
+    let (a, b) = ("fixtures/js/diff/a.js", "fixtures/js/diff/b.js");
+    for (format, name) in [
+        ("md", "diff.md"),
+        ("html", "diff.html"),
+        ("human", "diff.txt"),
+    ] {
+        let out = run(&["diff", a, b, "--format", format]);
+        insta::assert_snapshot!(name, out);
+    }
+}
+
+#[test]
+fn table_view_snapshots() {
+    for (cmd, name) in [
+        ("flags", "flags.txt"),
+        ("locate", "locate.txt"),
+        ("ls", "ls.txt"),
+    ] {
+        let out = run(&[cmd, SINGLE]);
+        for l in out.lines() {
+            assert!(l.chars().count() <= 100, "{cmd}: {l}");
+        }
+        insta::assert_snapshot!(name, out);
+    }
+}
+
+#[test]
+fn colour_follows_no_color_and_clicolor_force() {
+    let go = |env: &[(&str, &str)], extra: &[&str]| {
+        let mut c = bin();
+        c.args(["diff", "fixtures/js/diff/a.js", "fixtures/js/diff/b.js"])
+            .args(extra)
+            .current_dir(MANIFEST);
+        c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        String::from_utf8(c.output().unwrap().stdout).unwrap()
+    };
+    assert!(!go(&[], &[]).contains('\x1b'), "a pipe gets no colour");
+    assert!(go(&[("CLICOLOR_FORCE", "1")], &[]).contains("\x1b["));
+    assert!(
+        !go(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], &[]).contains('\x1b'),
+        "NO_COLOR wins over CLICOLOR_FORCE under auto"
+    );
+    assert!(go(&[("NO_COLOR", "1")], &["--color", "always"]).contains("\x1b["));
+    // grep's colour is the global option's: NO_COLOR turns it off.
+    let mut c = bin();
+    c.current_dir(MANIFEST)
+        .args(["grep", SINGLE, "tengu_fixture", "--color", "auto"])
+        .env("NO_COLOR", "1")
+        .env("CLICOLOR_FORCE", "1");
+    assert!(
+        !String::from_utf8(c.output().unwrap().stdout)
+            .unwrap()
+            .contains('\x1b')
+    );
+}
+
+#[test]
+fn completions_man_and_version() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = bin().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success());
+        let s = String::from_utf8(out.stdout).unwrap();
+        assert!(s.contains("cc-teardown") && s.contains("report"), "{shell}");
+    }
+    let out = bin().arg("man").output().unwrap();
+    let man = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        man.starts_with(".ie") || man.contains(".TH cc-teardown 1"),
+        "{man}"
+    );
+    assert!(man.contains("completions"));
+    let out = bin().arg("--version").output().unwrap();
+    let v = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        v.contains(cc_teardown::analysis::analysed::ANALYSIS_VERSION),
+        "{v}"
+    );
+}
+
+#[test]
+fn terminal_output_of_real_builds_fits_columns() {
+    if offline() {
+        return;
+    }
+    let a = "npm:2.1.220/darwin-arm64";
+    let b = "npm:2.1.260/darwin-arm64";
+    fetch("2.1.220", "darwin-arm64");
+    fetch("2.1.260", "darwin-arm64");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["flags", a],
+        vec!["flags", a, "--sites", "--grep", "review"],
+        vec!["locate", a],
+        vec!["ls", b],
+        vec!["diff", a, b],
+    ];
+    for args in cases {
+        let out = bin()
+            .args(&args)
+            .args(["--quiet"])
+            .env("COLUMNS", "100")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.lines().count() > 5, "{args:?}: {text}");
+        for l in text.lines() {
+            assert!(
+                unicode_columns(l) <= 100,
+                "{args:?}: a line of {} columns: {l}",
+                unicode_columns(l)
+            );
+        }
+    }
+}
+
+/// Display columns: every character here is one column wide except the
+/// East Asian wide ones, which the builds' texts may hold.
+fn unicode_columns(s: &str) -> usize {
+    s.chars()
+        .map(|c| match c as u32 {
+            0x1100..=0x115f
+            | 0x2e80..=0xa4cf
+            | 0xac00..=0xd7a3
+            | 0xf900..=0xfaff
+            | 0xfe30..=0xfe4f
+            | 0xff00..=0xff60
+            | 0xffe0..=0xffe6
+            | 0x1f300..=0x1faff
+            | 0x20000..=0x3fffd => 2,
+            _ => 1,
+        })
+        .sum()
+}
+
+#[test]
+fn markdown_diff_of_real_builds_is_publishable() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("d.md");
+    let out = bin()
+        .args([
+            "diff",
+            "npm:2.1.220/darwin-arm64",
+            "npm:2.1.260/darwin-arm64",
+            "--format",
+            "md",
+            "-o",
+            md.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.len() <= 200_000, "{} bytes", text.len());
+    assert!(
+        text.lines().all(|l| l.chars().count() <= 260),
+        "long lines wrap or are cut"
+    );
+    assert!(
+        text.contains("| bundle digest |"),
+        "identity has the digest"
+    );
+    assert!(
+        text.contains("and 561 more") || text.contains("… and"),
+        "capped"
+    );
+}
+
+fn chromium() -> &'static str {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("Debian's chromium is needed (apt-get install chromium); .ci/run installs it")
+}
+
+/// Render `page` in headless Chromium: its DOM after load, and a
+/// screenshot of the first 1280×900 screen (whose size is returned).
+fn render(page: &Path, shot: &Path) -> (String, u64) {
+    let profile = tempfile::tempdir().unwrap();
+    let common = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--window-size=1280,900",
+    ];
+    let url = format!("file://{}", page.display());
+    let out = std::process::Command::new(chromium())
+        .args(common)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", &url])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    let out = std::process::Command::new(chromium())
+        .args(common)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(out.status.success() || shot.exists());
+    let size = std::fs::metadata(shot).map_or(0, |m| m.len());
+    (dom, size)
+}
+
+/// What every page must be: self-contained, the summary first, pictures
+/// drawn.
+fn check_page(html: &str, dom: &str, shot_bytes: u64, figures: usize) {
+    assert!(
+        html.contains("http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'"),
+        "a policy that forbids every request"
+    );
+    // In the dumped DOM a `<` starts a real tag (text has `&lt;`), so
+    // this finds attributes, not a diff line that quotes one.
+    let re =
+        regex::Regex::new(r#"(?i)<[a-z][^<>]*\s(src|href)\s*=\s*["']?\s*(https?:|//)"#).unwrap();
+    assert!(!re.is_match(dom), "no resource or link leaves the page");
+    assert!(dom.contains("<table"), "the page rendered");
+    // The summary box comes right after the title, before any section or
+    // the contents: in the first screen of the screenshot.
+    let summary = dom.find("id=\"summary\"").expect("summary box");
+    let first_section = dom.find("<section").unwrap();
+    assert!(summary < first_section && summary < dom.find("id=\"contents\"").unwrap());
+    let body = dom.find("<body").unwrap();
+    let title_end = dom.find("</h1>").unwrap();
+    assert!(
+        dom[body..title_end].matches("<h1").count() == 1
+            && dom[title_end + 5..summary].trim() == "<div class=\"box\"",
+        "only the title before the summary: {}",
+        &dom[body..summary]
+    );
+    assert!(
+        shot_bytes > 20_000,
+        "a screenshot with content: {shot_bytes} bytes"
+    );
+    let svgs: Vec<&str> = dom.split("<svg").skip(1).collect();
+    assert!(svgs.len() >= figures, "{} figures", svgs.len());
+    for s in &svgs {
+        let s = &s[..s.find("</svg>").unwrap()];
+        assert!(
+            s.contains("<rect") || s.contains("<circle"),
+            "a figure with shapes"
+        );
+    }
+}
+
+#[test]
+fn html_report_of_2_1_220_in_headless_chromium() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("claude.json");
+    std::fs::write(&cfg, r#"{"cachedGrowthBookFeatures": {"tengu_workflows_enabled": true, "tengu_review_workflow_routing": false}}"#).unwrap();
+    let page = dir.path().join("report.html");
+    let out = bin()
+        .args([
+            "report",
+            "npm:2.1.220/darwin-arm64",
+            "--format",
+            "html",
+            "--config",
+            cfg.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let (dom, shot) = render(&page, &dir.path().join("report.png"));
+    // Pipelines of both workflows, the chains of both gates.
+    check_page(&html, &dom, shot, 4);
+    let summary = &dom[dom.find("id=\"summary\"").unwrap()..dom.find("id=\"contents\"").unwrap()];
+    for fact in [
+        "d60e0e81efcc86861d9a7094b027b2b7b7cbd99469eebbcd6a5b707030211120",
+        "code-review",
+        "blocked by tengu_review_workflow_routing = false",
+    ] {
+        assert!(summary.contains(fact), "{fact} in the summary box");
+    }
+    assert!(
+        summary.contains("class=\"s-block\""),
+        "the verdict in colour"
+    );
+    // The hidden workflow with its level table.
+    let wf = &dom[dom.find("id=\"workflow-code-review\"").unwrap()..];
+    assert!(wf.contains("yes — registered but not listed"));
+    for row in [
+        ["high", "3", "1", "48", "none", "10"],
+        ["xhigh", "5", "1", "80", "8", "15"],
+    ] {
+        let cells: String = row
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i == 0 {
+                    format!("<td class=\"k-text\">{c}</td>")
+                } else {
+                    format!("<td class=\"k-num\">{c}</td>")
+                }
+            })
+            .collect();
+        assert!(wf.contains(&cells), "level row {row:?}");
+    }
+    // Readable options, never JSON; no absolute cache path.
+    assert!(dom.contains("computed by <code>BX_</code> reading <code>tengu_sorrel_avocet</code>"));
+    assert!(!dom.contains("{\"kind\":"));
+    let cache = std::env::var("HOME").unwrap() + "/.cache";
+    assert!(!dom.contains(&cache), "paths are relative to home");
+    assert!(dom.contains("All 1,746 flags"), "the full flag table");
+}
+
+#[test]
+fn html_diff_of_2_1_220_and_2_1_260_in_headless_chromium() {
+    if offline() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("diff.html");
+    let out = bin()
+        .args([
+            "diff",
+            "npm:2.1.220/darwin-arm64",
+            "npm:2.1.260/darwin-arm64",
+            "--format",
+            "html",
+            "-o",
+            page.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.len() < 3_000_000, "{} bytes", html.len());
+    let (dom, shot) = render(&page, &dir.path().join("diff.png"));
+    check_page(&html, &dom, shot, 1);
+    let summary = &dom[dom.find("id=\"summary\"").unwrap()..dom.find("id=\"contents\"").unwrap()];
+    assert!(
+        summary.contains("removed code-review (hidden)"),
+        "{summary}"
+    );
+    assert!(summary.contains("removed review-routing-gate"));
+    for area in [
+        "identity",
+        "modules",
+        "workflows",
+        "flags",
+        "gates",
+        "roles",
+        "functions",
+        "texts",
+    ] {
+        assert!(dom.contains(&format!("<section id=\"{area}\"")), "{area}");
+    }
+    assert!(
+        dom.contains("<details class=\"more\"><summary>and "),
+        "capped lists"
+    );
+    assert!(dom.contains("class=\"ln d-add\""), "coloured diffs");
+    assert!(dom.contains("bundle digest"));
+}
