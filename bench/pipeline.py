@@ -10,7 +10,12 @@ spread, peak RSS and CPU use (user+sys over wall), then the checks:
   warm  ≤ 100 ms, output byte-identical to the cold run
   diff 2.1.260 vs 2.1.332 with both stored: fact sections ≤ 1 s, full ≤ 5 s
 
-Usage: bench/pipeline.py [--runs N] [--bin PATH]   (builds release unless --bin)
+With --before PATH, each cold run is paired with a cold run of that binary
+(an earlier build of cc-teardown, e.g. main's), and the table gives its
+median and the ratio. --no-diff skips the diff part.
+
+Usage: bench/pipeline.py [--runs N] [--bin PATH] [--before PATH] [--no-diff]
+       (builds release unless --bin)
 Exit status 0 when every check passes, 1 when one fails, 2 on error.
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile
@@ -19,6 +24,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
 ap.add_argument("--runs", type=int, default=5)
 ap.add_argument("--bin")
+ap.add_argument("--before")
+ap.add_argument("--no-diff", action="store_true")
 args = ap.parse_args()
 
 if args.bin:
@@ -53,8 +60,9 @@ B260 = fetch("2.1.260", "darwin-arm64")
 print(f"load before: {open('/proc/loadavg').read().split()[:3]}")
 checks = []
 rows = []
+befores = []
 for cmd in ["workflows", "flags", "gates", "locate"]:
-    cold, warm = [], []
+    cold, warm, before = [], [], []
     for _ in range(args.runs):
         store = tempfile.mkdtemp(prefix="cct-bench-")
         base = [BIN, cmd, B332, "--json", "--quiet", "--cache-dir", store]
@@ -65,6 +73,16 @@ for cmd in ["workflows", "flags", "gates", "locate"]:
         warm.append(w)
         if c[3] != w[3]:
             checks.append((f"{cmd}: warm output identical to cold", False))
+        if args.before:
+            store = tempfile.mkdtemp(prefix="cct-bench-")
+            b = timed([args.before, cmd, B332, "--json", "--quiet", "--cache-dir", store])
+            shutil.rmtree(store)
+            before.append(b)
+            if b[3] != c[3]:
+                checks.append((f"{cmd}: output identical to --before's", False))
+    if before:
+        bw, bc, bm = med([x[0] for x in before]), med([x[1] for x in before]), med([x[2] for x in before])
+        befores.append((cmd, bw, bc, bm, med([x[0] for x in cold]), med([x[1] for x in cold])))
     cw, cc, cm = med([x[0] for x in cold]), med([x[1] for x in cold]), med([x[2] for x in cold])
     ww, wm = med([x[0] for x in warm]), med([x[2] for x in warm])
     rows.append((cmd, cw, cc[0] / cw[0], cm, ww, wm))
@@ -78,6 +96,19 @@ print(f"{'command':<10} {'cold wall':>20} {'cpu/wall':>9} {'cold peak':>10} {'wa
 for cmd, cw, ratio, cm, ww, wm in rows:
     print(f"{cmd:<10} {cw[0]:>6.2f} s [{cw[1]:.2f}–{cw[2]:.2f}] {ratio:>9.2f} {cm[0]:>7.0f} MB "
           f"{ww[0] * 1000:>7.0f} ms [{ww[1] * 1000:.0f}–{ww[2] * 1000:.0f}] {wm[0]:>7.0f} MB {cw[0] / ww[0]:>9.0f}x")
+
+if befores:
+    print(f"\ncold, paired with --before {args.before}: median wall [min–max], cpu = user+sys")
+    print(f"{'command':<10} {'before wall':>20} {'before cpu':>11} {'before peak':>12} {'wall':>20} {'cpu':>8} {'before/this':>12}")
+    for cmd, bw, bc, bm, cw, cc in befores:
+        print(f"{cmd:<10} {bw[0]:>6.2f} s [{bw[1]:.2f}–{bw[2]:.2f}] {bc[0]:>9.2f} s {bm[0]:>9.0f} MB "
+              f"{cw[0]:>6.2f} s [{cw[1]:.2f}–{cw[2]:.2f}] {cc[0]:>6.2f} s {bw[0] / cw[0]:>11.2f}x")
+
+if args.no_diff:
+    print()
+    for label, ok in checks:
+        print(f"{'PASS' if ok else 'FAIL'}  {label}")
+    sys.exit(0 if all(ok for _, ok in checks) else 1)
 
 # diff with both builds in the store (filled once, outside the timing).
 store = tempfile.mkdtemp(prefix="cct-bench-")

@@ -167,7 +167,7 @@ impl<'g> Analysed<'g> {
             budget,
             digest,
             cache,
-            depth: Depth::Index,
+            depth: Depth::Lines,
             index: OnceLock::new(),
             symbols: OnceLock::new(),
             facts: OnceLock::new(),

@@ -196,7 +196,13 @@ impl<'a> Classifier<'a> {
         }
         self.memo.insert(key.clone(), AccessorKind::Other);
         let mut found = AccessorKind::Other;
-        let order = std::iter::once(m).chain((0..self.ci.modules.len()).filter(|&i| i != m));
+        // This module first, then the others in order; only modules that
+        // define a function of that name can answer.
+        let ci = self.ci;
+        let defining = ci.modules_defining(method);
+        let order = std::iter::once(m)
+            .filter(|i| defining.binary_search(i).is_ok())
+            .chain(defining.iter().copied().filter(|&i| i != m));
         for i in order {
             let module = &self.ci.modules[i];
             let Some((id, f)) = module.index.function_named(method) else {

@@ -2,12 +2,14 @@
 //! indexed once, then shared by every command and analysis.
 
 use super::JsError;
-use super::index::ModuleIndex;
+use super::index::{ExportEntry, ImportEntry, ModuleIndex};
 use super::parse::{self, Goal, Parsed};
 use super::print::{self, Printed};
 use super::shape::Shapes;
 use crate::bun::{Budget, BunGraph, ModuleFormat};
 use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// One JavaScript module, parsed, printed and indexed.
@@ -29,7 +31,11 @@ pub struct IndexedModule {
 pub enum Depth {
     /// Parse and print (what `pretty` needs).
     Print,
-    /// Also index (what the analyses need).
+    /// Index, and the pretty line map without the printed text (what the
+    /// analyses need: their facts carry pretty line numbers, never code).
+    /// `printed.code` is then empty.
+    Lines,
+    /// Index, and keep the printed text (what `grep` shows).
     Index,
     /// Also record function shapes (what `diff` needs).
     Shapes,
@@ -66,7 +72,31 @@ pub struct CodeIndex {
     /// Modules that are not JavaScript source, with the reason.
     pub skipped: Vec<(String, &'static str)>,
     pub timings: Timings,
+    /// Lookup tables over `modules`, built on first use. The analyses ask
+    /// "which module is called X" and "which modules define a function
+    /// named Y" hundreds of thousands of times on a 4,000-chunk build; a
+    /// scan of every module per question was a quarter of a cold run.
+    lookups: OnceLock<Lookups>,
 }
+
+#[derive(Default)]
+struct Lookups {
+    /// Module name → position in `modules` (the first, should two share a name).
+    module: HashMap<String, usize>,
+    /// Function name → the modules defining a function of that name, in
+    /// module order.
+    defining: HashMap<String, Vec<usize>>,
+    /// Per module: local name → its first import binding that name.
+    import_of: Vec<HashMap<String, usize>>,
+    /// Per module: exported name → its first ESM export of that name.
+    export_of: Vec<HashMap<String, usize>>,
+}
+
+/// Modules at least this large are indexed on a thread of their own while
+/// they print; smaller ones are indexed and printed in turn (a 20 MB
+/// single bundle keeps both cores busy this way, 4,000 chunks of a
+/// code-split build keep them busy by themselves).
+const INDEX_BESIDE_BYTES: usize = 1 << 20;
 
 /// The text of a module: UTF-8 as stored, else latin1 widened.
 fn module_text(bytes: &[u8]) -> String {
@@ -120,8 +150,6 @@ impl CodeIndex {
                     let t1 = Instant::now();
                     let (mut parsed, comments) = parse::parse(m.name, src, goal)?;
                     t.parse = t1.elapsed();
-                    // Index on a second thread while this one prints: the
-                    // big single-bundle builds then use both cores too.
                     let program = &parsed.program;
                     let file = &parsed.file;
                     if depth == Depth::Print {
@@ -142,23 +170,43 @@ impl CodeIndex {
                             t,
                         ));
                     }
-                    let (index, shapes, printed) = std::thread::scope(|s| {
-                        let h = parse::spawn_big(s, "cc-teardown-index", move || {
-                            let t2 = Instant::now();
-                            let base = file.start_pos.0;
-                            let i = ModuleIndex::build_program(program, base);
-                            let shapes =
-                                (depth == Depth::Shapes).then(|| Shapes::build(program, base));
-                            (i, shapes, t2.elapsed())
-                        });
+                    let index_it = move || {
+                        let t2 = Instant::now();
+                        let base = file.start_pos.0;
+                        let i = ModuleIndex::build_program(program, base);
+                        let shapes = (depth == Depth::Shapes).then(|| Shapes::build(program, base));
+                        (i, shapes, t2.elapsed())
+                    };
+                    let print_it = || {
                         let t3 = Instant::now();
-                        let printed = print::print(&parsed, &comments);
-                        let print_time = t3.elapsed();
-                        let (index, shapes, index_time) = h.join();
+                        let printed = if depth == Depth::Lines {
+                            print::line_map(&parsed, &comments)
+                        } else {
+                            print::print(&parsed, &comments)
+                        };
+                        (printed, t3.elapsed())
+                    };
+                    let (index, shapes, printed) = if parsed.file.src.len() < INDEX_BESIDE_BYTES {
+                        // Small modules: one after the other on this worker
+                        // (the other core has modules of its own); a thread
+                        // per module cost more than it saved.
+                        let (index, shapes, index_time) = index_it();
+                        let (printed, print_time) = print_it();
                         t.index = index_time;
                         t.print = print_time;
                         (index, shapes, printed)
-                    });
+                    } else {
+                        // Index on a second thread while this one prints:
+                        // the big single-bundle builds then use both cores too.
+                        std::thread::scope(|s| {
+                            let h = parse::spawn_big(s, "cc-teardown-index", index_it);
+                            let (printed, print_time) = print_it();
+                            let (index, shapes, index_time) = h.join();
+                            t.index = index_time;
+                            t.print = print_time;
+                            (index, shapes, printed)
+                        })
+                    };
                     Ok((
                         IndexedModule {
                             graph_index: m.index,
@@ -188,26 +236,69 @@ impl CodeIndex {
             modules,
             skipped,
             timings,
+            lookups: OnceLock::new(),
         })
     }
 
+    fn lookups(&self) -> &Lookups {
+        self.lookups.get_or_init(|| {
+            let mut l = Lookups::default();
+            for (i, m) in self.modules.iter().enumerate() {
+                l.module.entry(m.name.clone()).or_insert(i);
+                for name in m.index.by_name.keys() {
+                    l.defining.entry(name.clone()).or_default().push(i);
+                }
+                let mut imports = HashMap::new();
+                for (k, imp) in m.index.imports.iter().enumerate() {
+                    imports.entry(imp.local.clone()).or_insert(k);
+                }
+                l.import_of.push(imports);
+                let mut exports = HashMap::new();
+                for (k, e) in m.index.esm_exports.iter().enumerate() {
+                    exports.entry(e.original.clone()).or_insert(k);
+                }
+                l.export_of.push(exports);
+            }
+            l
+        })
+    }
+
+    /// Module `m`'s first import binding `local`.
+    pub fn import_named(&self, m: usize, local: &str) -> Option<&ImportEntry> {
+        let k = *self.lookups().import_of.get(m)?.get(local)?;
+        Some(&self.modules[m].index.imports[k])
+    }
+
+    /// Module `m`'s first ESM export called `exported`.
+    pub fn export_named(&self, m: usize, exported: &str) -> Option<&ExportEntry> {
+        let k = *self.lookups().export_of.get(m)?.get(exported)?;
+        Some(&self.modules[m].index.esm_exports[k])
+    }
+
+    /// Position in `modules` of the module called `name`.
+    pub fn module_position(&self, name: &str) -> Option<usize> {
+        self.lookups().module.get(name).copied()
+    }
+
     pub fn module(&self, name: &str) -> Option<&IndexedModule> {
-        self.modules.iter().find(|m| m.name == name)
+        self.module_position(name).map(|i| &self.modules[i])
+    }
+
+    /// The modules that define a function called `name`, in module order.
+    pub fn modules_defining(&self, name: &str) -> &[usize] {
+        self.lookups()
+            .defining
+            .get(name)
+            .map_or(&[], |v| v.as_slice())
     }
 
     /// Where an imported name of module `m` is defined: the exporting
     /// module's index and its local name for the export.
     pub fn follow_import(&self, m: usize, name: &str) -> Option<(usize, &str)> {
         let module = &self.modules[m];
-        let imp = module.index.imports.iter().find(|i| i.local == name)?;
-        let target = self.resolve_import(module, &imp.source)?;
-        let t = self.modules.iter().position(|x| std::ptr::eq(x, target))?;
-        let local = &target
-            .index
-            .esm_exports
-            .iter()
-            .find(|e| e.original == imp.imported)?
-            .local;
+        let imp = self.import_named(m, name)?;
+        let t = self.resolve_import_position(module, &imp.source)?;
+        let local = &self.export_named(t, &imp.imported)?.local;
         Some((t, local.as_str()))
     }
 
@@ -219,12 +310,7 @@ impl CodeIndex {
         m: usize,
         name: &str,
     ) -> Option<(usize, crate::js::index::FnId)> {
-        if self.modules[m]
-            .index
-            .imports
-            .iter()
-            .any(|i| i.local == name)
-        {
+        if self.import_named(m, name).is_some() {
             let (t, local) = self.follow_import(m, name)?;
             return self.modules[t]
                 .index
@@ -239,12 +325,17 @@ impl CodeIndex {
 
     /// The module an import source names (`/$bunfs/root/chunk-x.js` or `./chunk-x.js`).
     pub fn resolve_import(&self, from: &IndexedModule, source: &str) -> Option<&IndexedModule> {
-        if let Some(m) = self.module(source) {
+        self.resolve_import_position(from, source)
+            .map(|i| &self.modules[i])
+    }
+
+    fn resolve_import_position(&self, from: &IndexedModule, source: &str) -> Option<usize> {
+        if let Some(m) = self.module_position(source) {
             return Some(m);
         }
         let rel = source.strip_prefix("./")?;
         let dir = from.name.rsplit_once('/').map_or("", |(d, _)| d);
-        self.module(&format!("{dir}/{rel}"))
+        self.module_position(&format!("{dir}/{rel}"))
     }
 }
 

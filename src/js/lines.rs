@@ -88,6 +88,18 @@ impl LineMap {
         }
     }
 
+    /// The map reduced to what [`LineMap::pretty_line_of`] needs: of
+    /// consecutive tokens (in raw order) on the same pretty line only the
+    /// first, which answers every offset up to the next line change the
+    /// same way. About one entry per token becomes about one per line (a
+    /// quarter of the memory on a 4,000-chunk build). [`LineMap::raw_to_pretty`]
+    /// looks at neighbouring tokens, so it wants the full map.
+    pub fn for_lookups(mut self) -> LineMap {
+        self.to_pretty.dedup_by(|later, kept| later.1 == kept.1);
+        self.to_pretty.shrink_to_fit();
+        self
+    }
+
     /// The pretty line (1-based) showing raw byte `offset`.
     pub fn pretty_line_of(&self, offset: u32) -> Option<u32> {
         let i = self.to_pretty.partition_point(|e| e.0 <= offset);

@@ -18,10 +18,13 @@ pub struct Printed {
     pub map: LineMap,
 }
 
-/// Counts the newlines written through it.
+/// Counts the newlines written through it, and keeps the text unless it
+/// is only the line map that is wanted.
 struct LineCounter<'a> {
-    out: &'a mut Vec<u8>,
+    out: Option<&'a mut Vec<u8>>,
     lines: Rc<Cell<u32>>,
+    /// The last byte written (to count a final line without a newline).
+    last: Rc<Cell<u8>>,
 }
 
 impl std::io::Write for LineCounter<'_> {
@@ -30,7 +33,12 @@ impl std::io::Write for LineCounter<'_> {
         if n > 0 {
             self.lines.set(self.lines.get() + n);
         }
-        self.out.extend_from_slice(data);
+        if let Some(&b) = data.last() {
+            self.last.set(b);
+        }
+        if let Some(out) = self.out.as_mut() {
+            out.extend_from_slice(data);
+        }
         Ok(data.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -168,15 +176,31 @@ fn emit(
     comments: &SingleThreadedComments,
 ) -> Result<(Vec<u8>, Entries), JsError> {
     let mut buf = Vec::with_capacity(size_hint * 2);
+    let (entries, _) = emit_into(cm, base, size_hint, program, comments, Some(&mut buf))?;
+    Ok((buf, entries))
+}
+
+/// [`emit`] into `out`, or, when `out` is None, only counting: the entries
+/// and the number of pretty lines (as [`finish`] counts them).
+fn emit_into(
+    cm: &swc_common::sync::Lrc<swc_common::SourceMap>,
+    base: u32,
+    size_hint: usize,
+    program: &swc_ecma_ast::Program,
+    comments: &SingleThreadedComments,
+    out: Option<&mut Vec<u8>>,
+) -> Result<(Entries, u32), JsError> {
     let lines = Rc::new(Cell::new(0u32));
+    let last = Rc::new(Cell::new(b'\n'));
     let entries = {
         let counter = LineCounter {
-            out: &mut buf,
+            out,
             lines: lines.clone(),
+            last: last.clone(),
         };
         let mut wr = LineRecorder {
             inner: JsWriter::new(cm.clone(), "\n", counter, None),
-            lines,
+            lines: lines.clone(),
             entries: Vec::with_capacity(size_hint / 6),
             pending: Vec::new(),
             base,
@@ -193,7 +217,15 @@ fn emit(
         wr.text(None);
         wr.entries
     };
-    Ok((buf, entries))
+    let newlines = lines.get();
+    // Lines as an editor counts them: a final newline ends the last line
+    // (an empty output is one empty line, as in `finish`).
+    let pretty_lines = if last.get() == b'\n' && newlines > 0 {
+        newlines
+    } else {
+        newlines + 1
+    };
+    Ok((entries, pretty_lines))
 }
 
 fn finish(src: &str, buf: Vec<u8>, entries: &Entries) -> Result<Printed, JsError> {
@@ -221,6 +253,27 @@ pub fn print(p: &Parsed, comments: &SingleThreadedComments) -> Result<Printed, J
         )
     })?;
     finish(&p.file.src, buf, &entries)
+}
+
+/// The line map of `p` without keeping the printed text (what the
+/// analyses need: pretty line numbers, not the code). `code` is empty, and
+/// the map is reduced to [`LineMap::for_lookups`].
+pub fn line_map(p: &Parsed, comments: &SingleThreadedComments) -> Result<Printed, JsError> {
+    let (entries, pretty_lines) = super::depth::with_stack(|| {
+        emit_into(
+            &p.cm,
+            p.file.start_pos.0,
+            p.file.src.len(),
+            &p.program,
+            comments,
+            None,
+        )
+    })?;
+    let map = LineMap::new(p.file.src.as_bytes(), &entries, pretty_lines).for_lookups();
+    Ok(Printed {
+        code: String::new(),
+        map,
+    })
 }
 
 /// Modules smaller than this print on one thread.
@@ -451,5 +504,41 @@ mod comment_tests {
             out.map,
             out.code
         );
+    }
+}
+
+#[cfg(test)]
+mod line_map_tests {
+    use super::*;
+    use crate::js::parse::{Goal, parse};
+
+    /// The line map built without keeping the text is the printer's own:
+    /// same line count, same pretty line for every raw offset.
+    #[test]
+    fn a_line_map_without_text_equals_the_printed_one() {
+        for src in [
+            "",
+            "a",
+            "// @bun\n/* c */ var x = `t\n${y}`; function f(a,b){if(a)return b;return{k:[1,2]}} // end",
+            "(function(e,r){var o=1;class C{m(){return o}}e.x=()=>new C})\n",
+        ] {
+            let (p, c) = parse("t.js", src.to_string(), Goal::Script).unwrap();
+            let full = print(&p, &c).unwrap();
+            let (p, c) = parse("t.js", src.to_string(), Goal::Script).unwrap();
+            let lines = line_map(&p, &c).unwrap();
+            assert!(lines.code.is_empty());
+            assert_eq!(lines.map.pretty_lines, full.map.pretty_lines, "{src:?}");
+            for off in 0..=src.len() as u32 {
+                assert_eq!(
+                    lines.map.pretty_line_of(off),
+                    full.map.pretty_line_of(off),
+                    "{src:?} at {off}"
+                );
+            }
+            assert_eq!(
+                serde_json::to_string(&lines.map.to_file("t")).unwrap(),
+                serde_json::to_string(&full.map.to_file("t")).unwrap()
+            );
+        }
     }
 }
