@@ -11,7 +11,7 @@ pub struct InfoArgs {
 pub fn run(g: &Global, a: &InfoArgs) -> anyhow::Result<i32> {
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
-    let view = InfoView::from_build(&build);
+    let view = InfoView::from_build(&build).with_signature(&build);
     if g.json {
         print_json(&view)?;
     } else {

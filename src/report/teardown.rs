@@ -135,6 +135,9 @@ fn sections(t: &Teardown, with_scripts: bool) -> Vec<(String, String, bool)> {
             .to_lowercase(),
         ));
     }
+    if let Some(s) = &i.signature {
+        target.push(("code signature", s.line()));
+    }
     out.push(("Target".to_string(), md_facts(&target), false));
     out.push((
         "Hashes (SHA-256)".to_string(),
