@@ -250,7 +250,9 @@ impl InfoView {
         rows.push(("bundle sha256", self.bundle.sha256.clone()));
         if let Some(s) = &self.signature {
             rows.push(("signature", s.line()));
-            rows.push(("", "(integrity only: certificate chain not checked)".into()));
+            if s.status != codesign::Status::Unsigned {
+                rows.push(("", "(integrity only: certificate chain not checked)".into()));
+            }
         }
         facts(&rows)
     }
