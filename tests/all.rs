@@ -10,6 +10,7 @@ mod diff;
 mod fixtures;
 mod flags_gates;
 mod installs_report;
+mod integrity;
 mod js_layer;
 mod js_real;
 mod nesting;

@@ -7,7 +7,6 @@ use crate::analysis::integrity::{self, ModuleChange, PartDiff};
 use crate::bun::digest::{bundle_digest, sha256_hex};
 use crate::container::codesign::{self, Signature};
 use crate::report::table::thousands;
-use crate::source::Opened;
 use crate::source::build::Build;
 use crate::source::npm::{PLATFORMS, platform_package};
 use anyhow::Context;
@@ -296,21 +295,18 @@ pub fn platforms(g: &Global, version: &str) -> anyhow::Result<i32> {
     if !plausible_version(version) {
         usage!("{version:?} is not a version");
     }
-    let opened: Vec<Opened> = PLATFORMS
-        .iter()
-        .map(|p| {
-            g.open(&format!("npm:{version}/{p}"))
-                .with_context(|| format!("fetching {}@{version}", platform_package(p)))
-        })
-        .collect::<anyhow::Result<_>>()?;
-    let builds: Vec<Build> = opened
-        .iter()
-        .map(|o| g.build(o))
-        .collect::<anyhow::Result<_>>()?;
+    let open = |p: &str| {
+        g.open(&format!("npm:{version}/{p}"))
+            .with_context(|| format!("fetching {}@{version}", platform_package(p)))
+    };
     let mut rows = Vec::new();
     // name → platform → decoded sha
     let mut by_module: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for (p, b) in PLATFORMS.iter().zip(&builds) {
+    // One build at a time: eight mapped 250 MB files, all hashed, would
+    // keep 2 GB of pages resident at once.
+    for p in PLATFORMS {
+        let opened = open(p)?;
+        let b = g.build(&opened)?;
         let (digest, js) = bundle_digest(&b.graph, g.budget())?;
         for m in b.graph.modules.iter().filter(|m| m.is_javascript()) {
             let d = b.graph.decoded(m, g.budget())?;
@@ -322,10 +318,10 @@ pub fn platforms(g: &Global, version: &str) -> anyhow::Result<i32> {
         rows.push(PlatformRow {
             platform: p.to_string(),
             package: platform_package(p),
-            file_sha256: sha256_hex(b.opened.bytes()),
+            file_sha256: sha256_hex(opened.bytes()),
             bundle_digest: digest,
             js_modules: js,
-            signature: codesign::check(b.opened.bytes(), &b.located.info).summary,
+            signature: codesign::check(opened.bytes(), &b.located.info).summary,
         });
     }
     let modules: Vec<ModuleAcross> = by_module
@@ -352,7 +348,8 @@ pub fn platforms(g: &Global, version: &str) -> anyhow::Result<i32> {
             continue;
         }
         seen.push(r.bundle_digest.clone());
-        let d = self::functions(g, &builds[0], &builds[i])?;
+        let (oa, ob) = (open(PLATFORMS[0])?, open(PLATFORMS[i])?);
+        let d = self::functions(g, &g.build(&oa)?, &g.build(&ob)?)?;
         functions.push(FunctionsAcross {
             a: rows[0].platform.clone(),
             b: r.platform.clone(),

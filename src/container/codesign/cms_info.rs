@@ -117,6 +117,9 @@ pub(crate) fn digest_name(oid: &ObjectIdentifier) -> String {
 /// nests about 15 deep).
 const MAX_DEPTH: usize = 48;
 
+/// Largest CMS blob read (Apple's and Authenticode's are 10–30 KB).
+const MAX_CMS: usize = 1 << 20;
+
 /// Rewrite BER indefinite lengths as definite ones, changing nothing else.
 ///
 /// Apple's `codesign` writes the CMS blob in BER with indefinite-length
@@ -124,6 +127,14 @@ const MAX_DEPTH: usize = 48;
 /// tag-length framing (every tag and primitive value is copied as is); all
 /// the parsing of what the bytes mean is left to the `cms` crate.
 pub(crate) fn definite_lengths(input: &[u8]) -> Result<Vec<u8>, String> {
+    // Each nesting level holds a copy of its content while it is rebuilt:
+    // the cap bounds the memory at MAX_DEPTH × MAX_CMS.
+    if input.len() > MAX_CMS {
+        return Err(format!(
+            "CMS blob of {} bytes (more than {MAX_CMS}; real ones are ~10 KB)",
+            input.len()
+        ));
+    }
     let mut out = Vec::with_capacity(input.len());
     let mut pos = 0;
     reencode(input, &mut pos, &mut out, 0, false)?;
@@ -254,5 +265,7 @@ mod tests {
             assert!(definite_lengths(bad).is_err(), "{bad:?}");
             assert!(read(bad).is_err());
         }
+        let huge = vec![0x30; MAX_CMS + 1];
+        assert!(definite_lengths(&huge).unwrap_err().contains("more than"));
     }
 }
