@@ -207,9 +207,19 @@ fn the_same_edit_unsigned_or_ad_hoc_signed_is_reported_as_such() {
 
     // Signature removed: the command becomes LC_DATA_IN_CODE (same shape)
     // with nothing in it, and the file ends where the signature began.
+    // `__LINKEDIT` shrinks to match, as `codesign --remove-signature` does.
     let mut unsigned = b[..dataoff].to_vec();
     unsigned[lc..lc + 4].copy_from_slice(&0x29u32.to_le_bytes());
     unsigned[lc + 8..lc + 16].fill(0);
+    let mut at = 32;
+    for _ in 0..le32(&unsigned, 16) {
+        if le32(&unsigned, at) == 0x19 && unsigned[at + 8..at + 19] == *b"__LINKEDIT\0" {
+            let fileoff = u64::from_le_bytes(unsigned[at + 40..at + 48].try_into().unwrap());
+            let size = dataoff as u64 - fileoff;
+            unsigned[at + 48..at + 56].copy_from_slice(&size.to_le_bytes());
+        }
+        at += le32(&unsigned, at + 4) as usize;
+    }
     let t = write(dir.path(), "unsigned", &unsigned);
     let v = json(&["info", &t]);
     assert_eq!(v["signature"]["status"], "unsigned");
