@@ -20,8 +20,9 @@ struct SpcIndirectDataContent {
 #[derive(Sequence)]
 struct SpcAttributeTypeAndOptionalValue {
     kind: ObjectIdentifier,
+    /// SpcPeImageData (flags and a link): nothing we check.
     #[asn1(optional = "true")]
-    value: Option<der::Any>,
+    _value: Option<der::Any>,
 }
 
 #[derive(Sequence)]
@@ -31,6 +32,8 @@ struct DigestInfo {
 }
 
 const WIN_CERT_TYPE_PKCS_SIGNED_DATA: u16 = 2;
+/// SPC_PE_IMAGE_DATAOBJ.
+const SPC_PE_IMAGE_DATA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.3.6.1.4.1.311.2.1.15");
 
 fn result(status: Status, summary: String, facts: Option<AuthenticodeFacts>) -> Signature {
     let signer = facts.as_ref().and_then(|f| f.signer.clone());
@@ -119,7 +122,14 @@ fn check_inner(bytes: &[u8], info: &ContainerInfo) -> Result<Signature, String> 
     let spc: SpcIndirectDataContent = content
         .decode_as()
         .map_err(|e| format!("SpcIndirectDataContent: {e}"))?;
-    let _ = (&spc.data.kind, &spc.data.value);
+    // The signed content must describe a PE image, not some other object
+    // (a CAB or a catalog) whose digest happens to be carried here.
+    if spc.data.kind != SPC_PE_IMAGE_DATA {
+        return Err(format!(
+            "the signature is for {}, not a PE image",
+            spc.data.kind
+        ));
+    }
     let alg = spc.message_digest.algorithm.oid;
     let signed = spc.message_digest.digest.as_bytes();
     let parts: [&[u8]; 3] = [
