@@ -124,7 +124,7 @@ rm -rf "$XRUNS" "$XDIR" && mkdir -p "$XRUNS"
 
 log "hyperfine: info vs read-whole-file baseline ($V_MONO)"
 "${HF[@]}" --warmup 5 --min-runs 30 --export-json "$RES/info_vs_baseline.json" \
-    -n "cc-teardown info" "$BIN info $F_MONO" \
+    -n "cc-teardown info" "$BIN info $F_MONO --no-signature" \
     -n "baseline (read whole file)" "python3 $BENCH/baseline_read_whole.py $F_MONO"
 log "hyperfine: ls, verify, hash ($V_MONO)"
 "${HF[@]}" --warmup 5 --min-runs 30 --export-json "$RES/ls.json" \
@@ -144,7 +144,7 @@ rss() { # label, command...
 }
 {
     printf '{'
-    rss info "$BIN" info "$F_MONO"; printf ', '
+    rss info "$BIN" info "$F_MONO" --no-signature; printf ', '
     rss ls "$BIN" ls "$F_MONO"; printf ', '
     rss verify "$BIN" verify "$F_MONO" --sha256 "$BUNDLE_SHA_MONO"; printf ', '
     rss hash "$BIN" hash "$F_MONO"; printf ', '

@@ -11,6 +11,7 @@ mod fixtures;
 mod flags_gates;
 mod history;
 mod installs_report;
+mod integrity;
 mod js_layer;
 mod js_real;
 mod nesting;

@@ -7,6 +7,7 @@ pub mod diff;
 pub mod eval;
 pub mod flags;
 pub mod gates;
+pub mod integrity;
 pub mod roles;
 pub mod simulate;
 pub mod surface;

@@ -46,6 +46,7 @@ mod hash;
 mod history;
 mod info;
 mod installs;
+mod integrity;
 mod locate;
 mod ls;
 mod outdir;
@@ -147,9 +148,9 @@ pub enum Command {
     /// SHA-256 of the file, the payload, the bundle and every module.
     #[command(after_help = "Example:\n  cc-teardown hash npm:2.1.260/darwin-arm64")]
     Hash(hash::HashArgs),
-    /// Check a build (its bundle, a module or the whole file) against a SHA-256.
+    /// Check a build against a SHA-256, against its published package, or compare every platform's build.
     #[command(
-        after_help = "Example:\n  cc-teardown verify npm:2.1.220/darwin-arm64 --sha256 d60e0e81efcc86861d9a7094b027b2b7b7cbd99469eebbcd6a5b707030211120\n  cc-teardown verify ./claude --file --sha256 HEX\n\nExit status: 0 when it matches, 1 when it does not, 2 on error."
+        after_help = "Example:\n  cc-teardown verify npm:2.1.220/darwin-arm64 --sha256 d60e0e81efcc86861d9a7094b027b2b7b7cbd99469eebbcd6a5b707030211120\n  cc-teardown verify ./claude --file --sha256 HEX\n  cc-teardown verify installed --published\n  cc-teardown verify --platforms 2.1.220\n\nExit status: 0 when it matches (--published: identical; --platforms: same JavaScript everywhere), 1 when it does not, 2 on error. docs/integrity.md says what is checked."
     )]
     Verify(verify::VerifyArgs),
     /// Pretty-print JavaScript modules, with a line map between raw and pretty lines.

@@ -70,7 +70,7 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
         gt.verdict = Some(gates::verdict(&gt.conditions, &config));
     }
     let inventory = &facts.flags;
-    let info = InfoView::from_build(&build);
+    let info = InfoView::from_build(&build).with_signature(&build);
     let (file, payload) = rayon::join(
         || sha256_hex(opened.bytes()),
         || sha256_hex(build.located.payload),

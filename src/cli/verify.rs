@@ -1,15 +1,24 @@
-use super::{Global, TargetArg, print_json};
+use super::{Global, TARGET_HELP, print_json};
 use crate::bun::digest::{bundle_digest, sha256_hex};
 use crate::report::escape::display as esc;
 use clap::Args;
 
 #[derive(Args)]
+#[command(group = clap::ArgGroup::new("check").required(true).args(["sha256", "published", "platforms"]))]
 pub struct VerifyArgs {
-    #[command(flatten)]
-    pub target: TargetArg,
+    #[arg(value_name = "TARGET", help = TARGET_HELP, required_unless_present = "platforms")]
+    pub target: Option<String>,
     /// The expected SHA-256 (64 hex digits).
     #[arg(long, value_name = "HEX")]
-    pub sha256: String,
+    pub sha256: Option<String>,
+    /// Compare with the published package of the build's own version and
+    /// platform (fetched into the cache): container parts, modules,
+    /// functions, bytecode and code signature.
+    #[arg(long, conflicts_with_all = ["module", "file", "payload", "digest"])]
+    pub published: bool,
+    /// Fetch every platform's build of VERSION and compare their JavaScript.
+    #[arg(long, value_name = "VERSION", conflicts_with_all = ["target", "module", "file", "payload", "digest"])]
+    pub platforms: Option<String>,
     /// Check this module (full name or path below the bunfs root) instead of the bundle.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["file", "payload", "digest"])]
     pub module: Option<String>,
@@ -34,11 +43,21 @@ struct VerifyView {
 }
 
 pub fn run(g: &Global, a: &VerifyArgs) -> anyhow::Result<i32> {
-    let expected = a.sha256.trim().to_ascii_lowercase();
-    if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
-        usage!("--sha256 needs 64 hex digits, got {:?}", a.sha256);
+    if let Some(version) = &a.platforms {
+        return super::integrity::platforms(g, version);
     }
-    let opened = g.open(&a.target.target)?;
+    let Some(target) = a.target.as_deref() else {
+        usage!("verify needs a TARGET");
+    };
+    if a.published {
+        return super::integrity::published(g, target);
+    }
+    let sha256 = a.sha256.as_deref().unwrap_or_default();
+    let expected = sha256.trim().to_ascii_lowercase();
+    if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
+        usage!("--sha256 needs 64 hex digits, got {:?}", sha256);
+    }
+    let opened = g.open(target)?;
     // --file needs no parsing at all: the file may not even be a build.
     let (what, actual) = if a.file {
         ("file".to_string(), sha256_hex(opened.bytes()))

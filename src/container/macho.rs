@@ -8,7 +8,7 @@ pub(crate) struct MachO;
 
 const SECTION: &str = "__BUN,__bun";
 
-fn arch_name(cpu: u32) -> String {
+pub(crate) fn arch_name(cpu: u32) -> String {
     match cpu {
         cputype::CPU_TYPE_ARM64 => "arm64".into(),
         cputype::CPU_TYPE_X86_64 => "x86_64".into(),

@@ -4,6 +4,7 @@ use super::table::{facts, thousands};
 use crate::bun::BytecodeRegion;
 use crate::bun::digest::sha256_hex;
 use crate::container::ContainerInfo;
+use crate::container::codesign::{self, Signature};
 use crate::source::Origin;
 use crate::source::build::{Build, VersionFacts};
 use serde::Serialize;
@@ -59,6 +60,10 @@ pub struct InfoView {
     /// The Claude Code version (null when it cannot be told).
     pub version: Option<String>,
     pub version_sources: VersionFacts,
+    /// The code signature, checked against the file's bytes (`info` and
+    /// `report` fill it in; `diff` leaves it out to skip the hashing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<Signature>,
 }
 
 pub fn target_facts(b: &Build) -> TargetFacts {
@@ -109,7 +114,14 @@ impl InfoView {
             },
             version: versions.best().map(str::to_string),
             version_sources: versions,
+            signature: None,
         }
+    }
+
+    /// Check the file's code signature (hashes every signed page).
+    pub fn with_signature(mut self, b: &Build) -> InfoView {
+        self.signature = Some(codesign::check(b.opened.bytes(), &b.located.info));
+        self
     }
 
     pub fn render(&self) -> String {
@@ -235,6 +247,12 @@ impl InfoView {
             ),
         ));
         rows.push(("bundle sha256", self.bundle.sha256.clone()));
+        if let Some(s) = &self.signature {
+            rows.push(("signature", s.line()));
+            if s.status != codesign::Status::Unsigned {
+                rows.push(("", "(integrity only: certificate chain not checked)".into()));
+            }
+        }
         facts(&rows)
     }
 }

@@ -338,6 +338,9 @@ impl Teardown {
                     }),
             ));
         }
+        if let Some(sig) = &i.signature {
+            target.push(("code signature", Inline::from(sig.line())));
+        }
         d.section("target", "Target", vec![facts(target)]);
         d.section(
             "hashes",

@@ -1,0 +1,458 @@
+//! `verify --published` and `verify --platforms`: a build against the
+//! package it claims to be, and one version's builds against each other.
+
+use super::{Global, print_json};
+use crate::analysis::diff::{self, Section};
+use crate::analysis::integrity::{self, ModuleChange, PartDiff};
+use crate::bun::digest::{bundle_digest, sha256_hex};
+use crate::container::codesign::{self, Signature};
+use crate::report::table::thousands;
+use crate::source::build::Build;
+use crate::source::npm::{PLATFORMS, platform_package};
+use anyhow::Context;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Serialize)]
+struct PublishedRef {
+    package: String,
+    version: String,
+    platform: String,
+}
+
+#[derive(Serialize)]
+struct FileHashes {
+    sha256: String,
+    published_sha256: String,
+}
+
+#[derive(Serialize)]
+struct PublishedView {
+    target: String,
+    published: PublishedRef,
+    identical: bool,
+    file: FileHashes,
+    container_diffs: Vec<PartDiff>,
+    modules: Vec<ModuleChange>,
+    signature: Signature,
+}
+
+/// A version as the registry spells them; anything else read from a build
+/// is not sent to it.
+fn plausible_version(v: &str) -> bool {
+    !v.is_empty()
+        && v.len() <= 64
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+'))
+}
+
+pub fn published(g: &Global, target: &str) -> anyhow::Result<i32> {
+    let opened = g.open(target)?;
+    let build = g.build(&opened)?;
+    let Some(platform) = integrity::platform_of(opened.bytes(), &build.located.info)
+        .or_else(|| opened.platform.clone())
+    else {
+        usage!(
+            "{}: cannot tell the platform of a {} file (verify --published needs a native executable)",
+            opened.label,
+            build.located.info.format.as_str()
+        );
+    };
+    let version = build.version();
+    let Some(version) = version.best().filter(|v| plausible_version(v)) else {
+        usage!(
+            "{}: the build states no Claude Code version, so there is no published package to compare with",
+            opened.label
+        );
+    };
+    let package = platform_package(&platform);
+    let pub_opened = g
+        .open(&format!("npm:{version}/{platform}"))
+        .with_context(|| format!("fetching {package}@{version}"))?;
+    // Equal bytes need one hash, not two; the signature's page hashing
+    // runs beside it (the speed of an identical build is measured in
+    // docs/performance.md).
+    let identical = opened.bytes() == pub_opened.bytes();
+    let ((sha, psha), signature) = rayon::join(
+        || {
+            if identical {
+                let h = sha256_hex(opened.bytes());
+                (h.clone(), h)
+            } else {
+                rayon::join(
+                    || sha256_hex(opened.bytes()),
+                    || sha256_hex(pub_opened.bytes()),
+                )
+            }
+        },
+        || codesign::check(opened.bytes(), &build.located.info),
+    );
+    let mut view = PublishedView {
+        target: opened.label.clone(),
+        published: PublishedRef {
+            package: package.clone(),
+            version: version.to_string(),
+            platform: platform.clone(),
+        },
+        identical,
+        file: FileHashes {
+            sha256: sha,
+            published_sha256: psha,
+        },
+        container_diffs: Vec::new(),
+        modules: Vec::new(),
+        signature,
+    };
+    if !identical {
+        let pbuild = g.build(&pub_opened)?;
+        let psig = codesign::check(pub_opened.bytes(), &pbuild.located.info);
+        view.container_diffs = integrity::container_diffs(
+            opened.bytes(),
+            &build.located.info,
+            &view.signature,
+            pub_opened.bytes(),
+            &pbuild.located.info,
+            &psig,
+        );
+        view.modules = integrity::module_changes(&build.graph, &pbuild.graph, g.budget())?;
+        let js_changed = view.modules.iter().any(|m| {
+            m.status == "changed" && build.graph.find(&m.name).is_some_and(|x| x.is_javascript())
+        });
+        if js_changed {
+            let d = functions(g, &pbuild, &build)?;
+            integrity::attach_functions(&mut view.modules, &d);
+        }
+    }
+    if g.json {
+        print_json(&view)?;
+    } else {
+        print!("{}", crate::report::escape::text(&render(&view)));
+    }
+    Ok(if identical { 0 } else { 1 })
+}
+
+/// The function diff between two builds (the `diff` engine, side a first).
+fn functions(g: &Global, a: &Build, b: &Build) -> anyhow::Result<diff::functions::FunctionDiff> {
+    let sections = [Section::Functions];
+    let sa = super::code::analyse(g, a)?.with_shapes();
+    let sb = super::code::analyse(g, b)?.with_shapes();
+    let (ra, rb) = rayon::join(
+        || diff::prepare(&sa, &sections),
+        || diff::prepare(&sb, &sections),
+    );
+    ra.with_context(|| a.opened.label.clone())?;
+    rb.with_context(|| b.opened.label.clone())?;
+    Ok(diff::compare(&sa, &sb, &sections)?
+        .functions
+        .unwrap_or_default())
+}
+
+/// At most `n` lines of a unified diff.
+fn first_lines(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    let mut out = lines
+        .iter()
+        .take(n)
+        .map(|l| format!("        {l}\n"))
+        .collect::<String>();
+    if lines.len() > n {
+        out.push_str(&format!("        … {} more lines\n", lines.len() - n));
+    }
+    out
+}
+
+/// Human text for `verify --published` (one function, to port to the
+/// report renderers as a whole).
+fn render(v: &PublishedView) -> String {
+    let who = format!("{}@{}", v.published.package, v.published.version);
+    let mut s = String::new();
+    if v.identical {
+        s.push_str(&format!("OK  identical to {who}\n"));
+        s.push_str(&format!("  sha256     {}\n", v.file.sha256));
+        s.push_str(&format!("  signature  {}\n", v.signature.line()));
+        if v.signature.status != codesign::Status::Unsigned {
+            s.push_str(&format!("             ({})\n", v.signature.trust));
+        }
+        return s;
+    }
+    s.push_str(&format!("MODIFIED  {} differs from {who}\n", v.target));
+    s.push_str(&format!("  sha256            {}\n", v.file.sha256));
+    s.push_str(&format!(
+        "  published sha256  {}\n",
+        v.file.published_sha256
+    ));
+    s.push_str("container parts:\n");
+    if v.container_diffs.is_empty() {
+        s.push_str("  (none differ)\n");
+    }
+    for p in &v.container_diffs {
+        let what = match p.status.as_str() {
+            "differs" => format!(
+                "{} 4 KiB {}, first at offset {}",
+                thousands(p.blocks_differ),
+                if p.blocks_differ == 1 {
+                    "block differs"
+                } else {
+                    "blocks differ"
+                },
+                p.first_difference.unwrap_or(0)
+            ),
+            "resized" => format!(
+                "{} bytes here, {} published",
+                thousands(p.size),
+                thousands(p.published_size)
+            ),
+            "added" => format!("{} bytes, not in the published build", thousands(p.size)),
+            _ => format!(
+                "absent here ({} bytes published)",
+                thousands(p.published_size)
+            ),
+        };
+        s.push_str(&format!("  {}: {what}\n", p.part));
+    }
+    s.push_str("modules:\n");
+    if v.modules.is_empty() {
+        s.push_str("  (none differ)\n");
+    }
+    for m in &v.modules {
+        s.push_str(&format!("  {} {}\n", m.status, m.name));
+        let pair = |a: &Option<String>, b: &Option<String>| {
+            format!(
+                "{} (published {})",
+                a.as_deref().unwrap_or("-"),
+                b.as_deref().unwrap_or("-")
+            )
+        };
+        s.push_str(&format!(
+            "    stored sha256   {}\n",
+            pair(&m.sha256, &m.published_sha256)
+        ));
+        s.push_str(&format!(
+            "    decoded sha256  {}\n",
+            pair(&m.decoded_sha256, &m.published_decoded_sha256)
+        ));
+        s.push_str(&format!("    bytecode        {}\n", m.bytecode));
+        for f in &m.functions_changed {
+            let name = match (&f.name, &f.original) {
+                (Some(n), Some(o)) if n != o => format!("{n} ({o})"),
+                (Some(n), _) => n.clone(),
+                (None, Some(o)) => o.clone(),
+                (None, None) => "(anonymous)".into(),
+            };
+            s.push_str(&format!(
+                "    function {name} at line {}: {} (+{} −{})\n",
+                f.line, f.status, f.lines_added, f.lines_removed
+            ));
+            s.push_str(&first_lines(&f.diff, 12));
+        }
+    }
+    s.push_str(&format!("signature: {}\n", v.signature.line()));
+    if v.signature.status != codesign::Status::Unsigned {
+        s.push_str(&format!("  ({})\n", v.signature.trust));
+    }
+    s
+}
+
+#[derive(Serialize)]
+struct PlatformRow {
+    platform: String,
+    package: String,
+    file_sha256: String,
+    bundle_digest: String,
+    js_modules: usize,
+    signature: String,
+}
+
+#[derive(Serialize)]
+struct ModuleAcross {
+    name: String,
+    identical: bool,
+    /// Decoded SHA-256 → the platforms with it ("absent" for none).
+    variants: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Serialize)]
+struct FunctionsAcross {
+    a: String,
+    b: String,
+    changed: usize,
+    added: usize,
+    removed: usize,
+    /// `module: function` names of the changed functions (at most 20).
+    examples: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct PlatformsView {
+    version: String,
+    identical_javascript: bool,
+    platforms: Vec<PlatformRow>,
+    modules: Vec<ModuleAcross>,
+    functions: Vec<FunctionsAcross>,
+}
+
+pub fn platforms(g: &Global, version: &str) -> anyhow::Result<i32> {
+    if !plausible_version(version) {
+        usage!("{version:?} is not a version");
+    }
+    let open = |p: &str| {
+        g.open(&format!("npm:{version}/{p}"))
+            .with_context(|| format!("fetching {}@{version}", platform_package(p)))
+    };
+    let mut rows = Vec::new();
+    // name → platform → decoded sha
+    let mut by_module: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    // One build at a time: eight mapped 250 MB files, all hashed, would
+    // keep 2 GB of pages resident at once.
+    for p in PLATFORMS {
+        let opened = open(p)?;
+        let b = g.build(&opened)?;
+        let (digest, js) = bundle_digest(&b.graph, g.budget())?;
+        for m in b.graph.modules.iter().filter(|m| m.is_javascript()) {
+            let d = b.graph.decoded(m, g.budget())?;
+            by_module
+                .entry(m.path_below_root().into_owned())
+                .or_default()
+                .insert(p.to_string(), sha256_hex(&d));
+        }
+        rows.push(PlatformRow {
+            platform: p.to_string(),
+            package: platform_package(p),
+            file_sha256: sha256_hex(opened.bytes()),
+            bundle_digest: digest,
+            js_modules: js,
+            signature: codesign::check(opened.bytes(), &b.located.info).summary,
+        });
+    }
+    let modules: Vec<ModuleAcross> = by_module
+        .into_iter()
+        .map(|(name, shas)| {
+            let mut variants: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for p in PLATFORMS {
+                let key = shas.get(p).cloned().unwrap_or_else(|| "absent".into());
+                variants.entry(key).or_default().push(p.to_string());
+            }
+            ModuleAcross {
+                name,
+                identical: variants.len() == 1,
+                variants,
+            }
+        })
+        .collect();
+    // One function diff per distinct bundle digest, against the first
+    // platform's: the analysis of a 20 MB bundle is the costly part.
+    let mut functions = Vec::new();
+    let mut seen = vec![rows[0].bundle_digest.clone()];
+    for (i, r) in rows.iter().enumerate().skip(1) {
+        if seen.contains(&r.bundle_digest) {
+            continue;
+        }
+        seen.push(r.bundle_digest.clone());
+        let (oa, ob) = (open(PLATFORMS[0])?, open(PLATFORMS[i])?);
+        let d = self::functions(g, &g.build(&oa)?, &g.build(&ob)?)?;
+        functions.push(FunctionsAcross {
+            a: rows[0].platform.clone(),
+            b: r.platform.clone(),
+            changed: d.changed.len(),
+            added: d.added.len(),
+            removed: d.removed.len(),
+            examples: d
+                .changed
+                .iter()
+                .take(20)
+                .map(|c| {
+                    format!(
+                        "{}: {} (line {}, +{} −{})",
+                        c.b.module,
+                        c.b.original
+                            .as_deref()
+                            .or(c.b.name.as_deref())
+                            .unwrap_or("(anonymous)"),
+                        c.b.raw_line,
+                        c.lines_added,
+                        c.lines_removed
+                    )
+                })
+                .collect(),
+        });
+    }
+    let identical = modules.iter().all(|m| m.identical);
+    let view = PlatformsView {
+        version: version.to_string(),
+        identical_javascript: identical,
+        platforms: rows,
+        modules,
+        functions,
+    };
+    if g.json {
+        print_json(&view)?;
+    } else {
+        print!("{}", crate::report::escape::text(&render_platforms(&view)));
+    }
+    Ok(if identical { 0 } else { 1 })
+}
+
+fn render_platforms(v: &PlatformsView) -> String {
+    let mut s = format!(
+        "Claude Code {} on {} platforms\n\n",
+        v.version,
+        v.platforms.len()
+    );
+    let digests: Vec<&String> = {
+        let mut d: Vec<&String> = v.platforms.iter().map(|r| &r.bundle_digest).collect();
+        d.dedup();
+        d.sort();
+        d.dedup();
+        d
+    };
+    let letter = |d: &String| {
+        let i = digests.iter().position(|x| *x == d).unwrap_or(0);
+        (b'A' + (i % 26) as u8) as char
+    };
+    s.push_str(&format!(
+        "{:<18} {:<16} {:<18} {}\n",
+        "platform", "file sha256", "bundle digest", "signature"
+    ));
+    for r in &v.platforms {
+        s.push_str(&format!(
+            "{:<18} {:<16} {} {:<16} {}\n",
+            r.platform,
+            &r.file_sha256[..16],
+            letter(&r.bundle_digest),
+            &r.bundle_digest[..r.bundle_digest.len().min(16)],
+            r.signature
+        ));
+    }
+    s.push_str(&format!(
+        "\nJavaScript: {}\n",
+        if v.identical_javascript {
+            "identical on every platform"
+        } else {
+            "differs between platforms"
+        }
+    ));
+    for m in &v.modules {
+        if m.identical {
+            s.push_str(&format!("  same      {}\n", m.name));
+            continue;
+        }
+        s.push_str(&format!("  differs   {}\n", m.name));
+        for (sha, ps) in &m.variants {
+            s.push_str(&format!(
+                "            {}  {}\n",
+                &sha[..sha.len().min(16)],
+                ps.join(", ")
+            ));
+        }
+    }
+    for f in &v.functions {
+        s.push_str(&format!(
+            "\nfunctions, {} → {}: {} changed, {} added, {} removed\n",
+            f.a, f.b, f.changed, f.added, f.removed
+        ));
+        for e in &f.examples {
+            s.push_str(&format!("  {e}\n"));
+        }
+    }
+    s
+}

@@ -1,0 +1,272 @@
+//! Code signatures: the embedded Mach-O signature and PE Authenticode,
+//! recomputed from the file's own bytes.
+//!
+//! This checks *integrity*, not *trust*: that the signed hashes still match
+//! the bytes, and who the embedded certificates name. It does not check the
+//! certificate chain against Apple's or Microsoft's roots, revocation or
+//! timestamps, nor the CMS signature over the signed attributes; the reports
+//! say so (`trust` field).
+//!
+//! Every length, offset and count read from the file is checked against the
+//! bytes it points into; a malformed signature is a finding
+//! ([`Status::Malformed`]), never a panic or an error that hides the rest of
+//! the file's description.
+
+mod cms_info;
+mod macho;
+mod pe;
+
+use super::{ContainerInfo, Format};
+use serde::Serialize;
+
+/// What kind of signature a file carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// Mach-O `LC_CODE_SIGNATURE` (CodeDirectory + CMS).
+    MachoCodeSignature,
+    /// PE certificate table with a PKCS#7 Authenticode signature.
+    Authenticode,
+    /// The format has no signature (ELF, JavaScript, a bare payload) or
+    /// the file carries none.
+    None,
+}
+
+/// The verdict on the signature's hashes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Signed by a certificate and every hash matches.
+    Valid,
+    /// Ad-hoc signed (no certificate) and every hash matches.
+    AdHoc,
+    /// At least one signed hash no longer matches the bytes.
+    Broken,
+    /// No signature.
+    Unsigned,
+    /// The signature's structures cannot be read.
+    Malformed,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Valid => "valid",
+            Status::AdHoc => "ad-hoc",
+            Status::Broken => "broken",
+            Status::Unsigned => "unsigned",
+            Status::Malformed => "malformed",
+        }
+    }
+}
+
+/// One special slot of a CodeDirectory (a hash of a blob beside the code).
+#[derive(Debug, Clone, Serialize)]
+pub struct SpecialSlot {
+    /// 1 = Info.plist, 2 = requirements, 5 = entitlements, 7 = DER entitlements, …
+    pub slot: u32,
+    pub name: &'static str,
+    /// `matches`, `differs`, `empty` (zero hash, nothing bound), `missing`
+    /// (a hash but no blob in the signature), `external` (bound to a file
+    /// outside the executable, e.g. Info.plist of an app bundle: not checkable here).
+    pub status: &'static str,
+}
+
+/// One CodeDirectory (a Mach-O slice may carry one per hash type).
+#[derive(Debug, Clone, Serialize)]
+pub struct CodeDirectory {
+    pub hash_type: &'static str,
+    pub version: String,
+    /// Bytes per code page (0: the whole signed range is one page).
+    pub page_size: u64,
+    pub code_limit: u64,
+    pub code_pages: u64,
+    /// Pages whose hash no longer matches.
+    pub pages_differ: u64,
+    /// File offset (from the start of the file) of the first differing page.
+    pub first_differing_offset: Option<u64>,
+    pub special_slots: Vec<SpecialSlot>,
+    /// The CodeDirectory's hash, truncated to 20 bytes as `codesign` shows it.
+    pub cdhash: String,
+}
+
+/// The signature of one Mach-O slice.
+#[derive(Debug, Clone, Serialize)]
+pub struct MachoSlice {
+    pub arch: String,
+    /// File offset of the slice.
+    pub offset: u64,
+    pub status: Status,
+    pub summary: String,
+    pub identifier: Option<String>,
+    pub team_id: Option<String>,
+    pub flags: u32,
+    pub flag_names: Vec<&'static str>,
+    pub hardened_runtime: bool,
+    pub code_directories: Vec<CodeDirectory>,
+    /// Number of requirements in the requirement set, if any.
+    pub requirements: Option<u32>,
+    /// Entitlement keys (from the XML entitlements blob).
+    pub entitlements: Vec<String>,
+    /// Subjects of the certificates in the CMS blob, in stored order.
+    pub certificates: Vec<String>,
+    /// Subject of the certificate that signed (matched by issuer and serial).
+    pub signer: Option<String>,
+    /// The CMS signer's messageDigest attribute matches a CodeDirectory's
+    /// hash (None: no CMS signer or no such attribute).
+    pub cms_digest_matches: Option<bool>,
+    /// File offset and size of the signature blob.
+    pub signature_offset: u64,
+    pub signature_size: u64,
+    /// Bytes of the slice after the signature (not covered by it).
+    pub trailing_bytes: u64,
+}
+
+/// The Authenticode facts of a PE file.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuthenticodeFacts {
+    pub digest_algorithm: String,
+    pub signed_digest: String,
+    pub computed_digest: String,
+    /// The signer's certificate subject (matched by issuer and serial).
+    pub signer: Option<String>,
+    pub certificates: Vec<String>,
+    /// File offset and size of the certificate table.
+    pub table_offset: u64,
+    pub table_size: u64,
+    /// Where the certificate table sits relative to the Bun section.
+    pub placement: String,
+    /// Bytes after the certificate table (not covered by the digest).
+    pub trailing_bytes: u64,
+}
+
+/// A file's signature, as `info --json` shows it in `.signature`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Signature {
+    pub kind: Kind,
+    pub status: Status,
+    /// One line: `valid`, `broken (3 pages differ: first at offset 4096)`, …
+    pub summary: String,
+    pub identifier: Option<String>,
+    pub team_id: Option<String>,
+    /// The CDHash of the slice read (Mach-O).
+    pub cdhash: Option<String>,
+    /// Subject of the signing certificate (the leaf).
+    pub signer: Option<String>,
+    /// What the check proves and what it does not.
+    pub trust: &'static str,
+    /// Mach-O: every slice's signature (one for a thin file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slices: Vec<MachoSlice>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authenticode: Option<AuthenticodeFacts>,
+}
+
+pub const TRUST_NOTE: &str = "integrity only: the signed hashes were recomputed from the file; the certificate chain was not checked against the platform's roots";
+
+impl Signature {
+    fn none(summary: &str) -> Signature {
+        Signature {
+            kind: Kind::None,
+            status: Status::Unsigned,
+            summary: summary.to_string(),
+            identifier: None,
+            team_id: None,
+            cdhash: None,
+            signer: None,
+            trust: TRUST_NOTE,
+            slices: Vec::new(),
+            authenticode: None,
+        }
+    }
+
+    /// One line for humans: `valid (Team ID …, identifier …)`.
+    pub fn line(&self) -> String {
+        let mut s = self.summary.clone();
+        let mut extra = Vec::new();
+        if let Some(t) = &self.team_id {
+            extra.push(format!("Team ID {t}"));
+        }
+        if let Some(i) = &self.identifier {
+            extra.push(format!("identifier {i}"));
+        }
+        if let Some(c) = &self.cdhash {
+            extra.push(format!("CDHash {c}"));
+        }
+        if self.team_id.is_none()
+            && let Some(signer) = &self.signer
+        {
+            extra.push(format!("signer {signer}"));
+        }
+        if !extra.is_empty() {
+            s.push_str(&format!(" — {}", extra.join(", ")));
+        }
+        s
+    }
+}
+
+/// Check the signature of `bytes`, a file whose container was read as `info`.
+pub fn check(bytes: &[u8], info: &ContainerInfo) -> Signature {
+    match info.format {
+        Format::Macho => macho::check(bytes, info),
+        Format::Pe => pe::check(bytes, info),
+        Format::Elf => Signature::none("unsigned (ELF executables carry no code signature)"),
+        Format::Js | Format::Raw => Signature::none("unsigned (not an executable)"),
+    }
+}
+
+/// Check the signature of any file, reading its container only as far as
+/// needed. For fuzzing and for files that hold no Bun payload.
+pub fn check_bytes(bytes: &[u8]) -> Signature {
+    let format = if bytes.starts_with(b"MZ") {
+        Format::Pe
+    } else if bytes.starts_with(b"\x7fELF") {
+        Format::Elf
+    } else if matches!(
+        bytes.get(..4),
+        Some([0xcf, 0xfa, 0xed, 0xfe] | [0xce, 0xfa, 0xed, 0xfe] | [0xca, 0xfe, 0xba, 0xbe])
+    ) {
+        Format::Macho
+    } else {
+        Format::Raw
+    };
+    let info = ContainerInfo {
+        format,
+        arch: None,
+        slices: Vec::new(),
+        placement: super::Placement::WholeFile,
+        section: None,
+        section_offset: 0,
+        section_size: 0,
+        header_width: None,
+        payload_offset: 0,
+        payload_size: 0,
+    };
+    check(bytes, &info)
+}
+
+/// Bounded big-endian reads: `None` past the end, never a panic.
+pub(crate) fn be32(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at.checked_add(4)?)?;
+    Some(u32::from_be_bytes(s.try_into().ok()?))
+}
+
+pub(crate) fn be64(b: &[u8], at: usize) -> Option<u64> {
+    let s = b.get(at..at.checked_add(8)?)?;
+    Some(u64::from_be_bytes(s.try_into().ok()?))
+}
+
+pub(crate) fn le16(b: &[u8], at: usize) -> Option<u16> {
+    let s = b.get(at..at.checked_add(2)?)?;
+    Some(u16::from_le_bytes(s.try_into().ok()?))
+}
+
+pub(crate) fn le32(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes(s.try_into().ok()?))
+}
+
+/// `bytes[at..at+len]`, checked.
+pub(crate) fn slice(b: &[u8], at: usize, len: usize) -> Option<&[u8]> {
+    b.get(at..at.checked_add(len)?)
+}
