@@ -138,6 +138,7 @@ pub struct SearchArgs {
 pub enum PageFormat {
     Html,
     Md,
+    Text,
 }
 
 #[derive(Args)]
@@ -897,38 +898,18 @@ fn timeline(g: &Global, store: &FactsStore, a: &TimelineArgs) -> anyhow::Result<
         }))?;
         return Ok(0);
     }
-    let provenance = format!(
-        "Made by cc-teardown {} (analysis {}) on {} from {} {}.",
-        env!("CARGO_PKG_VERSION"),
-        crate::analysis::analysed::ANALYSIS_VERSION,
-        utc_date(std::time::SystemTime::now()),
-        rows.len(),
-        plural(rows.len(), "release", "releases"),
+    let d = crate::report::timeline::doc(
+        platform,
+        &rows,
+        &crate::report::provenance::Provenance::of_this_run(),
     );
     let text = match a.format {
-        PageFormat::Html => crate::report::timeline::html(platform, &rows, &provenance),
-        PageFormat::Md => crate::report::timeline::markdown(platform, &rows, &provenance),
+        PageFormat::Html => d.html(),
+        PageFormat::Md => d.markdown(),
+        PageFormat::Text => d.terminal(&super::term(g)),
     };
     super::write_output(g, a.output.as_deref(), &text)?;
     Ok(0)
-}
-
-/// YYYY-MM-DD (UTC) of a time (civil-from-days, so no date crate is needed
-/// for one line of provenance).
-fn utc_date(t: std::time::SystemTime) -> String {
-    let days = t
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() / 86_400) as i64;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
 }
 
 // ---------------------------------------------------------------- export
@@ -1022,14 +1003,6 @@ mod tests {
             csv_field("{\"a\":1,\"b\":2}"),
             "\"{\"\"a\"\":1,\"\"b\"\":2}\""
         );
-    }
-
-    #[test]
-    fn dates_are_civil_utc() {
-        let at = |s: u64| utc_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(s));
-        assert_eq!(at(0), "1970-01-01");
-        assert_eq!(at(951_782_400), "2000-02-29");
-        assert_eq!(at(1_796_083_200), "2026-12-01");
     }
 
     #[test]

@@ -273,3 +273,100 @@ pub fn bars(title: &str, items: &[(String, u64)]) -> Figure {
             .collect(),
     }
 }
+
+/// One line chart over releases: named series, dashed markers at events
+/// (index, label), the first and last release under the axis.
+pub fn lines(
+    title: &str,
+    unit: &str,
+    series: &[(&str, Vec<f64>)],
+    markers: &[(usize, String)],
+    ends: (&str, &str),
+) -> Figure {
+    const COLOURS: [&str; 4] = ["#1565c0", "#c62828", "#17803d", "#6a1b9a"];
+    let n = series.iter().map(|s| s.1.len()).max().unwrap_or(0);
+    let (w, hgt, left, right, top, bottom) = (720.0_f32, 170.0_f32, 64.0, 12.0, 26.0, 24.0);
+    let max = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().copied())
+        .fold(0.0_f64, f64::max)
+        .max(1.0);
+    let x = |i: usize| -> f32 {
+        if n <= 1 {
+            left + (w - left - right) / 2.0
+        } else {
+            left + (w - left - right) * i as f32 / (n - 1) as f32
+        }
+    };
+    let y = |v: f64| -> f32 { top + (hgt - top - bottom) * (1.0 - (v / max) as f32) };
+    let mut o = String::new();
+    open(&mut o, w, hgt, title);
+    let base = hgt - bottom;
+    let _ = write!(
+        o,
+        "<text x=\"{left}\" y=\"14\" font-weight=\"bold\">{}</text><line x1=\"{left}\" y1=\"{base}\" x2=\"{r}\" y2=\"{base}\" stroke=\"#999\"/><text x=\"{lx}\" y=\"{ty}\" text-anchor=\"end\" font-size=\"11\">{m}</text><text x=\"{lx}\" y=\"{base}\" text-anchor=\"end\" font-size=\"11\">0</text><text x=\"{left}\" y=\"{yb}\" font-size=\"11\">{a}</text><text x=\"{r}\" y=\"{yb}\" text-anchor=\"end\" font-size=\"11\">{b}</text>",
+        h(title),
+        r = w - right,
+        lx = left - 4.0,
+        ty = top + 4.0,
+        m = h(&format!("{}{unit}", fmt::num(max.round() as u64))),
+        yb = hgt - 6.0,
+        a = h(ends.0),
+        b = h(ends.1),
+    );
+    for (i, label) in markers {
+        let _ = write!(
+            o,
+            "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{base}\" stroke=\"{c}\" stroke-dasharray=\"3 3\" stroke-width=\"1.5\"><title>{t}</title></line>",
+            x = x(*i),
+            c = colour(Status::Unknown),
+            t = h(label)
+        );
+    }
+    for (k, (name, values)) in series.iter().enumerate() {
+        let c = COLOURS[k % COLOURS.len()];
+        let pts: Vec<String> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| format!("{:.1},{:.1}", x(i), y(*v)))
+            .collect();
+        let _ = write!(
+            o,
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{c}\" stroke-width=\"2\"><title>{}</title></polyline>",
+            pts.join(" "),
+            h(name)
+        );
+        if values.len() == 1 {
+            let _ = write!(
+                o,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{c}\"/>",
+                x(0),
+                y(values[0])
+            );
+        }
+        if series.len() > 1 {
+            let _ = write!(
+                o,
+                "<text x=\"{:.1}\" y=\"14\" fill=\"{c}\" font-size=\"11\">{}</text>",
+                w - right - 80.0 * (series.len() - k) as f32,
+                h(name)
+            );
+        }
+    }
+    o.push_str("</svg>");
+    let last = |v: &Vec<f64>| v.last().copied().unwrap_or(0.0);
+    Figure {
+        caption: format!("{title}, release by release (dashed: events)"),
+        svg: o,
+        text: series
+            .iter()
+            .map(|(name, v)| {
+                format!(
+                    "{name}: {} → {}{unit}",
+                    fmt::num(v.first().copied().unwrap_or(0.0).round() as u64),
+                    fmt::num(last(v).round() as u64)
+                )
+            })
+            .collect(),
+    }
+}
