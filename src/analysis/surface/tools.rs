@@ -1,9 +1,25 @@
 //! The built-in tools the agent can call, with their input schemas
 //! reconstructed from the tools' validators.
+//!
+//! A tool is an object literal with a `name`, an `inputSchema` (a value or
+//! a getter) and a `prompt` or `call` method — the shape every built-in tool
+//! definition has, whatever the builder it is passed to. Its name is the
+//! evaluated `name`; its description is the text its `prompt()` returns
+//! (what the model reads), evaluated where static, with each part computed
+//! at run time shown as `${…}` and listed in `runtime`.
+
+pub mod objects;
+pub mod schema;
 
 use super::Site;
+use crate::analysis::eval::Value;
 use crate::js::code::CodeIndex;
+use objects::{Member, Snippet, fn_returns, has, member, returned, snippets_with};
+use schema::{Locals, Schemas, source_of};
 use serde::{Deserialize, Serialize};
+use serde_json::Value as J;
+use std::collections::BTreeMap;
+use swc_ecma_ast::*;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Tool {
@@ -13,11 +29,241 @@ pub struct Tool {
     pub prompt_bytes: usize,
     /// A JSON Schema of the tool's input.
     pub input_schema: serde_json::Value,
+    /// The short description shown to the user (`description()`), when static.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// What is computed at run time, and from what (source expressions).
+    #[serde(default)]
+    pub runtime: Vec<String>,
     pub sites: Vec<Site>,
 }
 
-pub fn find(_ci: &CodeIndex) -> Vec<Tool> {
-    Vec::new()
+/// The marker standing for a part of a text computed at run time.
+pub const RUNTIME: &str = "${…}";
+
+pub fn find(ci: &CodeIndex) -> Vec<Tool> {
+    let snippets = snippets_with(ci, &["inputSchema"]);
+    let mut sch = Schemas::new(ci);
+    let mut by_name: BTreeMap<String, Tool> = BTreeMap::new();
+    let mut seen = std::collections::HashSet::new();
+    for sn in &snippets {
+        let mut found = Vec::new();
+        objects::each_object(&sn.expr, &mut |o| {
+            if !(has(o, "inputSchema") && has(o, "name") && (has(o, "prompt") || has(o, "call"))) {
+                return;
+            }
+            let off = sn.offset(o);
+            if seen.insert((sn.module, off))
+                && let Some(t) = tool(&mut sch, sn, off, o)
+            {
+                found.push(t);
+            }
+        });
+        for t in found {
+            match by_name.get_mut(&t.name) {
+                Some(prev) => {
+                    // The same tool defined twice (variants): keep the
+                    // richer definition, every site.
+                    let mut sites = std::mem::take(&mut prev.sites);
+                    sites.extend(t.sites.iter().cloned());
+                    if richness(&t) > richness(prev) {
+                        *prev = t;
+                    }
+                    sites.sort();
+                    sites.dedup();
+                    prev.sites = sites;
+                }
+                None => {
+                    by_name.insert(t.name.clone(), t);
+                }
+            }
+        }
+    }
+    by_name.into_values().collect()
+}
+
+fn richness(t: &Tool) -> (usize, usize) {
+    (
+        t.input_schema["properties"]
+            .as_object()
+            .map_or(0, |p| p.len()),
+        t.prompt_bytes,
+    )
+}
+
+/// The tool an object literal defines, when its name is static.
+fn tool(sch: &mut Schemas, sn: &Snippet, off: u32, o: &ObjectLit) -> Option<Tool> {
+    let (m, base) = (sn.module, sn.base);
+    let name = match member(o, "name")? {
+        Member::Value(e) => sch.value(m, e, base)?,
+        Member::Body(_) => return None,
+    };
+    let Value::Str(name) = name else {
+        return None;
+    };
+    if name.is_empty() {
+        return None;
+    }
+    let mut runtime = Vec::new();
+    let input_schema = match member(o, "inputSchema") {
+        Some(Member::Value(e)) => sch.schema(m, e, base, &[]),
+        Some(Member::Body(Some(b))) => returned(b).and_then(|(e, locals)| {
+            let l: Vec<(String, &Expr)> = locals;
+            sch.schema(m, e, base, &l)
+        }),
+        _ => None,
+    };
+    let input_schema = match input_schema {
+        Some(s) => J::Object(s.json),
+        None => {
+            runtime.push("input schema: not reconstructed statically".to_string());
+            serde_json::json!({})
+        }
+    };
+    let prompt = text_of(sch, sn, o, "prompt", &mut runtime);
+    let summary = text_of(sch, sn, o, "description", &mut Vec::new());
+    let (description, prompt_bytes) = match (&prompt, &summary) {
+        (Some(p), _) if !p.trim().is_empty() && p != RUNTIME => (p.clone(), p.len()),
+        (p, Some(s)) if !s.is_empty() && s != RUNTIME => {
+            (s.clone(), p.as_ref().map_or(0, String::len))
+        }
+        _ => (RUNTIME.to_string(), 0),
+    };
+    Some(Tool {
+        name,
+        description,
+        prompt_bytes,
+        input_schema,
+        summary: summary.filter(|s| s != RUNTIME),
+        runtime,
+        sites: vec![Site::at(&sch.ci.modules[m], off)],
+    })
+}
+
+/// The text the method (or value) `key` of a tool returns: evaluated
+/// where static, `${…}` where computed at run time (noted in `runtime`).
+fn text_of(
+    sch: &mut Schemas,
+    sn: &Snippet,
+    o: &ObjectLit,
+    key: &str,
+    runtime: &mut Vec<String>,
+) -> Option<String> {
+    let (m, base) = (sn.module, sn.base);
+    match member(o, key)? {
+        Member::Value(Expr::Lit(Lit::Str(s))) => Some(s.value.to_string_lossy().into_owned()),
+        Member::Value(e) => {
+            let (r, locals) = fn_returns(e)?;
+            Some(partial_text(sch, m, base, r, &locals, key, runtime))
+        }
+        Member::Body(Some(b)) => match returned(b) {
+            Some((r, locals)) => Some(partial_text(sch, m, base, r, &locals, key, runtime)),
+            None => {
+                runtime.push(format!("{key}: built by statements at run time"));
+                Some(RUNTIME.to_string())
+            }
+        },
+        Member::Body(None) => None,
+    }
+}
+
+/// A text evaluated where static: a template's or a concatenation's parts
+/// evaluated one by one, a part computed at run time left as `${…}`.
+fn partial_text(
+    sch: &mut Schemas,
+    m: usize,
+    base: u32,
+    e: &Expr,
+    locals: &Locals,
+    key: &str,
+    runtime: &mut Vec<String>,
+) -> String {
+    if let Some(v) = sch.value(m, e, base)
+        && let Ok(s) = v.to_js_string()
+        && !matches!(v, Value::Func(_) | Value::Object(_) | Value::Undefined)
+    {
+        return s;
+    }
+    let unknown = |e: &Expr, runtime: &mut Vec<String>| {
+        runtime.push(format!(
+            "{key}: `{}` computed at run time",
+            source_of(sch.ci, m, base, e)
+        ));
+        RUNTIME.to_string()
+    };
+    match e {
+        Expr::Paren(p) => partial_text(sch, m, base, &p.expr, locals, key, runtime),
+        Expr::Tpl(t) => {
+            let mut out = String::new();
+            for (i, q) in t.quasis.iter().enumerate() {
+                if let Some(c) = &q.cooked {
+                    out.push_str(&c.to_string_lossy());
+                }
+                if let Some(x) = t.exprs.get(i) {
+                    out.push_str(&partial_text(sch, m, base, x, locals, key, runtime));
+                }
+            }
+            out
+        }
+        Expr::Bin(b) if b.op == BinaryOp::Add => {
+            let l = partial_text(sch, m, base, &b.left, locals, key, runtime);
+            let r = partial_text(sch, m, base, &b.right, locals, key, runtime);
+            l + &r
+        }
+        Expr::Ident(i) => match locals.iter().rev().find(|(k, _)| k == &*i.sym) {
+            Some((_, x)) => partial_text(sch, m, base, x, &[], key, runtime),
+            None => unknown(e, runtime),
+        },
+        // A call of a function of the bundle whose body is one returned
+        // text: that text, its parameters left as run-time parts.
+        Expr::Call(c)
+            if let Callee::Expr(f) = &c.callee
+                && let Expr::Ident(f) = &**f
+                && let Some(d) = sch.def(m, &f.sym)
+                && let Some((r, inner)) = fn_returns(&d.expr)
+                && matches!(r, Expr::Tpl(_) | Expr::Lit(Lit::Str(_)) | Expr::Bin(_)) =>
+        {
+            let (dm, db) = (d.m, d.base);
+            partial_text(sch, dm, db, r, &inner, key, runtime)
+        }
+        _ => unknown(e, runtime),
+    }
+}
+
+/// A change of one tool between two builds.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ToolChange {
+    pub name: String,
+    /// Input properties added, removed or changed, one entry each.
+    pub properties: Vec<PropertyChange>,
+    /// Other changes of the schema (its top level).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub schema: Vec<String>,
+    /// The description's change, when it changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<TextChange>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PropertyChange {
+    pub property: String,
+    /// `added`, `removed` or `changed`.
+    pub change: &'static str,
+    /// What changed in it: `type`, `required`, `description`, `enum`, …
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old: Option<J>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new: Option<J>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TextChange {
+    pub old_bytes: usize,
+    pub new_bytes: usize,
+    /// A word-level diff: `[-removed-]` and `{+added+}` runs in context.
+    pub diff: String,
 }
 
 /// Tools added, removed and changed (by name).
@@ -25,7 +271,7 @@ pub fn find(_ci: &CodeIndex) -> Vec<Tool> {
 pub struct ToolsDiff {
     pub added: Vec<String>,
     pub removed: Vec<String>,
-    pub changed: Vec<String>,
+    pub changed: Vec<ToolChange>,
 }
 
 pub fn diff(a: &[Tool], b: &[Tool]) -> ToolsDiff {
@@ -33,9 +279,127 @@ pub fn diff(a: &[Tool], b: &[Tool]) -> ToolsDiff {
         a.iter().map(|t| t.name.as_str()),
         b.iter().map(|t| t.name.as_str()),
     );
+    let mut changed = Vec::new();
+    for ta in a {
+        let Some(tb) = b.iter().find(|t| t.name == ta.name) else {
+            continue;
+        };
+        let c = tool_change(ta, tb);
+        if !c.properties.is_empty() || !c.schema.is_empty() || c.description.is_some() {
+            changed.push(c);
+        }
+    }
     ToolsDiff {
         added: d.added,
         removed: d.removed,
-        changed: Vec::new(),
+        changed,
     }
+}
+
+fn tool_change(a: &Tool, b: &Tool) -> ToolChange {
+    let empty = serde_json::Map::new();
+    let props = |t: &Tool| t.input_schema["properties"].as_object().cloned().unwrap_or_default();
+    let req = |t: &Tool| -> Vec<String> {
+        t.input_schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+            .unwrap_or_default()
+    };
+    let (pa, pb) = (props(a), props(b));
+    let (ra, rb) = (req(a), req(b));
+    let mut properties = Vec::new();
+    let mut keys: Vec<&String> = pa.keys().chain(pb.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for k in keys {
+        let (x, y) = (pa.get(k), pb.get(k));
+        let ch = match (x, y) {
+            (None, Some(_)) => Some(("added", Vec::new())),
+            (Some(_), None) => Some(("removed", Vec::new())),
+            (Some(x), Some(y)) => {
+                let (xo, yo) = (
+                    x.as_object().unwrap_or(&empty),
+                    y.as_object().unwrap_or(&empty),
+                );
+                let mut fields: Vec<String> = xo
+                    .keys()
+                    .chain(yo.keys())
+                    .filter(|f| xo.get(*f) != yo.get(*f))
+                    .cloned()
+                    .collect();
+                fields.sort();
+                fields.dedup();
+                if ra.contains(k) != rb.contains(k) {
+                    fields.push("required".into());
+                }
+                (!fields.is_empty()).then_some(("changed", fields))
+            }
+            (None, None) => None,
+        };
+        if let Some((change, fields)) = ch {
+            properties.push(PropertyChange {
+                property: k.clone(),
+                change,
+                fields,
+                old: x.cloned(),
+                new: y.cloned(),
+            });
+        }
+    }
+    let mut schema = Vec::new();
+    for f in ["type", "additionalProperties", "anyOf"] {
+        if a.input_schema.get(f) != b.input_schema.get(f) {
+            schema.push(f.to_string());
+        }
+    }
+    let description = (a.description != b.description).then(|| TextChange {
+        old_bytes: a.description.len(),
+        new_bytes: b.description.len(),
+        diff: word_diff(&a.description, &b.description),
+    });
+    ToolChange {
+        name: a.name.clone(),
+        properties,
+        schema,
+        description,
+    }
+}
+
+/// A word-level diff, unchanged runs cut to a few words of context.
+pub fn word_diff(a: &str, b: &str) -> String {
+    use similar::{ChangeTag, TextDiff};
+    let d = TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(200))
+        .diff_words(a, b);
+    let mut out = String::new();
+    let ops: Vec<(ChangeTag, String)> = d
+        .iter_all_changes()
+        .map(|c| (c.tag(), c.value().to_string()))
+        .collect();
+    let mut i = 0;
+    while i < ops.len() {
+        let tag = ops[i].0;
+        let mut run = String::new();
+        while i < ops.len() && ops[i].0 == tag {
+            run.push_str(&ops[i].1);
+            i += 1;
+        }
+        match tag {
+            ChangeTag::Equal => {
+                let words: Vec<&str> = run.split_whitespace().collect();
+                if words.len() > 8 {
+                    out.push_str(&format!(
+                        " {} … {} ",
+                        words[..3].join(" "),
+                        words[words.len() - 3..].join(" ")
+                    ));
+                } else {
+                    out.push_str(&run);
+                }
+            }
+            ChangeTag::Delete => out.push_str(&format!("[-{}-]", run.trim())),
+            ChangeTag::Insert => out.push_str(&format!("{{+{}+}}", run.trim())),
+        }
+    }
+    out.trim().to_string()
 }
