@@ -107,10 +107,9 @@ fn tool(sch: &mut Schemas, sn: &Snippet, off: u32, o: &ObjectLit) -> Option<Tool
     let mut runtime = Vec::new();
     let input_schema = match member(o, "inputSchema") {
         Some(Member::Value(e)) => sch.schema(m, e, base, &[]),
-        Some(Member::Body(Some(b))) => returned(b).and_then(|(e, locals)| {
-            let l: Vec<(String, &Expr)> = locals;
-            sch.schema(m, e, base, &l)
-        }),
+        Some(Member::Body(Some(b))) => {
+            objects::returns_all(b).and_then(|(rs, locals)| sch.choice(m, &rs, base, &locals))
+        }
         _ => None,
     };
     let input_schema = match input_schema {
@@ -122,12 +121,14 @@ fn tool(sch: &mut Schemas, sn: &Snippet, off: u32, o: &ObjectLit) -> Option<Tool
     };
     let prompt = text_of(sch, sn, o, "prompt", &mut runtime);
     let summary = text_of(sch, sn, o, "description", &mut Vec::new());
-    let (description, prompt_bytes) = match (&prompt, &summary) {
-        (Some(p), _) if !p.trim().is_empty() && p != RUNTIME => (p.clone(), p.len()),
-        (p, Some(s)) if !s.is_empty() && s != RUNTIME => {
-            (s.clone(), p.as_ref().map_or(0, String::len))
-        }
-        _ => (RUNTIME.to_string(), 0),
+    // The bytes of the prompt known statically (run-time parts left out).
+    let static_len = |t: &str| t.replace(RUNTIME, "").len();
+    let prompt_bytes = prompt.as_deref().map_or(0, static_len);
+    let description = match (&prompt, &summary) {
+        (Some(p), _) if static_len(p) > 0 => p.clone(),
+        (_, Some(s)) if static_len(s) > 0 => s.clone(),
+        (Some(p), _) => p.clone(),
+        _ => RUNTIME.to_string(),
     };
     Some(Tool {
         name,

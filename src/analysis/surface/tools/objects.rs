@@ -197,3 +197,71 @@ pub fn fn_returns(e: &Expr) -> Option<(&Expr, Vec<(String, &Expr)>)> {
         _ => None,
     }
 }
+
+/// Every expression a function body may return, through `if`/`else`
+/// branches, with the plain local bindings declared on the way: a value
+/// chosen at run time among several (`if (flag()) return a; return b`).
+pub fn returns_all(body: &FunctionBody) -> Option<(Vec<&Expr>, Vec<(String, &Expr)>)> {
+    fn walk<'e>(
+        stmts: &mut dyn Iterator<Item = &'e Stmt>,
+        out: &mut Vec<&'e Expr>,
+        locals: &mut Vec<(String, &'e Expr)>,
+        depth: u32,
+    ) -> bool {
+        if depth > 16 {
+            return false;
+        }
+        for s in stmts {
+            match s {
+                Stmt::Return(r) => {
+                    if let Some(e) = r.arg.as_deref() {
+                        out.push(e);
+                    }
+                    // Statements after an unconditional return never run.
+                    return true;
+                }
+                Stmt::Decl(Decl::Var(v)) => {
+                    for d in &v.decls {
+                        if let (Pat::Ident(b), Some(init)) = (&d.name, &d.init) {
+                            locals.push((b.id.sym.to_string(), &**init));
+                        }
+                    }
+                }
+                Stmt::Block(b) => {
+                    if walk(&mut b.stmts.iter(), out, locals, depth + 1) {
+                        return true;
+                    }
+                }
+                Stmt::If(i) => {
+                    let c = walk(&mut std::iter::once(&*i.cons), out, locals, depth + 1);
+                    let a = match &i.alt {
+                        Some(a) => walk(&mut std::iter::once(&**a), out, locals, depth + 1),
+                        None => false,
+                    };
+                    if c && a {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+    let mut out = Vec::new();
+    let mut locals = Vec::new();
+    walk(&mut body.stmts.iter(), &mut out, &mut locals, 0);
+    (!out.is_empty()).then_some((out, locals))
+}
+
+/// [`returns_all`] of a function-valued expression.
+pub fn fn_returns_all(e: &Expr) -> Option<(Vec<&Expr>, Vec<(String, &Expr)>)> {
+    match e {
+        Expr::Paren(p) => fn_returns_all(&p.expr),
+        Expr::Arrow(a) => match &*a.body {
+            ArrowFunctionBody::Expr(x) => Some((vec![&**x], Vec::new())),
+            ArrowFunctionBody::FunctionBody(b) => returns_all(b),
+        },
+        Expr::Fn(f) => returns_all(f.function.body.as_ref()?),
+        _ => None,
+    }
+}

@@ -11,7 +11,7 @@
 //! passes (`new C({type: "object", …})`), or the class name a zod-style
 //! constructor registers (`"ZodString"`).
 
-use super::objects::{fn_returns, key_name};
+use super::objects::{fn_returns, fn_returns_all, key_name};
 use crate::analysis::eval::{Evaluator, Value, parse_snippet};
 use crate::js::code::CodeIndex;
 use crate::js::index::DefKind;
@@ -172,8 +172,8 @@ impl<'a> Schemas<'a> {
                 }
             }
             Expr::Arrow(_) | Expr::Fn(_) => {
-                let (r, inner) = fn_returns(e)?;
-                self.schema(m, r, base, &inner)
+                let (rs, inner) = fn_returns_all(e)?;
+                self.choice(m, &rs, base, &inner)
             }
             Expr::Call(call) => self.call_schema(m, call, base, locals),
             Expr::New(n) => {
@@ -191,6 +191,20 @@ impl<'a> Schemas<'a> {
             }
             _ => None,
         }
+    }
+
+    /// One of several schemas, chosen at run time: see [`merge_branches`].
+    pub fn choice(&mut self, m: usize, rs: &[&Expr], base: u32, locals: &Locals) -> Option<S> {
+        let mut out: Option<S> = None;
+        for r in rs {
+            if let Some(s) = self.schema(m, r, base, locals) {
+                out = Some(match out {
+                    Some(o) => merge_branches(o, s),
+                    None => s,
+                });
+            }
+        }
+        out
     }
 
     fn binding_schema(&mut self, m: usize, name: &str) -> Option<S> {
@@ -244,9 +258,9 @@ impl<'a> Schemas<'a> {
                 }
                 if args.is_empty() {
                     let d = self.def(m, &f.sym)?;
-                    if let Some((r, inner)) = fn_returns(&d.expr) {
+                    if let Some((rs, inner)) = fn_returns_all(&d.expr) {
                         let (dm, db) = (d.m, d.base);
-                        return self.schema(dm, r, db, &inner);
+                        return self.choice(dm, &rs, db, &inner);
                     }
                     return self.binding_schema(m, &f.sym);
                 }
