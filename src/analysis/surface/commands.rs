@@ -197,3 +197,36 @@ fn is_name(s: &str) -> bool {
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && (s.contains('_') || s.chars().skip(1).any(|c| c.is_ascii_uppercase()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testjs;
+
+    #[test]
+    fn command_objects_with_their_aliases_and_enabling_names() {
+        let ci = testjs::script(
+            r#"
+function helloOn() { return readFlag("tengu_hello_enabled", false); }
+var cmd = { type: "local-jsx", name: "hello", aliases: ["hi"], description: "Say hello",
+  isEnabled: () => helloOn() && process.env.USER_TYPE === "x", isHidden: false, load: () => null };
+var hidden = { type: "local", name: "secret", get description() { return pick(); },
+  isHidden: true, call() {} };
+var notCmd = { type: "prompt", prompt: "no name" };
+var dynamic = { type: "prompt", name: "mcp__" + server, description: "d", call() {} };
+var hook = { type: "prompt", name: "x" };
+"#,
+        );
+        let cs = find(&ci);
+        let names: Vec<&str> = cs.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["hello", "secret"]);
+        let h = &cs[0];
+        assert_eq!(h.kind, "local-jsx");
+        assert_eq!(h.aliases, ["hi"]);
+        assert_eq!(h.description.as_deref(), Some("Say hello"));
+        assert_eq!(h.hidden, Some(false));
+        assert_eq!(h.enabled_by, ["tengu_hello_enabled"]);
+        assert_eq!(cs[1].hidden, Some(true));
+        assert_eq!(cs[1].description.as_deref(), Some(RUNTIME));
+    }
+}

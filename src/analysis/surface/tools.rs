@@ -211,8 +211,8 @@ fn partial_text(
             let r = partial_text(sch, m, base, &b.right, locals, key, runtime);
             l + &r
         }
-        Expr::Ident(i) => match locals.iter().rev().find(|(k, _)| k == &*i.sym) {
-            Some((_, x)) => partial_text(sch, m, base, x, &[], key, runtime),
+        Expr::Ident(i) => match locals.iter().rposition(|(k, _)| k == &*i.sym) {
+            Some(ix) => partial_text(sch, m, base, locals[ix].1, &locals[..ix], key, runtime),
             None => unknown(e, runtime),
         },
         // A call of a function of the bundle whose body is one returned
@@ -403,4 +403,183 @@ pub fn word_diff(a: &str, b: &str) -> String {
         }
     }
     out.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testjs;
+    use serde_json::json;
+
+    fn tool<'a>(ts: &'a [Tool], name: &str) -> &'a Tool {
+        ts.iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("no tool {name} in {ts:?}"))
+    }
+
+    #[test]
+    fn namespace_chains_with_a_lazy_getter_and_a_spread_shape() {
+        let ci = testjs::script(
+            r#"
+var z = {};
+var lazy = (f) => { let c = null; return () => c ??= f(); };
+var NAME = "Edit";
+function extra() { return { dry_run: z.boolean().optional() }; }
+var schemaA = lazy(() => z.strictObject({
+  file_path: z.string().describe("path of " + "the file"),
+  count: z.number().int().min(1).optional(),
+  mode: z.enum(["a", "b"]).default("a"),
+  tags: z.array(z.string()).optional(),
+  ...extra(),
+}));
+var toolA = build({ name: NAME, async description() { return "edits files"; },
+  async prompt() { return `Edit a file.${" Carefully."}`; },
+  get inputSchema() { return schemaA(); }, async call() {} });
+var notATool = { name: "x", inputSchema: { type: "object" } };
+"#,
+        );
+        let ts = find(&ci);
+        assert_eq!(ts.len(), 1, "{ts:?}");
+        let t = tool(&ts, "Edit");
+        assert_eq!(t.description, "Edit a file. Carefully.");
+        assert_eq!(t.prompt_bytes, "Edit a file. Carefully.".len());
+        assert_eq!(t.summary.as_deref(), Some("edits files"));
+        let s = &t.input_schema;
+        assert_eq!(s["additionalProperties"], json!(false));
+        assert_eq!(
+            s["properties"]["file_path"],
+            json!({"type": "string", "description": "path of the file"})
+        );
+        assert_eq!(
+            s["properties"]["count"],
+            json!({"type": "integer", "minimum": 1.0})
+        );
+        assert_eq!(
+            s["properties"]["mode"],
+            json!({"type": "string", "enum": ["a", "b"], "default": "a"})
+        );
+        assert_eq!(
+            s["properties"]["tags"],
+            json!({"type": "array", "items": {"type": "string"}})
+        );
+        assert_eq!(s["properties"]["dry_run"], json!({"type": "boolean"}));
+        assert_eq!(s["required"], json!(["file_path"]));
+        assert!(t.runtime.is_empty(), "{:?}", t.runtime);
+    }
+
+    #[test]
+    fn bare_constructors_known_by_the_type_their_class_reports() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-v.js",
+                r#"
+class Base { optional() { return this; } }
+class Str extends Base { get type() { return "string"; } }
+class Obj extends Base { constructor(s, c) { super(); this.s = s; } get type() { return "object"; } }
+class Never extends Base { get type() { return "never"; } }
+function s() { return new Str(); }
+function so(e, t) { return new Obj(e, new Never, t); }
+function u(e, t) { return new Obj(e, void 0, t); }
+export { s, so, u };
+"#,
+            ),
+            (
+                "/$bunfs/root/chunk-t.js",
+                r#"
+import { s, so, u } from "./chunk-v.js";
+var A = () => so({ command: s().describe("the command"), timeout: s().optional() });
+var B = () => so({ command: s(), extra: u({ depth: s() }) });
+var T = mk({ name: "Bash", prompt() { return "Run " + other(); },
+  get inputSchema() { if (flagA()) return A(); return B(); }, call() {} });
+"#,
+            ),
+        ]);
+        let ts = find(&ci);
+        let t = tool(&ts, "Bash");
+        let s = &t.input_schema;
+        // Either branch may apply at run time: both branches' properties,
+        // required where both require them.
+        let mut keys: Vec<&String> = s["properties"].as_object().unwrap().keys().collect();
+        keys.sort();
+        assert_eq!(keys, ["command", "extra", "timeout"]);
+        assert_eq!(s["required"], json!(["command"]));
+        assert_eq!(s["additionalProperties"], json!(false));
+        assert_eq!(
+            s["properties"]["extra"],
+            json!({"type": "object", "properties": {"depth": {"type": "string"}}, "required": ["depth"]})
+        );
+        assert_eq!(t.description, format!("Run {RUNTIME}"));
+        assert!(
+            t.runtime.iter().any(|r| r.contains("other()")),
+            "{:?}",
+            t.runtime
+        );
+    }
+
+    #[test]
+    fn zod_style_constructors_known_by_the_class_they_register() {
+        let ci = testjs::script(
+            r#"
+var ZodStr = $constructor("ZodString", (i, d) => {});
+function str(p) { return make(ZodStr, p); }
+function obj(shape, p) { return new ZObj({ type: "object", shape: shape, catchall: never() }); }
+function pre(f, s) { return new ZPipe({ type: "pipe", in: f, out: s }); }
+var SCH = obj({ url: str().describe("where"), deep: pre((v) => v, str().optional()) });
+var W = mk({ name: "Fetch", prompt: () => "Fetch a page", inputSchema: SCH, call() {} });
+"#,
+        );
+        let ts = find(&ci);
+        let t = tool(&ts, "Fetch");
+        assert_eq!(t.input_schema["additionalProperties"], json!(false));
+        assert_eq!(
+            t.input_schema["properties"]["url"],
+            json!({"type": "string", "description": "where"})
+        );
+        assert_eq!(t.input_schema["properties"]["deep"], json!({"type": "string"}));
+        assert_eq!(t.input_schema["required"], json!(["url"]));
+    }
+
+    #[test]
+    fn diff_lists_schema_changes_property_by_property() {
+        let mk = |schema: J, d: &str| Tool {
+            name: "Read".into(),
+            description: d.into(),
+            prompt_bytes: d.len(),
+            input_schema: schema,
+            summary: None,
+            runtime: Vec::new(),
+            sites: Vec::new(),
+        };
+        let a = mk(
+            json!({"type": "object", "properties": {"file_path": {"type": "string"}, "limit": {"type": "number"}}, "required": ["file_path"]}),
+            "Reads a file from disk",
+        );
+        let b = mk(
+            json!({"type": "object", "properties": {"file_path": {"type": "string", "description": "abs"}, "pages": {"type": "string"}}, "required": []}),
+            "Reads a file from the local disk",
+        );
+        let d = diff(&[a.clone()], &[b]);
+        assert!(d.added.is_empty() && d.removed.is_empty());
+        let c = &d.changed[0];
+        let ch: Vec<(&str, &str, Vec<String>)> = c
+            .properties
+            .iter()
+            .map(|p| (p.property.as_str(), p.change, p.fields.clone()))
+            .collect();
+        assert_eq!(
+            ch,
+            [
+                (
+                    "file_path",
+                    "changed",
+                    vec!["description".to_string(), "required".to_string()]
+                ),
+                ("limit", "removed", vec![]),
+                ("pages", "added", vec![]),
+            ]
+        );
+        let t = c.description.as_ref().unwrap();
+        assert!(t.diff.contains("{+the local+}"), "{}", t.diff);
+        assert!(diff(&[a.clone()], &[a]).changed.is_empty());
+    }
 }

@@ -152,8 +152,9 @@ impl<'a> Schemas<'a> {
             Expr::Paren(p) => self.schema(m, &p.expr, base, locals),
             Expr::Seq(s) => self.schema(m, s.exprs.last()?, base, locals),
             Expr::Ident(i) => {
-                if let Some((_, x)) = locals.iter().rev().find(|(k, _)| k == &*i.sym) {
-                    return self.schema(m, x, base, &[]);
+                // A local: its value, in the scope of the locals before it.
+                if let Some(ix) = locals.iter().rposition(|(k, _)| k == &*i.sym) {
+                    return self.schema(m, locals[ix].1, base, &locals[..ix]);
                 }
                 self.binding_schema(m, &i.sym)
             }
@@ -241,9 +242,9 @@ impl<'a> Schemas<'a> {
                 None
             }
             Expr::Ident(f) => {
-                if let Some((_, x)) = locals.iter().rev().find(|(k, _)| k == &*f.sym) {
+                if let Some(ix) = locals.iter().rposition(|(k, _)| k == &*f.sym) {
                     // A local holding a schema called as a lazy getter.
-                    return self.schema(m, x, base, &[]);
+                    return self.schema(m, locals[ix].1, base, &locals[..ix]);
                 }
                 if let Some(kind) = self.function_kind(m, &f.sym) {
                     return self.construct(&kind, m, &args, base, locals);
