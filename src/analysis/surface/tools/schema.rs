@@ -257,12 +257,14 @@ impl<'a> Schemas<'a> {
                         return Some(s);
                     }
                 }
+                // A function building a schema (its parameters, e.g.
+                // descriptions, left unknown), or a lazy binding.
+                let d = self.def(m, &f.sym)?;
+                if let Some((rs, inner)) = fn_returns_all(&d.expr) {
+                    let (dm, db) = (d.m, d.base);
+                    return self.choice(dm, &rs, db, &inner);
+                }
                 if args.is_empty() {
-                    let d = self.def(m, &f.sym)?;
-                    if let Some((rs, inner)) = fn_returns_all(&d.expr) {
-                        let (dm, db) = (d.m, d.base);
-                        return self.choice(dm, &rs, db, &inner);
-                    }
                     return self.binding_schema(m, &f.sym);
                 }
                 None
