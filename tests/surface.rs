@@ -49,7 +49,11 @@ fn every_tool_has_a_description_and_an_input_schema() {
         assert!(tools.len() >= 40, "{v}/{p}: {} tools", tools.len());
         for t in tools {
             let d = t["description"].as_str().unwrap();
-            assert!(!d.trim().is_empty(), "{v}/{p}: {} has no description", t["name"]);
+            assert!(
+                !d.trim().is_empty(),
+                "{v}/{p}: {} has no description",
+                t["name"]
+            );
             assert_eq!(
                 t["input_schema"]["type"], "object",
                 "{v}/{p}: {} has no input schema",
@@ -58,7 +62,10 @@ fn every_tool_has_a_description_and_an_input_schema() {
             assert!(!t["sites"].as_array().unwrap().is_empty());
         }
         let bash = tool(&s, "Bash");
-        assert_eq!(bash["input_schema"]["properties"]["command"]["type"], "string");
+        assert_eq!(
+            bash["input_schema"]["properties"]["command"]["type"],
+            "string"
+        );
         assert!(required(bash).contains(&"command"), "{v}/{p}: {bash}");
         let edit = tool(&s, "Edit");
         for k in ["file_path", "old_string", "new_string"] {
@@ -66,7 +73,10 @@ fn every_tool_has_a_description_and_an_input_schema() {
             assert!(required(edit).contains(&k), "{v}/{p}: Edit {k}");
         }
         let read = tool(&s, "Read");
-        assert_eq!(read["input_schema"]["properties"]["file_path"]["type"], "string");
+        assert_eq!(
+            read["input_schema"]["properties"]["file_path"]["type"],
+            "string"
+        );
         assert!(required(read).contains(&"file_path"));
     }
 }
@@ -104,10 +114,16 @@ fn raw_commands(exe: &Path) -> BTreeSet<String> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x");
     bin()
-        .args(["extract", exe.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .args([
+            "extract",
+            exe.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
         .assert()
         .success();
-    let re = regex::Regex::new(r#"\{type:"(?:local|local-jsx|prompt)",name:"([^"]+)"[,}]"#).unwrap();
+    let re =
+        regex::Regex::new(r#"\{type:"(?:local|local-jsx|prompt)",name:"([^"]+)"[,}]"#).unwrap();
     let mut names = BTreeSet::new();
     let mut stack = vec![out];
     while let Some(d) = stack.pop() {
@@ -136,7 +152,11 @@ fn every_slash_command_object_is_listed() {
     ] {
         let exe = fetch(v, p);
         let raw = raw_commands(&exe);
-        assert!(raw.len() >= 50, "{v}/{p}: baseline of {} commands", raw.len());
+        assert!(
+            raw.len() >= 50,
+            "{v}/{p}: baseline of {} commands",
+            raw.len()
+        );
         let s = surface(&exe);
         let listed: BTreeSet<String> = s["commands"]
             .as_array()

@@ -299,11 +299,20 @@ pub fn diff(a: &[Tool], b: &[Tool]) -> ToolsDiff {
 
 fn tool_change(a: &Tool, b: &Tool) -> ToolChange {
     let empty = serde_json::Map::new();
-    let props = |t: &Tool| t.input_schema["properties"].as_object().cloned().unwrap_or_default();
+    let props = |t: &Tool| {
+        t.input_schema["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+    };
     let req = |t: &Tool| -> Vec<String> {
         t.input_schema["required"]
             .as_array()
-            .map(|r| r.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+            .map(|r| {
+                r.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let (pa, pb) = (props(a), props(b));
@@ -535,7 +544,10 @@ var W = mk({ name: "Fetch", prompt: () => "Fetch a page", inputSchema: SCH, call
             t.input_schema["properties"]["url"],
             json!({"type": "string", "description": "where"})
         );
-        assert_eq!(t.input_schema["properties"]["deep"], json!({"type": "string"}));
+        assert_eq!(
+            t.input_schema["properties"]["deep"],
+            json!({"type": "string"})
+        );
         assert_eq!(t.input_schema["required"], json!(["url"]));
     }
 

@@ -294,7 +294,8 @@ impl<'a> Schemas<'a> {
                 let args: Vec<&Expr> = n.args.iter().flatten().map(|a| &*a.expr).collect();
                 // `new C({type: "object", shape, catchall: …})`
                 if let Some(Expr::Object(o)) = args.first().map(|a| strip_parens(a))
-                    && let Some(super::objects::Member::Value(t)) = super::objects::member(o, "type")
+                    && let Some(super::objects::Member::Value(t)) =
+                        super::objects::member(o, "type")
                     && let Expr::Lit(Lit::Str(s)) = t
                 {
                     let t = s.value.to_string_lossy().into_owned();
@@ -314,7 +315,8 @@ impl<'a> Schemas<'a> {
                 };
                 let t = self.class_type(d.m, &c.sym, 0)?;
                 // `new Obj(shape, new Never, params)`: extra keys refused.
-                if t == "object" && matches!(args.get(1).map(|a| strip_parens(a)), Some(Expr::New(_)))
+                if t == "object"
+                    && matches!(args.get(1).map(|a| strip_parens(a)), Some(Expr::New(_)))
                 {
                     return Some("strictObject".into());
                 }
@@ -426,7 +428,9 @@ impl<'a> Schemas<'a> {
                 s
             }
             "literal" => match self.value(m, arg(0)?, base)? {
-                Value::Array(a) => S::of(json!({"enum": a.iter().map(Value::to_json).collect::<Vec<_>>()})),
+                Value::Array(a) => {
+                    S::of(json!({"enum": a.iter().map(Value::to_json).collect::<Vec<_>>()}))
+                }
                 v => S::of(json!({"const": v.to_json()})),
             },
             "union" | "discriminatedUnion" | "xor" => {
