@@ -49,7 +49,11 @@ pub fn find(ci: &CodeIndex) -> Vec<Tool> {
     for sn in &snippets {
         let mut found = Vec::new();
         objects::each_object(&sn.expr, &mut |o| {
-            if !(has(o, "inputSchema") && has(o, "name") && (has(o, "prompt") || has(o, "call"))) {
+            // The MCP tool template (`isMcp`) takes its name, prompt and
+            // schema from a server at run time: not a built-in tool.
+            if !(has(o, "inputSchema") && has(o, "name") && (has(o, "prompt") || has(o, "call")))
+                || has(o, "isMcp")
+            {
                 return;
             }
             let off = sn.offset(o);
@@ -445,6 +449,8 @@ var toolA = build({ name: NAME, async description() { return "edits files"; },
   async prompt() { return `Edit a file.${" Carefully."}`; },
   get inputSchema() { return schemaA(); }, async call() {} });
 var notATool = { name: "x", inputSchema: { type: "object" } };
+var mcpTemplate = build({ isMcp: true, name: "mcp", async prompt() { return ""; },
+  get inputSchema() { return schemaA(); }, async call() {} });
 "#,
         );
         let ts = find(&ci);
