@@ -576,7 +576,7 @@ var W = mk({ name: "Fetch", prompt: () => "Fetch a page", inputSchema: SCH, call
             json!({"type": "object", "properties": {"file_path": {"type": "string", "description": "abs"}, "pages": {"type": "string"}}, "required": []}),
             "Reads a file from the local disk",
         );
-        let d = diff(&[a.clone()], &[b]);
+        let d = diff(std::slice::from_ref(&a), &[b]);
         assert!(d.added.is_empty() && d.removed.is_empty());
         let c = &d.changed[0];
         let ch: Vec<(&str, &str, Vec<String>)> = c
@@ -598,6 +598,7 @@ var W = mk({ name: "Fetch", prompt: () => "Fetch a page", inputSchema: SCH, call
         );
         let t = c.description.as_ref().unwrap();
         assert!(t.diff.contains("{+the local+}"), "{}", t.diff);
-        assert!(diff(&[a.clone()], &[a]).changed.is_empty());
+        let same = std::slice::from_ref(&a);
+        assert!(diff(same, same).changed.is_empty());
     }
 }

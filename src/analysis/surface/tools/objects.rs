@@ -198,10 +198,13 @@ pub fn fn_returns(e: &Expr) -> Option<(&Expr, Vec<(String, &Expr)>)> {
     }
 }
 
+/// The expressions a function may return, and the locals declared before.
+pub type Returns<'e> = (Vec<&'e Expr>, Vec<(String, &'e Expr)>);
+
 /// Every expression a function body may return, through `if`/`else`
 /// branches, with the plain local bindings declared on the way: a value
 /// chosen at run time among several (`if (flag()) return a; return b`).
-pub fn returns_all(body: &FunctionBody) -> Option<(Vec<&Expr>, Vec<(String, &Expr)>)> {
+pub fn returns_all(body: &FunctionBody) -> Option<Returns<'_>> {
     fn walk<'e>(
         stmts: &mut dyn Iterator<Item = &'e Stmt>,
         out: &mut Vec<&'e Expr>,
@@ -227,10 +230,8 @@ pub fn returns_all(body: &FunctionBody) -> Option<(Vec<&Expr>, Vec<(String, &Exp
                         }
                     }
                 }
-                Stmt::Block(b) => {
-                    if walk(&mut b.stmts.iter(), out, locals, depth + 1) {
-                        return true;
-                    }
+                Stmt::Block(b) if walk(&mut b.stmts.iter(), out, locals, depth + 1) => {
+                    return true;
                 }
                 Stmt::If(i) => {
                     let c = walk(&mut std::iter::once(&*i.cons), out, locals, depth + 1);
@@ -254,7 +255,7 @@ pub fn returns_all(body: &FunctionBody) -> Option<(Vec<&Expr>, Vec<(String, &Exp
 }
 
 /// [`returns_all`] of a function-valued expression.
-pub fn fn_returns_all(e: &Expr) -> Option<(Vec<&Expr>, Vec<(String, &Expr)>)> {
+pub fn fn_returns_all(e: &Expr) -> Option<Returns<'_>> {
     match e {
         Expr::Paren(p) => fn_returns_all(&p.expr),
         Expr::Arrow(a) => match &*a.body {
