@@ -18,5 +18,6 @@ mod nesting;
 mod real_builds;
 mod reports;
 mod simulate;
+mod surface;
 mod targets;
 mod workflows;
