@@ -15,5 +15,6 @@ mod js_real;
 mod nesting;
 mod real_builds;
 mod simulate;
+mod surface_text;
 mod targets;
 mod workflows;

@@ -2,7 +2,8 @@
 //! from one release to the next.
 //!
 //! A prompt is a long string or template literal written to a model: prose
-//! (mostly words), addressed to the reader ("you"). Its kind comes from its
+//! (mostly words), addressed to the reader ("you") — or a one-sentence
+//! identity ("You are …."), however short. Its kind comes from its
 //! place — the property it is the value of (`prompt`, `description`,
 //! `systemPrompt`, an agent definition's `whenToUse` next to it) — and, for
 //! the system prompt and summaries, from how it opens. A template's
@@ -76,6 +77,25 @@ fn is_prose(text: &str) -> bool {
         let w = w.trim_matches(|c: char| !c.is_alphabetic());
         matches!(w, "you" | "You" | "your" | "Your" | "YOU")
     })
+}
+
+/// The longest short identity piece ("You are NAME, …."): the opening of
+/// the system prompt is one sentence, shorter than other prompts.
+const MAX_IDENTITY_BYTES: usize = 300;
+
+/// Whether `text` is a prompt: prose written to a model, or a one-sentence
+/// identity ("You are …") however short.
+fn is_prompt(text: &str) -> bool {
+    is_prose(text) || is_identity(text)
+}
+
+fn is_identity(text: &str) -> bool {
+    let t = text.trim();
+    t.len() <= MAX_IDENTITY_BYTES
+        && t.starts_with("You are ")
+        && t.split_whitespace().count() >= 5
+        && t.ends_with('.')
+        && !t.contains("${")
 }
 
 /// The kind of a prompt, from the property it is the value of (read in the
@@ -176,7 +196,7 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
             m.index
                 .strings
                 .iter()
-                .filter(|s| is_prose(&s.value))
+                .filter(|s| is_prompt(&s.value))
                 // A literal inside a template's `${…}` is part of the outer one.
                 .filter(|s| !inner.iter().any(|&(lo, hi)| lo < s.lo && s.hi <= hi))
                 .map(|s| found(m, s))
@@ -235,7 +255,7 @@ fn inner_spans(m: &IndexedModule) -> Vec<(u32, u32)> {
     m.index
         .strings
         .iter()
-        .filter(|s| s.kind == LitKind::Template && is_prose(&s.value))
+        .filter(|s| s.kind == LitKind::Template && is_prompt(&s.value))
         .map(|s| (s.lo, s.hi))
         .collect()
 }
@@ -448,6 +468,7 @@ var tool = {{ name: "Fetcher", async prompt() {{ return "Use this tool to fetch 
 var agent = {{ agentType: "helper", whenToUse: "x", getSystemPrompt: () => `You are a helper agent working for ${{user.name}} in ${{cwd()}}. {LOREM}.` }};
 var sum = "Your task is to create a detailed summary of the conversation so far. {LOREM}.";
 var ui = "Press enter to continue";
+var who = "You are Testbot, our own assistant.";
 var code = "{}";
 var again = "You are a test assistant of our own making. {LOREM}.";
 "#,
@@ -503,6 +524,7 @@ var again = "You are a test assistant of our own making. {LOREM}.";
         let d = diff(&a, &b);
         assert!(d.added.is_empty() && d.removed.is_empty());
         assert_eq!(d.changed.len(), 4);
+        assert_eq!(a.len(), 5);
         assert!(d.changed[0].words.contains("-check") && d.changed[0].words.contains("+verify"));
         assert_ne!(d.changed[0].sha256_a, d.changed[0].sha256_b);
     }
