@@ -93,7 +93,7 @@ fn env_fixture_every_way() {
 fn prompts_export_refuses_a_link_and_lists_hashes() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("p.js");
-    let body = "Keep your answers short and plain, and check each step you take against the files you were given before you report that the work is done";
+    let body = "Keep your answers short and plain, and check each step you take against the files you were given before you report that the work is done, and say so when you are unsure about any part of it";
     std::fs::write(
         &p,
         format!("var a = \"You are an assistant of our own making. {body}.\";\nvar b = `Summarize the conversation for ${{who}}. {body}.`;\n"),

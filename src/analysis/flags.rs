@@ -347,9 +347,28 @@ impl Registries {
             return out;
         }
         // Instances: `var reg = new Class` / `new Class()`, the class being
-        // this module's or imported from another chunk.
+        // this module's or imported from another chunk (under one of the
+        // names a registry class is exported as).
+        let exported: std::collections::HashSet<&str> = classes
+            .keys()
+            .flat_map(|(cm, class)| {
+                ci.modules[*cm]
+                    .index
+                    .esm_exports
+                    .iter()
+                    .filter(move |e| &e.local == class)
+                    .map(|e| e.original.as_str())
+            })
+            .collect();
         for (mi, m) in ci.modules.iter().enumerate() {
             let src = m.source();
+            let imported: std::collections::HashSet<&str> = m
+                .index
+                .imports
+                .iter()
+                .filter(|i| exported.contains(i.imported.as_str()))
+                .map(|i| i.local.as_str())
+                .collect();
             for (name, defs) in &m.index.definitions {
                 let class = defs.iter().find_map(|d| {
                     let (lo, hi) = d.value?;
@@ -362,7 +381,9 @@ impl Registries {
                 let Some(class) = class else { continue };
                 let key = if classes.contains_key(&(mi, class.to_string())) {
                     (mi, class.to_string())
-                } else if let Some((t, local)) = ci.follow_import(mi, class) {
+                } else if imported.contains(class)
+                    && let Some((t, local)) = ci.follow_import(mi, class)
+                {
                     (t, local.to_string())
                 } else {
                     continue;
@@ -622,11 +643,15 @@ fn forwarding_methods(m: &IndexedModule, src: &str, at: usize, field: &str) -> V
     };
     let parent = m.index.functions[class_fn as usize].parent;
     let reads = format!("this.{field}");
-    m.index
-        .functions
+    // Only the methods near `register` (functions are in start order), and
+    // short ones: the cost per occurrence stays bounded.
+    let fns = &m.index.functions;
+    let a = fns.partition_point(|f| (f.lo as usize) + 4 * REGISTRY_WINDOW < at);
+    let b = fns.partition_point(|f| (f.lo as usize) < at + 4 * REGISTRY_WINDOW);
+    fns[a..b.max(a)]
         .iter()
         .filter(|f| f.parent == parent && f.kind == crate::js::index::FnKind::Method)
-        .filter(|f| (f.lo as usize).abs_diff(at) < 4 * REGISTRY_WINDOW)
+        .filter(|f| ((f.hi - f.lo) as usize) <= MAX_ACCESSOR_BYTES)
         .filter(|f| {
             let s = &src[f.lo as usize..f.hi as usize];
             s.contains(reads.as_str())

@@ -48,6 +48,10 @@ const NEEDLE: &str = "process.env";
 /// each occurrence re-parse megabytes.
 const MAX_PATTERN_BYTES: usize = 4096;
 
+/// The scans around occurrences read at most this many times the module's
+/// length (real modules need far less than once).
+const SCAN_BUDGET_FACTOR: usize = 4;
+
 /// The longest name taken as a variable's.
 const MAX_NAME_BYTES: usize = 200;
 
@@ -262,7 +266,17 @@ fn scan_module(ci: &CodeIndex, mi: usize, m: &IndexedModule) -> (Vec<Read>, Vec<
     let mut reads = Vec::new();
     let mut helpers = Vec::new();
     let mut ev: Option<Evaluator> = None;
+    // The bytes the bracket and pattern scans may read around occurrences,
+    // in all: a module made of `process.env[((((…` must not cost its length
+    // times the pattern bound.
+    let mut budget = SCAN_BUDGET_FACTOR * src.len() + (1 << 20);
     for (at, _) in src.match_indices(NEEDLE) {
+        if budget < MAX_PATTERN_BYTES {
+            break;
+        }
+        budget -= MAX_PATTERN_BYTES
+            .min(src.len() - at)
+            .min(at + MAX_PATTERN_BYTES);
         if at > 0 && is_ident_byte(b[at - 1]) {
             continue;
         }
