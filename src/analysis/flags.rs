@@ -408,7 +408,7 @@ impl Registries {
         // reg.register(e)}`), in its module or, imported, in another.
         let mut kinds: HashMap<(usize, String), AccessorKind> = HashMap::new();
         let mut wrappers: HashMap<(usize, String), (usize, String)> = HashMap::new();
-        for ((mi, inst), _) in &out.by_instance {
+        for (mi, inst) in out.by_instance.keys() {
             let m = &ci.modules[*mi];
             for c in m
                 .index

@@ -159,10 +159,8 @@ pub fn slug(kind: &str, text: &str) -> String {
         .split(|c: char| !c.is_ascii_alphanumeric())
         // `${v1}` placeholders are not words of the prompt.
         .filter(|w| {
-            !w.is_empty()
-                && !(w.len() > 1
-                    && w.starts_with('v')
-                    && w[1..].bytes().all(|b| b.is_ascii_digit()))
+            !(w.is_empty()
+                || w.len() > 1 && w.starts_with('v') && w[1..].bytes().all(|b| b.is_ascii_digit()))
         })
         .take(ID_WORDS)
         .map(|w| w.to_ascii_lowercase())
@@ -485,12 +483,14 @@ var again = "You are a test assistant of our own making. {LOREM}.";
         let v = find(&testjs::script(&src()));
         assert_eq!(
             v.len(),
-            4,
+            5,
             "{:?}",
             v.iter().map(|p| &p.id).collect::<Vec<_>>()
         );
         let sys = by_kind(&v, "system");
-        assert_eq!(sys.len(), 1);
+        assert_eq!(sys.len(), 2);
+        // The short identity sentence is a system prompt too.
+        assert_eq!(sys[1].id, "system-you-are-testbot-our-own-assistant");
         assert_eq!(sys[0].id, "system-you-are-a-test-assistant-of");
         // The same text twice is one prompt with two sites.
         assert_eq!(sys[0].sites.len(), 2);
