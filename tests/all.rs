@@ -19,5 +19,6 @@ mod real_builds;
 mod reports;
 mod simulate;
 mod surface;
+mod surface_text;
 mod targets;
 mod workflows;

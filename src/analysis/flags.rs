@@ -1,8 +1,10 @@
-//! Feature flags: every `tengu_*` string, classified by how it is used.
+//! Feature flags: every `tengu_*` string, and every name of any prefix that a
+//! flag getter reads, classified by how it is used.
 //!
 //! - *feature*: the first argument of a flag getter — a function that reads
 //!   the cached flag store (see [`STORE_KEYS`]) or answers `{value, source}`
-//!   lookups, directly or through a few calls;
+//!   lookups, directly or through a few calls — or of a read through a
+//!   registry whose registered reader is one (see [`Registries`]);
 //! - *event*: the first argument of a telemetry logger — a function that
 //!   builds `{eventName, metadata}`, or a wrapper that passes its first
 //!   parameter on to one;
@@ -124,6 +126,17 @@ fn reads_flag_store(src: &str) -> bool {
         || (src.contains("source:\"payload\"") && src.contains("source:\"fallback\""))
 }
 
+/// A name a getter may read, whatever its prefix: a short identifier-like
+/// key (a getter's first argument can also be a message or a path).
+pub fn is_read_name(s: &str) -> bool {
+    (2..=MAX_READ_NAME).contains(&s.len())
+        && s.bytes().any(|b| b == b'_')
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The longest name read as a flag whatever its prefix.
+const MAX_READ_NAME: usize = 100;
+
 pub fn is_flag_name(s: &str) -> bool {
     s.starts_with("tengu_")
         && s.len() > 6
@@ -152,6 +165,9 @@ const MAX_DEFAULT_CHARS: usize = 80;
 pub struct Classifier<'a> {
     ci: &'a CodeIndex,
     memo: HashMap<(usize, String), AccessorKind>,
+    /// Registries whose reader is known, so a wrapper reading through one
+    /// is classified like a wrapper of a getter.
+    registries: Registries,
 }
 
 fn calls_within(m: &IndexedModule, lo: u32, hi: u32) -> &[Call] {
@@ -166,6 +182,7 @@ impl<'a> Classifier<'a> {
         Classifier {
             ci,
             memo: HashMap::new(),
+            registries: Registries::default(),
         }
     }
 
@@ -228,6 +245,10 @@ impl<'a> Classifier<'a> {
     }
 
     fn compute(&mut self, m: usize, name: &str, depth: usize) -> AccessorKind {
+        // `let r = reg.reader; r(e, d)`: the registry's reader under a name.
+        if let Some(k) = self.registries.alias_kind(self.ci, m, name) {
+            return k;
+        }
         let Some((fm, id)) = self.resolve(m, name) else {
             return AccessorKind::Other;
         };
@@ -251,17 +272,20 @@ impl<'a> Classifier<'a> {
         let Some(p) = first_param else {
             return AccessorKind::Other;
         };
-        let callees: Vec<(String, bool)> = calls_within(module, f.lo, f.hi)
+        let callees: Vec<&Call> = calls_within(module, f.lo, f.hi)
             .iter()
             .filter(|c| c.arg0.as_ref().and_then(|a| a.ident.as_deref()) == Some(p.as_str()))
-            .map(|c| (c.name.clone(), c.member))
             .collect();
         let mut result = AccessorKind::Other;
-        for (c, member) in callees {
+        for call in callees {
+            let (c, member) = (call.name.clone(), call.member);
             // `store().getFeatureValue(e, t)`: a method, found by its name
-            // in this module or another chunk.
+            // in this module or another chunk; `reg.read(e, t)`: a registry.
             let kind = if member {
-                self.method_kind(fm, &c, depth + 1)
+                match self.registries.member_kind(self.ci, fm, call) {
+                    AccessorKind::Other => self.method_kind(fm, &c, depth + 1),
+                    k => k,
+                }
             } else {
                 self.kind_at(fm, &c, depth + 1)
             };
@@ -273,6 +297,374 @@ impl<'a> Classifier<'a> {
         }
         result
     }
+}
+
+/// A registry: an instance of a class whose `register(fn)` stores a
+/// function in a field (`this.reader = fn`), which the rest of the code
+/// calls — `reg.reader?.(name, d)`, `let r = reg.reader; r(name, d)`, or a
+/// method that forwards to it (`reg.read(name, d)`). The app registers its
+/// flag getter there at start-up (`register((e, d) => getter(e, d))`), so a
+/// read through the registry is classified by what is registered into it,
+/// wherever the registration is (another chunk, through a wrapper).
+#[derive(Debug, Clone, Default)]
+pub struct Registries {
+    /// (module, instance binding) → the registry.
+    by_instance: HashMap<(usize, String), Registry>,
+}
+
+#[derive(Debug, Clone)]
+struct Registry {
+    /// The field the registered function is stored in.
+    field: String,
+    /// The class's methods that call the stored function.
+    forwarding: Vec<String>,
+    kind: AccessorKind,
+}
+
+/// How far from `register(` the class name and the store of the
+/// registered function are looked for.
+const REGISTRY_WINDOW: usize = 400;
+
+impl Registries {
+    /// Every registry of the build, and what is registered into each.
+    pub fn find(ci: &CodeIndex, cls: &mut Classifier) -> Registries {
+        let mut out = Registries::default();
+        let by_name: HashMap<&str, usize> = ci
+            .modules
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.name.as_str(), i))
+            .collect();
+        // Registry classes: (module, class name) → (field, forwarding methods).
+        let mut classes: HashMap<(usize, String), (String, Vec<String>)> = HashMap::new();
+        for (mi, m) in ci.modules.iter().enumerate() {
+            let src = m.source();
+            if !src.contains("register(") {
+                continue;
+            }
+            for (at, _) in src.match_indices("register(") {
+                if let Some((class, field)) = registry_class(src, at) {
+                    let forwarding = forwarding_methods(m, src, at, &field);
+                    classes.insert((mi, class), (field, forwarding));
+                }
+            }
+        }
+        if classes.is_empty() {
+            return out;
+        }
+        // Instances: `var reg = new Class` / `new Class()`, the class being
+        // this module's or imported from another chunk (under one of the
+        // names a registry class is exported as).
+        let exported: std::collections::HashSet<&str> = classes
+            .keys()
+            .flat_map(|(cm, class)| {
+                ci.modules[*cm]
+                    .index
+                    .esm_exports
+                    .iter()
+                    .filter(move |e| &e.local == class)
+                    .map(|e| e.original.as_str())
+            })
+            .collect();
+        for (mi, m) in ci.modules.iter().enumerate() {
+            let src = m.source();
+            let imported: std::collections::HashSet<&str> = m
+                .index
+                .imports
+                .iter()
+                .filter(|i| exported.contains(i.imported.as_str()))
+                .map(|i| i.local.as_str())
+                .collect();
+            for (name, defs) in &m.index.definitions {
+                let class = defs.iter().find_map(|d| {
+                    let (lo, hi) = d.value?;
+                    let v = src.get(lo as usize..hi as usize)?.strip_prefix("new ")?;
+                    let v = v.strip_suffix("()").unwrap_or(v);
+                    v.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+                        .then_some(v)
+                });
+                let Some(class) = class else { continue };
+                let key = if classes.contains_key(&(mi, class.to_string())) {
+                    (mi, class.to_string())
+                } else if imported.contains(class)
+                    && let Some((t, local)) = ci.follow_import(mi, class)
+                {
+                    (t, local.to_string())
+                } else {
+                    continue;
+                };
+                if let Some((field, forwarding)) = classes.get(&key) {
+                    out.by_instance.insert(
+                        (mi, name.clone()),
+                        Registry {
+                            field: field.clone(),
+                            forwarding: forwarding.clone(),
+                            kind: AccessorKind::Other,
+                        },
+                    );
+                }
+            }
+        }
+        if out.by_instance.is_empty() {
+            return out;
+        }
+        // Registration sites: `reg.register(f)`, and calls of a function
+        // that passes its first parameter to one (`function w(e){return
+        // reg.register(e)}`), in its module or, imported, in another.
+        let mut kinds: HashMap<(usize, String), AccessorKind> = HashMap::new();
+        let mut wrappers: HashMap<(usize, String), (usize, String)> = HashMap::new();
+        for (mi, inst) in out.by_instance.keys() {
+            let m = &ci.modules[*mi];
+            for c in m
+                .index
+                .calls
+                .iter()
+                .filter(|c| c.member && c.name == "register")
+            {
+                if object_of(m.source(), c) != Some(inst.as_str()) {
+                    continue;
+                }
+                let Some(a) = &c.arg0 else { continue };
+                match m
+                    .index
+                    .enclosing_function(c.lo)
+                    .map(|f| &m.index.functions[f as usize])
+                {
+                    Some(f) if f.first_param.is_some() && a.ident == f.first_param => {
+                        if let Some(n) = &f.name {
+                            wrappers.insert((*mi, n.clone()), (*mi, inst.clone()));
+                        }
+                    }
+                    _ => {
+                        let k = registered_kind(cls, *mi, a);
+                        merge_kind(
+                            kinds
+                                .entry((*mi, inst.clone()))
+                                .or_insert(AccessorKind::Other),
+                            k,
+                        );
+                    }
+                }
+            }
+        }
+        if !wrappers.is_empty() {
+            // The names each wrapper is exported as.
+            let mut exported: HashMap<(usize, &str), (usize, String)> = HashMap::new();
+            for ((wm, wname), reg) in &wrappers {
+                for e in ci.modules[*wm]
+                    .index
+                    .esm_exports
+                    .iter()
+                    .filter(|e| &e.local == wname)
+                {
+                    exported.insert((*wm, e.original.as_str()), reg.clone());
+                }
+            }
+            for (mi, m) in ci.modules.iter().enumerate() {
+                let mut local: HashMap<&str, &(usize, String)> = HashMap::new();
+                for ((wm, wname), reg) in &wrappers {
+                    if *wm == mi {
+                        local.insert(wname.as_str(), reg);
+                    }
+                }
+                for imp in &m.index.imports {
+                    let target = by_name.get(imp.source.as_str()).copied().or_else(|| {
+                        ci.resolve_import(m, &imp.source)
+                            .and_then(|t| by_name.get(t.name.as_str()).copied())
+                    });
+                    if let Some(t) = target
+                        && let Some(reg) = exported.get(&(t, imp.imported.as_str()))
+                    {
+                        local.insert(imp.local.as_str(), reg);
+                    }
+                }
+                if local.is_empty() {
+                    continue;
+                }
+                for c in m.index.calls.iter().filter(|c| !c.member && c.args == 1) {
+                    if let Some(reg) = local.get(c.name.as_str())
+                        && let Some(a) = &c.arg0
+                    {
+                        let k = registered_kind(cls, mi, a);
+                        merge_kind(
+                            kinds.entry((*reg).clone()).or_insert(AccessorKind::Other),
+                            k,
+                        );
+                    }
+                }
+            }
+        }
+        for (key, k) in kinds {
+            if let Some(r) = out.by_instance.get_mut(&key) {
+                r.kind = k;
+            }
+        }
+        out.by_instance.retain(|_, r| r.kind != AccessorKind::Other);
+        out
+    }
+
+    /// The registry `name` denotes in module `m` (its own, or imported).
+    fn registry(&self, ci: &CodeIndex, m: usize, name: &str) -> Option<&Registry> {
+        if let Some(r) = self.by_instance.get(&(m, name.to_string())) {
+            return Some(r);
+        }
+        let (t, local) = ci.follow_import(m, name)?;
+        self.by_instance.get(&(t, local.to_string()))
+    }
+
+    /// What a member call reads: a registry's reader (`reg.reader?.(…)`,
+    /// `reg.read(…)`), or nothing known.
+    pub fn member_kind(&self, ci: &CodeIndex, m: usize, c: &Call) -> AccessorKind {
+        if self.by_instance.is_empty() {
+            return AccessorKind::Other;
+        }
+        let module = &ci.modules[m];
+        let Some(obj) = object_of(module.source(), c) else {
+            return AccessorKind::Other;
+        };
+        match self.registry(ci, m, obj) {
+            Some(r) if r.field == c.name || r.forwarding.contains(&c.name) => r.kind,
+            _ => AccessorKind::Other,
+        }
+    }
+
+    /// `name` in module `m` bound to a registry's reader (`let r = reg.reader`).
+    fn alias_kind(&self, ci: &CodeIndex, m: usize, name: &str) -> Option<AccessorKind> {
+        if self.by_instance.is_empty() {
+            return None;
+        }
+        let module = &ci.modules[m];
+        let defs = module.index.definitions.get(name)?;
+        defs.iter().find_map(|d| {
+            let (lo, hi) = d.value?;
+            let v = module.source().get(lo as usize..hi as usize)?;
+            let (obj, field) = v.split_once('.')?;
+            let r = self.registry(ci, m, obj)?;
+            (r.field == field.trim_end_matches('?')).then_some(r.kind)
+        })
+    }
+}
+
+/// The stronger of two answers: a getter wins, then a logger.
+fn merge_kind(into: &mut AccessorKind, k: AccessorKind) {
+    let rank = |k: AccessorKind| match k {
+        AccessorKind::Getter => 2,
+        AccessorKind::Logger => 1,
+        AccessorKind::Other => 0,
+    };
+    if rank(k) > rank(*into) {
+        *into = k;
+    }
+}
+
+/// What the function registered by an argument is: a function named by an
+/// identifier, or an inline function passing its first parameter on
+/// (`(e, d) => ({...getter(e, d), extra})`).
+fn registered_kind(cls: &mut Classifier, m: usize, a: &crate::js::index::Arg) -> AccessorKind {
+    if let Some(id) = &a.ident {
+        return cls.kind(m, id);
+    }
+    let module = &cls.ci.modules[m];
+    let Some(f) = module
+        .index
+        .enclosing_function(a.lo + 1)
+        .map(|f| &module.index.functions[f as usize])
+    else {
+        return AccessorKind::Other;
+    };
+    if f.lo != a.lo {
+        return AccessorKind::Other;
+    }
+    let Some(p) = f.first_param.clone() else {
+        return AccessorKind::Other;
+    };
+    let callees: Vec<String> = calls_within(module, f.lo, f.hi)
+        .iter()
+        .filter(|c| {
+            !c.member && c.arg0.as_ref().and_then(|x| x.ident.as_deref()) == Some(p.as_str())
+        })
+        .map(|c| c.name.clone())
+        .collect();
+    let mut k = AccessorKind::Other;
+    for c in callees {
+        merge_kind(&mut k, cls.kind(m, &c));
+    }
+    k
+}
+
+/// The identifier a member call is made on: `reg` of `reg.read(…)` or
+/// `reg.reader?.(…)`.
+fn object_of<'s>(src: &'s str, c: &Call) -> Option<&'s str> {
+    let b = src.as_bytes();
+    let lo = c.lo as usize;
+    let end = (lo..b.len().min(lo + MAX_READ_NAME))
+        .find(|&i| !(b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$'))?;
+    let rest = &src[end..];
+    let prop = rest.strip_prefix("?.").or_else(|| rest.strip_prefix('.'))?;
+    (end > lo && prop.starts_with(c.name.as_str())).then(|| &src[lo..end])
+}
+
+/// For `register(` at `at`: the class it belongs to (`class NAME{…`) and the
+/// field its parameter is stored in (`this.FIELD=param`).
+fn registry_class(src: &str, at: usize) -> Option<(String, String)> {
+    let b = src.as_bytes();
+    let ident_end = |i: usize| {
+        (i..b.len())
+            .find(|&j| !(b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'$'))
+            .unwrap_or(b.len())
+    };
+    let p0 = at + "register(".len();
+    let p1 = ident_end(p0);
+    let param = src.get(p0..p1).filter(|p| !p.is_empty())?;
+    let body = src.get(p1..(p1 + REGISTRY_WINDOW).min(src.len()))?;
+    let body = body.strip_prefix(')')?.trim_start().strip_prefix('{')?;
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    // The first `this.FIELD = param` (a register may read the old value first).
+    let field = body.match_indices("this.").find_map(|(store, _)| {
+        let f0 = store + "this.".len();
+        let f1 = f0 + body[f0..].bytes().take_while(|&b| is_ident(b)).count();
+        let assigned = body[f1..].trim_start().strip_prefix('=')?.trim_start();
+        let rest = assigned.strip_prefix(param)?;
+        (f1 > f0 && !rest.starts_with(|c: char| c.is_ascii() && is_ident(c as u8)))
+            .then(|| body[f0..f1].to_string())
+    })?;
+    let head = &src[at.saturating_sub(REGISTRY_WINDOW)..at];
+    let c0 = head.rfind("class ")? + "class ".len();
+    let c1 = c0
+        + head[c0..]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$')
+            .count();
+    let class = &head[c0..c1];
+    (!class.is_empty()).then(|| (class.to_string(), field))
+}
+
+/// The methods of the class around `at` that use `this.FIELD` (other than
+/// `register`): they call the registered function.
+fn forwarding_methods(m: &IndexedModule, src: &str, at: usize, field: &str) -> Vec<String> {
+    let Some(class_fn) = m.index.enclosing_function(at as u32) else {
+        // `register` is a method: its class is the span of its siblings.
+        return Vec::new();
+    };
+    let parent = m.index.functions[class_fn as usize].parent;
+    let reads = format!("this.{field}");
+    // Only the methods near `register` (functions are in start order), and
+    // short ones: the cost per occurrence stays bounded.
+    let fns = &m.index.functions;
+    let a = fns.partition_point(|f| (f.lo as usize) + 4 * REGISTRY_WINDOW < at);
+    let b = fns.partition_point(|f| (f.lo as usize) < at + 4 * REGISTRY_WINDOW);
+    fns[a..b.max(a)]
+        .iter()
+        .filter(|f| f.parent == parent && f.kind == crate::js::index::FnKind::Method)
+        .filter(|f| ((f.hi - f.lo) as usize) <= MAX_ACCESSOR_BYTES)
+        .filter(|f| {
+            let s = &src[f.lo as usize..f.hi as usize];
+            s.contains(reads.as_str())
+        })
+        .filter_map(|f| f.name.clone())
+        .filter(|n| n != "register")
+        .collect()
 }
 
 /// A literal default, or "computed: EXPR".
@@ -301,6 +693,10 @@ fn default_of(
 
 pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> FlagInventory {
     let mut cls = Classifier::new(ci);
+    let registries = Registries::find(ci, &mut cls);
+    cls.registries = registries.clone();
+    // Answers given before the registries were known are recomputed.
+    cls.memo.clear();
     let mut ev = Evaluator::new(ci);
     let mut sites: BTreeMap<String, Vec<FlagSite>> = BTreeMap::new();
     let mut accessor_sites: HashMap<(usize, String), usize> = HashMap::new();
@@ -316,7 +712,7 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
             {
                 let text = &m.source()[lo as usize..hi as usize];
                 let inner = text.trim_matches(|c| c == '"' || c == '\'');
-                if text.len() >= 2 && text.len() == inner.len() + 2 && is_flag_name(inner) {
+                if text.len() >= 2 && text.len() == inner.len() + 2 && is_read_name(inner) {
                     constants.insert(name.as_str(), &m.source()[lo as usize + 1..hi as usize - 1]);
                     constant_at.insert(lo, name.as_str());
                 }
@@ -333,25 +729,33 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
         for (ci_, c) in m.index.calls.iter().enumerate() {
             let Some(a0) = &c.arg0 else { continue };
             let (flag, constant) = match (&a0.string, &a0.ident) {
-                (Some(s), _) if is_flag_name(s) => (s.clone(), None),
+                (Some(s), _) if is_read_name(s) => (s.clone(), None),
                 (_, Some(id)) => match constants.get(id.as_str()) {
                     Some(f) => (f.to_string(), Some(id.clone())),
                     None => continue,
                 },
                 _ => continue,
             };
+            let accessor = if c.member {
+                // A method call is configuration, unless it reads through a
+                // registry (`reg.read(name, d)`, `reg.reader?.(name, d)`).
+                registries.member_kind(ci, mi, c)
+            } else {
+                cls.kind(mi, &c.name)
+            };
+            let kind = match accessor {
+                AccessorKind::Getter => FlagKind::Feature,
+                AccessorKind::Logger => FlagKind::Event,
+                AccessorKind::Other => FlagKind::Config,
+            };
+            // Whatever its prefix, a name a getter reads is a flag; other
+            // names count only with the flag prefix.
+            if kind != FlagKind::Feature && !is_flag_name(&flag) {
+                continue;
+            }
             if a0.string.is_some() {
                 at_call.insert(a0.lo, ci_);
             }
-            let kind = if c.member {
-                FlagKind::Config
-            } else {
-                match cls.kind(mi, &c.name) {
-                    AccessorKind::Getter => FlagKind::Feature,
-                    AccessorKind::Logger => FlagKind::Event,
-                    AccessorKind::Other => FlagKind::Config,
-                }
-            };
             if kind != FlagKind::Config {
                 *accessor_sites.entry((mi, c.name.clone())).or_default() += 1;
             }
@@ -732,6 +1136,89 @@ var listed = {{ "tengu_inv_key": 1 }}, names = ["tengu_inv_listed", "tengu_", "t
             ]
         );
         assert_eq!(inv.accessors[2].kind_str(), "logger");
+    }
+
+    /// A registry the app fills at start-up with its flag getter, read every
+    /// way real builds read one; and one filled with something else.
+    const REGISTRY: &str = r#"function getA(n, d) { return st().cachedFeatureFlags?.[n] ?? d; }
+class Reg { reader = null; register(e) { let old = this.reader; return this.reader = e, old; } read(e, t) { return this.reader?.(e, t); } }
+var reg = new Reg;
+function install(e) { return reg.register(e); }
+install((e, t) => ({ ...getA(e, t), extra: 1 }));
+class Other { fn = null; register(e) { this.fn = e; } call(e) { return this.fn?.(e); } }
+var other = new Other();
+other.register((e) => e.length);
+function viaAlias(e) { let r = reg.reader; if (!r) return !1; return r(e, !1).value; }
+function use() {
+  reg.read("tengu_reg_read", !1);
+  reg.reader?.("tengu_reg_optional", 0);
+  viaAlias("tengu_reg_alias");
+  other.call("tengu_reg_other");
+  other.call("plain_name_other");
+  reg.read("bot_protected_reg_name", !0);
+}
+"#;
+
+    #[test]
+    fn reads_through_a_registry_take_the_kind_of_what_is_registered() {
+        let ci = testjs::script(REGISTRY);
+        let inv = inventory(&ci, &HashMap::new());
+        let kind = |n: &str| inv.get(n).unwrap_or_else(|| panic!("{n} missing")).kind;
+        assert_eq!(kind("tengu_reg_read"), FlagKind::Feature);
+        assert_eq!(kind("tengu_reg_optional"), FlagKind::Feature);
+        assert_eq!(kind("tengu_reg_alias"), FlagKind::Feature);
+        assert_eq!(inv.get("tengu_reg_read").unwrap().defaults, [json!(false)]);
+        // A registry holding something else is a method call as before.
+        assert_eq!(kind("tengu_reg_other"), FlagKind::Config);
+        // Whatever its prefix, a name read through a getter is a flag; a
+        // name of another prefix passed elsewhere is not.
+        assert_eq!(kind("bot_protected_reg_name"), FlagKind::Feature);
+        assert!(inv.get("plain_name_other").is_none());
+    }
+
+    #[test]
+    fn a_registry_filled_from_another_chunk() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-reg.js",
+                "class R { reader = void 0; register(e) { this.reader = e; } }\nvar reg = new R;\nfunction fill(e) { return reg.register(e); }\nfunction q(e) { let r = reg.reader; return r ? r(e, !1) : !1; }\nfunction on() { return q(\"tengu_split_reg\"); }\nexport { fill as installReader };",
+            ),
+            (
+                "/$bunfs/root/chunk-app.js",
+                "import { installReader as ir } from \"./chunk-reg.js\";\nfunction g(n, d) { return s().cachedFeatureFlags?.[n] ?? d; }\nir(g);",
+            ),
+        ]);
+        let inv = inventory(&ci, &HashMap::new());
+        assert_eq!(inv.get("tengu_split_reg").unwrap().kind, FlagKind::Feature);
+    }
+
+    #[test]
+    fn names_of_any_prefix_through_getters_and_their_constants() {
+        let src = format!(
+            "{ACCESSORS}var K = \"guarded_name_const\";\ngetA(\"guarded_name_lit\", {{ safe: !0 }}); getA(K, 1); plain(\"guarded_name_plain\"); getA(\"has space\", 1); getA(\"noseparator\", 1);"
+        );
+        let inv = inventory(&testjs::script(&src), &HashMap::new());
+        assert_eq!(inv.get("guarded_name_lit").unwrap().kind, FlagKind::Feature);
+        let c = inv.get("guarded_name_const").unwrap();
+        assert_eq!(
+            (c.kind, c.sites[0].constant.as_deref()),
+            (FlagKind::Feature, Some("K"))
+        );
+        assert!(inv.get("guarded_name_plain").is_none());
+        assert!(inv.get("has space").is_none());
+        assert!(inv.get("noseparator").is_none());
+    }
+
+    #[test]
+    fn optional_member_calls_are_calls() {
+        let inv = inventory(
+            &testjs::script(
+                "store()?.cached(\"tengu_opt_member\", null); maybe?.(\"tengu_opt_call\");",
+            ),
+            &HashMap::new(),
+        );
+        assert_eq!(inv.get("tengu_opt_member").unwrap().kind, FlagKind::Config);
+        assert_eq!(inv.get("tengu_opt_call").unwrap().kind, FlagKind::Config);
     }
 
     #[test]

@@ -34,6 +34,15 @@ pub struct SurfaceArgs {
     /// Only these kinds (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KINDS")]
     pub only: Vec<KindArg>,
+    /// Also write every prompt below DIR: one Markdown file each, and an
+    /// index.json (version, id, title, kind, bytes, sha256 of each file).
+    /// Nothing is written outside DIR or through anything already in it.
+    #[arg(long, value_name = "DIR")]
+    pub export: Option<std::path::PathBuf>,
+    /// With --export: replace files already at the paths written (each is
+    /// removed first, never written through).
+    #[arg(long, requires = "export")]
+    pub force: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -65,6 +74,9 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
     let build = g.build(&opened)?;
     let an = super::code::analyse(g, &build)?;
     let s: &Surface = &super::code::facts(g, &an)?.surface;
+    if let Some(dir) = &a.export {
+        export(dir, a.force, build.version().best(), &s.prompts)?;
+    }
     if g.json {
         return print_json(&SurfaceView {
             target: opened.label.clone(),
@@ -200,6 +212,30 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
         outln!();
     }
     Ok(0)
+}
+
+/// Write the prompts below `dir` through the output-folder writer: every
+/// conflict is found before the first write, and each file is created new.
+fn export(
+    dir: &std::path::Path,
+    force: bool,
+    version: Option<&str>,
+    prompts: &[crate::analysis::surface::prompts::Prompt],
+) -> anyhow::Result<()> {
+    use super::outdir::OutDir;
+    let files = crate::analysis::surface::prompts::export_files(version, prompts);
+    let paths: Vec<std::path::PathBuf> = files.iter().map(|(p, _)| p.into()).collect();
+    OutDir::check(dir, &paths, force)?;
+    let mut out = OutDir::create(dir, force)?;
+    for (p, bytes) in &files {
+        out.write(std::path::Path::new(p), bytes)?;
+    }
+    errln!(
+        "wrote {} prompts and index.json to {}",
+        prompts.len(),
+        dir.display()
+    );
+    Ok(())
 }
 
 /// A table of rows, each ending with where its item was first found.

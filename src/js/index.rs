@@ -298,6 +298,59 @@ impl Indexer {
     }
 }
 
+impl Indexer {
+    /// One call site: its callee's name (an identifier, or a member's
+    /// property through `.` or `?.`) and its first two arguments.
+    fn record_call(&mut self, span: swc_common::Span, callee: &Expr, args: &[ExprOrSpread]) {
+        let (lo, hi) = self.span(span);
+        let callee = match callee {
+            Expr::OptChain(OptChainExpr { base, .. }) => match &**base {
+                OptChainBase::Member(m) => Some(m),
+                _ => None,
+            }
+            .and_then(|m| match &m.prop {
+                MemberProp::Ident(p) => Some((p.sym.to_string(), true)),
+                _ => None,
+            }),
+            Expr::Ident(i) => Some((i.sym.to_string(), false)),
+            Expr::Member(m) => match &m.prop {
+                MemberProp::Ident(p) => Some((p.sym.to_string(), true)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((name, member)) = callee else { return };
+        let arg = |i: usize| {
+            args.get(i).filter(|a| a.spread.is_none()).map(|a| {
+                let (lo, hi) = self.span(a.expr.span());
+                Arg {
+                    lo,
+                    hi,
+                    ident: match &*a.expr {
+                        Expr::Ident(i) => Some(i.sym.to_string()),
+                        _ => None,
+                    },
+                    string: match &*a.expr {
+                        Expr::Lit(Lit::Str(s)) => Some(s.value.to_string_lossy().into_owned()),
+                        _ => None,
+                    },
+                }
+            })
+        };
+        let (arg0, arg1) = (arg(0), arg(1));
+        self.out.calls.push(Call {
+            name,
+            member,
+            lo,
+            hi,
+            args: args.len() as u32,
+            in_function: self.current(),
+            arg0,
+            arg1,
+        });
+    }
+}
+
 fn prop_name(k: &PropName) -> Option<String> {
     match k {
         PropName::Ident(i) => Some(i.sym.to_string()),
@@ -466,48 +519,16 @@ impl Visit for Indexer {
         n.visit_children_with(self);
     }
 
+    /// `f?.(…)`, `a?.b(…)`: an optional call is a call too (registries and
+    /// flag stores are often read that way).
+    fn visit_opt_call(&mut self, n: &OptCall) {
+        self.record_call(n.span, &n.callee, &n.args);
+        n.visit_children_with(self);
+    }
+
     fn visit_call_expr(&mut self, n: &CallExpr) {
-        let (lo, hi) = self.span(n.span);
-        let callee = match &n.callee {
-            Callee::Expr(e) => match &**e {
-                Expr::Ident(i) => Some((i.sym.to_string(), false)),
-                Expr::Member(m) => match &m.prop {
-                    MemberProp::Ident(p) => Some((p.sym.to_string(), true)),
-                    _ => None,
-                },
-                _ => None,
-            },
-            _ => None,
-        };
-        if let Some((name, member)) = callee {
-            let arg = |i: usize| {
-                n.args.get(i).filter(|a| a.spread.is_none()).map(|a| {
-                    let (lo, hi) = self.span(a.expr.span());
-                    Arg {
-                        lo,
-                        hi,
-                        ident: match &*a.expr {
-                            Expr::Ident(i) => Some(i.sym.to_string()),
-                            _ => None,
-                        },
-                        string: match &*a.expr {
-                            Expr::Lit(Lit::Str(s)) => Some(s.value.to_string_lossy().into_owned()),
-                            _ => None,
-                        },
-                    }
-                })
-            };
-            let (arg0, arg1) = (arg(0), arg(1));
-            self.out.calls.push(Call {
-                name,
-                member,
-                lo,
-                hi,
-                args: n.args.len() as u32,
-                in_function: self.current(),
-                arg0,
-                arg1,
-            });
+        if let Callee::Expr(e) = &n.callee {
+            self.record_call(n.span, e, &n.args);
         }
         // helper(ns, { name: () => local, … })
         if let [_, second] = n.args.as_slice()

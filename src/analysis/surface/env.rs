@@ -1,19 +1,673 @@
 //! Every environment variable the build reads.
+//!
+//! The index does not collect member expressions, so each module's source is
+//! scanned for `process.env` (a cheap substring search) and the few bytes
+//! around each occurrence are read or re-parsed:
+//!
+//! - `process.env.NAME` / `process.env?.NAME` — *member*; a `?? literal` or
+//!   `|| literal` right after it is the default;
+//! - `process.env["NAME"]`, or `process.env[K]` where `K` evaluates to a
+//!   string — *bracket*;
+//! - `{A, B: b, C = "x"} = process.env` — *destructured*, with the pattern's
+//!   defaults;
+//! - `"NAME" in process.env` — *in*;
+//! - `process.env[p]` where `p` is a parameter of the enclosing function
+//!   makes that function a *helper*: each call of it (through imports too)
+//!   whose argument in that position is a string, or evaluates to one, reads
+//!   that variable.
+//!
+//! A truthiness helper called as `isTruthy(process.env.X)` is a member read
+//! and needs nothing more. What is computed at run time (a name built from
+//! data) is not known statically and is left out.
 
 use super::Site;
-use crate::js::code::CodeIndex;
+use crate::analysis::eval::{Evaluator, Value, parse_snippet};
+use crate::js::code::{CodeIndex, IndexedModule};
+use crate::js::index::{DefKind, FnId, FnKind};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use swc_common::Spanned;
+use swc_ecma_ast::{AssignTarget, Expr, Lit, ObjectPatProp, Pat, PropName};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EnvVar {
     pub name: String,
     /// How it is read: `member` (`process.env.NAME`), `destructured`,
-    /// `bracket` (`process.env["NAME"]`), `helper` (a function taking the name).
+    /// `bracket` (`process.env["NAME"]`), `in` (`"NAME" in process.env`),
+    /// `helper` (a function taking the name).
     pub how: Vec<String>,
     pub default: Option<serde_json::Value>,
     pub sites: Vec<Site>,
 }
 
-pub fn find(_ci: &CodeIndex) -> Vec<EnvVar> {
-    Vec::new()
+const NEEDLE: &str = "process.env";
+
+/// The longest bracket or destructuring pattern read around an occurrence:
+/// real ones are short, and the bound keeps a hostile module from making
+/// each occurrence re-parse megabytes.
+const MAX_PATTERN_BYTES: usize = 4096;
+
+/// The scans around occurrences read at most this many times the module's
+/// length (real modules need far less than once).
+const SCAN_BUDGET_FACTOR: usize = 4;
+
+/// The longest name taken as a variable's.
+const MAX_NAME_BYTES: usize = 200;
+
+/// One read of one variable.
+struct Read {
+    name: String,
+    how: &'static str,
+    default: Option<serde_json::Value>,
+    site: Site,
+}
+
+/// A function that reads `process.env[param]`: its module, id, and which
+/// parameter holds the name.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Helper {
+    module: usize,
+    function: FnId,
+    param: usize,
+}
+
+pub fn find(ci: &CodeIndex) -> Vec<EnvVar> {
+    let per_module: Vec<(Vec<Read>, Vec<Helper>)> = ci
+        .modules
+        .par_iter()
+        .enumerate()
+        .map(|(mi, m)| scan_module(ci, mi, m))
+        .collect();
+    let mut reads: Vec<Read> = Vec::new();
+    let mut helpers: HashSet<Helper> = HashSet::new();
+    for (r, h) in per_module {
+        reads.extend(r);
+        helpers.extend(h);
+    }
+    if !helpers.is_empty() {
+        let calls: Vec<Vec<Read>> = (0..ci.modules.len())
+            .into_par_iter()
+            .map(|mi| helper_calls(ci, mi, &helpers))
+            .collect();
+        reads.extend(calls.into_iter().flatten());
+    }
+    merge(reads)
+}
+
+fn merge(reads: Vec<Read>) -> Vec<EnvVar> {
+    let mut by_name: BTreeMap<String, EnvVar> = BTreeMap::new();
+    for r in reads {
+        let e = by_name.entry(r.name.clone()).or_insert_with(|| EnvVar {
+            name: r.name,
+            how: Vec::new(),
+            default: None,
+            sites: Vec::new(),
+        });
+        if !e.how.iter().any(|h| h == r.how) {
+            e.how.push(r.how.to_string());
+        }
+        if e.default.is_none() {
+            e.default = r.default;
+        }
+        e.sites.push(r.site);
+    }
+    let mut out: Vec<EnvVar> = by_name.into_values().collect();
+    for e in &mut out {
+        e.how.sort();
+        e.sites.sort();
+        e.sites.dedup();
+    }
+    out
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+fn valid_name(s: &str) -> bool {
+    !s.is_empty() && s.len() <= MAX_NAME_BYTES && !s.bytes().any(|b| b.is_ascii_whitespace())
+}
+
+fn skip_ws(src: &[u8], mut i: usize) -> usize {
+    while i < src.len() && src[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+fn skip_ws_back(src: &[u8], mut i: usize) -> usize {
+    while i > 0 && src[i - 1].is_ascii_whitespace() {
+        i -= 1;
+    }
+    i
+}
+
+/// The identifier starting at `i`.
+fn ident_at(src: &str, i: usize) -> Option<&str> {
+    let b = src.as_bytes();
+    let end = (i..b.len())
+        .find(|&j| !is_ident_byte(b[j]))
+        .unwrap_or(b.len());
+    (end > i && !b[i].is_ascii_digit()).then(|| &src[i..end])
+}
+
+/// Where the bracket opened at `open` closes, skipping quoted strings.
+fn closing_bracket(src: &[u8], open: usize) -> Option<usize> {
+    let (mut depth, mut i) = (0usize, open);
+    let end = src.len().min(open + MAX_PATTERN_BYTES);
+    while i < end {
+        match src[i] {
+            b'[' | b'(' | b'{' => depth += 1,
+            b']' | b')' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return (src[i] == b']').then_some(i);
+                }
+            }
+            q @ (b'"' | b'\'' | b'`') => {
+                i += 1;
+                while i < end && src[i] != q {
+                    i += if src[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Where the `}` at `close` opens, going back over quoted keys and defaults.
+fn opening_brace(src: &[u8], close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let lo = close.saturating_sub(MAX_PATTERN_BYTES);
+    let mut i = close + 1;
+    while i > lo {
+        i -= 1;
+        match src[i] {
+            b'}' | b']' | b')' => depth += 1,
+            b'{' | b'[' | b'(' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return (src[i] == b'{').then_some(i);
+                }
+            }
+            q @ (b'"' | b'\'' | b'`') => {
+                // Back to the opening quote (one not escaped).
+                loop {
+                    if i <= lo {
+                        return None;
+                    }
+                    i -= 1;
+                    if src[i] == q && (i == 0 || src[i - 1] != b'\\') {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A literal right after `?? ` or `|| ` at `i`: the read's default.
+fn default_after(src: &str, i: usize) -> Option<serde_json::Value> {
+    let b = src.as_bytes();
+    let i = skip_ws(b, i);
+    let op = src.get(i..i + 2)?;
+    if op != "??" && op != "||" {
+        return None;
+    }
+    let i = skip_ws(b, i + 2);
+    let q = *b.get(i)?;
+    let end = if matches!(q, b'"' | b'\'') {
+        let mut j = i + 1;
+        while j < b.len() && b[j] != q && j - i < MAX_PATTERN_BYTES {
+            j += if b[j] == b'\\' { 2 } else { 1 };
+        }
+        j + 1
+    } else {
+        // A number, `!0`/`!1`, true/false/null.
+        let mut j = i;
+        while j < b.len() && (b[j].is_ascii_alphanumeric() || b"!.-".contains(&b[j])) {
+            j += 1;
+        }
+        j
+    };
+    let text = src.get(i..end.min(b.len()))?;
+    literal_json(&*parse_snippet(text).ok()?)
+}
+
+fn literal_json(e: &Expr) -> Option<serde_json::Value> {
+    use serde_json::Value as J;
+    match e {
+        Expr::Lit(Lit::Str(s)) => Some(J::String(s.value.to_string_lossy().into_owned())),
+        Expr::Lit(Lit::Num(n)) => serde_json::Number::from_f64(n.value).map(J::Number),
+        Expr::Lit(Lit::Bool(b)) => Some(J::Bool(b.value)),
+        Expr::Lit(Lit::Null(_)) => Some(J::Null),
+        Expr::Tpl(t) if t.exprs.is_empty() => t
+            .quasis
+            .first()
+            .and_then(|q| q.cooked.as_ref())
+            .map(|c| J::String(c.to_string_lossy().into_owned())),
+        Expr::Unary(u) if u.op == swc_ecma_ast::UnaryOp::Bang => match &*u.arg {
+            Expr::Lit(Lit::Num(n)) => Some(J::Bool(n.value == 0.0)),
+            _ => None,
+        },
+        Expr::Paren(p) => literal_json(&p.expr),
+        _ => None,
+    }
+}
+
+fn scan_module(ci: &CodeIndex, mi: usize, m: &IndexedModule) -> (Vec<Read>, Vec<Helper>) {
+    let src = m.source();
+    let b = src.as_bytes();
+    let mut reads = Vec::new();
+    let mut helpers = Vec::new();
+    let mut ev: Option<Evaluator> = None;
+    // The bytes the bracket and pattern scans may read around occurrences,
+    // in all: a module made of `process.env[((((…` must not cost its length
+    // times the pattern bound.
+    let mut budget = SCAN_BUDGET_FACTOR * src.len() + (1 << 20);
+    for (at, _) in src.match_indices(NEEDLE) {
+        if budget < MAX_PATTERN_BYTES {
+            break;
+        }
+        budget -= MAX_PATTERN_BYTES
+            .min(src.len() - at)
+            .min(at + MAX_PATTERN_BYTES);
+        if at > 0 && is_ident_byte(b[at - 1]) {
+            continue;
+        }
+        let after = at + NEEDLE.len();
+        if b.get(after).is_some_and(|&c| is_ident_byte(c)) {
+            continue; // `process.envFoo`
+        }
+        let mut i = skip_ws(b, after);
+        if src[i..].starts_with("?.") {
+            i += 2;
+        } else if b.get(i) == Some(&b'.') {
+            i += 1;
+        } else if b.get(i) != Some(&b'[') {
+            // Not read through a member: maybe destructured, or `in`.
+            before(src, m, at, &mut reads);
+            continue;
+        }
+        let i = skip_ws(b, i);
+        if b.get(i) == Some(&b'[') {
+            let Some(close) = closing_bracket(b, i) else {
+                continue;
+            };
+            let (lo, hi) = (i + 1, close);
+            let Ok(e) = parse_snippet(&src[lo..hi]) else {
+                continue;
+            };
+            if let Expr::Ident(id) = &*e
+                && let Some(h) = helper_param(m, mi, lo as u32, id.sym.as_ref())
+            {
+                helpers.push(h);
+                continue;
+            }
+            let ev = ev.get_or_insert_with(|| Evaluator::new(ci));
+            if let Ok(Value::Str(name)) = ev.eval(mi, &e, lo as u32, &Vec::new())
+                && valid_name(&name)
+            {
+                reads.push(Read {
+                    name,
+                    how: "bracket",
+                    default: default_after(src, close + 1),
+                    site: Site::at(m, at as u32),
+                });
+            }
+        } else if let Some(name) = ident_at(src, i) {
+            reads.push(Read {
+                name: name.to_string(),
+                how: "member",
+                default: default_after(src, i + name.len()),
+                site: Site::at(m, at as u32),
+            });
+        }
+    }
+    (reads, helpers)
+}
+
+/// `{A, B: b, C = "x"} = process.env` and `"NAME" in process.env`, read
+/// backwards from the occurrence at `at`.
+fn before(src: &str, m: &IndexedModule, at: usize, reads: &mut Vec<Read>) {
+    let b = src.as_bytes();
+    let end = skip_ws_back(b, at);
+    if src[..end].ends_with(" in") || src[..end].ends_with("\"in") || src[..end].ends_with("'in") {
+        let q = skip_ws_back(b, end - 2);
+        if q >= 2 && matches!(b[q - 1], b'"' | b'\'') {
+            let quote = b[q - 1];
+            let start = src[..q - 1].rfind(quote as char);
+            if let Some(s) = start
+                && let Some(name) = src.get(s + 1..q - 1)
+                && valid_name(name)
+                && !name.contains('\\')
+            {
+                reads.push(Read {
+                    name: name.to_string(),
+                    how: "in",
+                    default: None,
+                    site: Site::at(m, at as u32),
+                });
+            }
+        }
+        return;
+    }
+    // `=`, and not `==`, `=>`, `!=`, `<=`…
+    if end == 0 || b[end - 1] != b'=' {
+        return;
+    }
+    if end >= 2 && b"=!<>+-*/%&|^?".contains(&b[end - 2]) {
+        return;
+    }
+    let close = skip_ws_back(b, end - 1);
+    if close == 0 || b[close - 1] != b'}' {
+        return;
+    }
+    let Some(open) = opening_brace(b, close - 1) else {
+        return;
+    };
+    let text = format!("({}=process.env)", &src[open..close]);
+    let Ok(e) = parse_snippet(&text) else { return };
+    let Expr::Paren(p) = &*e else { return };
+    let Expr::Assign(a) = &*p.expr else { return };
+    let AssignTarget::Pat(pat) = &a.left else {
+        return;
+    };
+    let swc_ecma_ast::AssignTargetPat::Object(o) = pat else {
+        return;
+    };
+    // The snippet's byte positions start at 1 and carry the `(`.
+    let offset = |lo: swc_common::BytePos| (open + (lo.0 as usize).saturating_sub(2)) as u32;
+    for prop in &o.props {
+        let (name, lo, default) = match prop {
+            ObjectPatProp::Assign(a) => (
+                a.key.sym.to_string(),
+                a.key.span.lo,
+                a.value.as_deref().and_then(literal_json),
+            ),
+            ObjectPatProp::KeyValue(kv) => {
+                let name = match &kv.key {
+                    PropName::Ident(i) => i.sym.to_string(),
+                    PropName::Str(s) => s.value.to_string_lossy().into_owned(),
+                    _ => continue,
+                };
+                let default = match &*kv.value {
+                    Pat::Assign(a) => literal_json(&a.right),
+                    _ => None,
+                };
+                (name, kv.key.span().lo, default)
+            }
+            ObjectPatProp::Rest(_) => continue,
+        };
+        if valid_name(&name) {
+            reads.push(Read {
+                name,
+                how: "destructured",
+                default,
+                site: Site::at(m, offset(lo)),
+            });
+        }
+    }
+}
+
+/// When `ident` at `offset` is a parameter of an enclosing function (the
+/// innermost few), that function and the parameter's position.
+fn helper_param(m: &IndexedModule, mi: usize, offset: u32, ident: &str) -> Option<Helper> {
+    let defs = m.index.definitions.get(ident)?;
+    let mut f = m.index.enclosing_function(offset);
+    // An arrow inside the helper (`() => process.env[e]`) still reads the
+    // helper's parameter.
+    for _ in 0..3 {
+        let id = f?;
+        if defs
+            .iter()
+            .any(|d| d.kind == DefKind::Param && d.in_function == Some(id))
+        {
+            let func = &m.index.functions[id as usize];
+            func.name.as_ref()?;
+            let param = params_of(m, id)?.iter().position(|p| p == ident)?;
+            return Some(Helper {
+                module: mi,
+                function: id,
+                param,
+            });
+        }
+        f = m.index.functions[id as usize].parent;
+    }
+    None
+}
+
+/// The plain parameter names of function `id`, in order (a pattern is "").
+fn params_of(m: &IndexedModule, id: FnId) -> Option<Vec<String>> {
+    let f = &m.index.functions[id as usize];
+    let text = m.source().get(f.lo as usize..f.body_lo as usize)?;
+    // The head alone, closed with an empty body, parses on its own.
+    let snippet = match f.kind {
+        FnKind::Method => format!("({{{text}{{}}}})"),
+        FnKind::Arrow => format!("({text}{{}})"),
+        _ => format!("({text}{{}})"),
+    };
+    let e = parse_snippet(&snippet).ok()?;
+    let mut e: &Expr = &e;
+    while let Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    let name = |p: &Pat| match p {
+        Pat::Ident(b) => b.id.sym.to_string(),
+        Pat::Assign(a) => match &*a.left {
+            Pat::Ident(b) => b.id.sym.to_string(),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    };
+    match e {
+        Expr::Fn(f) => Some(f.function.params.iter().map(|p| name(&p.pat)).collect()),
+        Expr::Arrow(a) => Some(a.params.iter().map(name).collect()),
+        Expr::Object(o) => match o.props.first()? {
+            swc_ecma_ast::PropOrSpread::Prop(p) => match &**p {
+                swc_ecma_ast::Prop::Method(mp) => {
+                    Some(mp.function.params.iter().map(|p| name(&p.pat)).collect())
+                }
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Calls in module `mi` of a helper, each reading the variable named by its
+/// argument.
+fn helper_calls(ci: &CodeIndex, mi: usize, helpers: &HashSet<Helper>) -> Vec<Read> {
+    let m = &ci.modules[mi];
+    // The local names that denote a helper here: its own functions, and
+    // imports of another chunk's.
+    let mut local: HashMap<&str, Vec<usize>> = HashMap::new();
+    for h in helpers.iter().filter(|h| h.module == mi) {
+        if let Some(n) = &m.index.functions[h.function as usize].name
+            && m.index.function_named(n).map(|(id, _)| id) == Some(h.function)
+        {
+            local.entry(n.as_str()).or_default().push(h.param);
+        }
+    }
+    for imp in &m.index.imports {
+        if let Some((t, _)) = ci.resolve_function(mi, &imp.local) {
+            for h in helpers.iter().filter(|h| h.module == t) {
+                if ci.resolve_function(mi, &imp.local) == Some((t, h.function)) {
+                    local.entry(imp.local.as_str()).or_default().push(h.param);
+                }
+            }
+        }
+    }
+    if local.is_empty() {
+        return Vec::new();
+    }
+    let mut ev: Option<Evaluator> = None;
+    let mut out = Vec::new();
+    for c in m.index.calls.iter().filter(|c| !c.member) {
+        let Some(params) = local.get(c.name.as_str()) else {
+            continue;
+        };
+        for &p in params {
+            let arg = match p {
+                0 => c.arg0.as_ref(),
+                1 => c.arg1.as_ref(),
+                _ => None,
+            };
+            let Some(arg) = arg else { continue };
+            let name = match (&arg.string, &arg.ident) {
+                (Some(s), _) => Some(s.clone()),
+                (None, Some(_)) => {
+                    let ev = ev.get_or_insert_with(|| Evaluator::new(ci));
+                    match ev.eval_span(mi, arg.lo, arg.hi) {
+                        Ok(Value::Str(s)) => Some(s),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            if let Some(name) = name.filter(|n| valid_name(n)) {
+                out.push(Read {
+                    name,
+                    how: "helper",
+                    default: None,
+                    site: Site::at(m, arg.lo),
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testjs;
+    use serde_json::json;
+
+    fn env(src: &str) -> Vec<EnvVar> {
+        find(&testjs::script(src))
+    }
+
+    fn get<'a>(v: &'a [EnvVar], n: &str) -> &'a EnvVar {
+        v.iter()
+            .find(|e| e.name == n)
+            .unwrap_or_else(|| panic!("{n} missing from {:?}", names(v)))
+    }
+
+    fn names(v: &[EnvVar]) -> Vec<&str> {
+        v.iter().map(|e| e.name.as_str()).collect()
+    }
+
+    #[test]
+    fn member_reads_with_their_defaults() {
+        let v = env(
+            r#"var a = process.env.ALPHA ?? "one", b = process.env?.BETA || 3;
+function t(x) { return !!x; }
+if (t(process.env.GAMMA)) { process.env . DELTA; }
+var notEnv = myprocess.env.NOPE, other = process.envy;"#,
+        );
+        assert_eq!(names(&v), ["ALPHA", "BETA", "DELTA", "GAMMA"]);
+        assert_eq!(get(&v, "ALPHA").default, Some(json!("one")));
+        assert_eq!(get(&v, "BETA").default, Some(json!(3.0)));
+        assert_eq!(get(&v, "GAMMA").default, None);
+        assert_eq!(get(&v, "GAMMA").how, ["member"]);
+        let s = &get(&v, "ALPHA").sites[0];
+        assert_eq!((s.raw_line, s.offset), (1, 8));
+    }
+
+    #[test]
+    fn destructured_with_defaults_and_renames() {
+        let v = env(
+            r#"const { ONE, TWO: two, THREE = "x", "FOUR": four = !0, ...rest } = process.env;
+var {} = process.env; let q = a == process.env;"#,
+        );
+        assert_eq!(names(&v), ["FOUR", "ONE", "THREE", "TWO"]);
+        assert_eq!(get(&v, "THREE").default, Some(json!("x")));
+        assert_eq!(get(&v, "FOUR").default, Some(json!(true)));
+        assert!(v.iter().all(|e| e.how == ["destructured"]));
+        // The site is the key's own position.
+        assert_eq!(get(&v, "TWO").sites[0].offset, 13);
+    }
+
+    #[test]
+    fn bracket_reads_with_constants_evaluated() {
+        let v = env(r#"var K = "KAPPA", P = "PR" + "EFIX_X";
+var a = process.env["LAMBDA"], b = process.env[K], c = process.env?.[P] ?? "d";
+var d = process.env[Math.random() > 0.5 ? K : "MU"], e = process.env[unknown];
+var f = "IN_CHECK" in process.env;"#);
+        assert_eq!(names(&v), ["IN_CHECK", "KAPPA", "LAMBDA", "PREFIX_X"]);
+        assert_eq!(get(&v, "KAPPA").how, ["bracket"]);
+        assert_eq!(get(&v, "PREFIX_X").default, Some(json!("d")));
+        assert_eq!(get(&v, "IN_CHECK").how, ["in"]);
+    }
+
+    #[test]
+    fn helpers_taking_the_name() {
+        let v = env(
+            r#"function envOn(e) { let v = process.env[e]; return v === "1" || v === "true"; }
+var envOr = (fallback, name) => process.env[name] ?? fallback;
+function nested(e) { return [1].map(() => process.env[e]); }
+var NAME = "HELPER_CONST";
+envOn("HELPER_A"); envOn(NAME); envOr(0, "HELPER_B"); nested("HELPER_C");
+envOn(computeIt()); other("NOT_ENV");"#,
+        );
+        assert_eq!(
+            names(&v),
+            ["HELPER_A", "HELPER_B", "HELPER_C", "HELPER_CONST"]
+        );
+        assert!(v.iter().all(|e| e.how == ["helper"]));
+    }
+
+    #[test]
+    fn helpers_imported_from_another_chunk() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-env.js",
+                "function h(e) { return process.env[e]; }\nexport { h as readEnv };",
+            ),
+            (
+                "/$bunfs/root/chunk-use.js",
+                "import { readEnv as r } from \"./chunk-env.js\";\nr(\"SPLIT_NAME\"); r(\"SPLIT_TWO\");",
+            ),
+        ]);
+        let v = find(&ci);
+        assert_eq!(names(&v), ["SPLIT_NAME", "SPLIT_TWO"]);
+        assert!(v[0].sites[0].module.ends_with("chunk-use.js"));
+    }
+
+    #[test]
+    fn one_row_per_name_with_every_way_and_site() {
+        let v = env(r#"process.env.SAME; var {SAME} = process.env; process.env["SAME"];"#);
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].how, ["bracket", "destructured", "member"]);
+        assert_eq!(v[0].sites.len(), 3);
+    }
+
+    #[test]
+    fn hostile_shapes_end_quietly() {
+        // Unclosed brackets and braces, a pattern that never opens, a huge
+        // bracket: nothing is read, nothing panics.
+        let long = format!("process.env[{}]", "(".repeat(10_000));
+        for src in [
+            "process.env[",
+            "}=process.env",
+            "x = process.env[\"unterminated",
+            long.as_str(),
+            "process.env.",
+        ] {
+            let ci = crate::js::code::CodeIndex::build(
+                &crate::bun::BunGraph::single_js(testjs::SCRIPT, src.as_bytes()),
+                &crate::bun::decode::Budget::new(1 << 20),
+            );
+            if let Ok(ci) = ci {
+                assert!(find(&ci).is_empty(), "{src:.40}");
+            }
+        }
+    }
 }

@@ -1,0 +1,279 @@
+//! The text surface of a build — environment variables, prompts — and flags
+//! of any prefix, on fixtures of our own and on real builds.
+
+use crate::common;
+
+use common::*;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+/// Every `process.env.NAME` in the JS modules of an extracted build, by a
+/// regular expression over the raw text: the baseline `.env` must hold.
+fn raw_env_names(dir: &Path) -> BTreeSet<String> {
+    let re =
+        regex::Regex::new(r"(?:^|[^A-Za-z0-9_$])process\.env\.([A-Za-z_$][A-Za-z0-9_$]*)").unwrap();
+    let mut out = BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let t = e.file_type().unwrap();
+            if t.is_dir() {
+                stack.push(e.path());
+            } else if e.path().extension().is_some_and(|x| x == "js") {
+                let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
+                for c in re.captures_iter(&text) {
+                    out.insert(c[1].to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn surface(target: &str) -> serde_json::Value {
+    json(&["surface", target, "--only", "env,prompts", "--quiet"])
+}
+
+/// A script of our own reading variables every way the analysis knows.
+const ENV_JS: &str = r#"function truthy(v) { return v === "1" || v === "true"; }
+function envFlag(name) { return truthy(process.env[name]); }
+var KEY = "OUR_BRACKET_CONST";
+var { OUR_DESTRUCTURED, OUR_DEFAULTED = "dflt" } = process.env;
+if (truthy(process.env.OUR_MEMBER)) console.log(process.env[KEY], process.env["OUR_BRACKET"]);
+if (envFlag("OUR_HELPER")) console.log("OUR_IN" in process.env);
+"#;
+
+#[test]
+fn env_fixture_every_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("env.js");
+    std::fs::write(&p, ENV_JS).unwrap();
+    let v = surface(p.to_str().unwrap());
+    let how: HashMap<&str, Vec<&str>> = v["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap(),
+                e["how"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|h| h.as_str().unwrap())
+                    .collect(),
+            )
+        })
+        .collect();
+    let expect = [
+        ("OUR_MEMBER", "member"),
+        ("OUR_BRACKET", "bracket"),
+        ("OUR_BRACKET_CONST", "bracket"),
+        ("OUR_DESTRUCTURED", "destructured"),
+        ("OUR_DEFAULTED", "destructured"),
+        ("OUR_HELPER", "helper"),
+        ("OUR_IN", "in"),
+    ];
+    for (name, way) in expect {
+        assert_eq!(how.get(name), Some(&vec![way]), "{name}: {how:?}");
+    }
+    assert_eq!(how.len(), expect.len(), "{how:?}");
+    let d = v["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "OUR_DEFAULTED")
+        .unwrap();
+    assert_eq!(d["default"], "dflt");
+    assert!(d["sites"][0]["raw_line"].as_u64().unwrap() == 4);
+}
+
+#[test]
+fn prompts_export_refuses_a_link_and_lists_hashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("p.js");
+    let body = "Keep your answers short and plain, and check each step you take against the files you were given before you report that the work is done, and say so when you are unsure about any part of it";
+    std::fs::write(
+        &p,
+        format!("var a = \"You are an assistant of our own making. {body}.\";\nvar b = `Summarize the conversation for ${{who}}. {body}.`;\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let v = json(&[
+        "surface",
+        p.to_str().unwrap(),
+        "--only",
+        "prompts",
+        "--export",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let prompts = v["prompts"].as_array().unwrap();
+    assert_eq!(prompts.len(), 2);
+    assert!(prompts.iter().any(|p| p["kind"] == "system"));
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let entries = index["prompts"].as_array().unwrap();
+    assert_eq!(entries.len(), 2);
+    for e in entries {
+        let bytes = std::fs::read(out.join(e["file"].as_str().unwrap())).unwrap();
+        use sha2::Digest;
+        assert_eq!(e["sha256"], hex::encode(sha2::Sha256::digest(&bytes)));
+    }
+    // A second run refuses the files already there, and with --force
+    // replaces a planted link instead of writing through it.
+    let again = bin()
+        .args([
+            "surface",
+            p.to_str().unwrap(),
+            "--only",
+            "prompts",
+            "--quiet",
+        ])
+        .arg("--export")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    #[cfg(unix)]
+    {
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let f = out.join("index.json");
+        std::fs::remove_file(&f).unwrap();
+        std::os::unix::fs::symlink(&victim, &f).unwrap();
+        let forced = bin()
+            .args([
+                "surface",
+                p.to_str().unwrap(),
+                "--only",
+                "prompts",
+                "--quiet",
+                "--force",
+            ])
+            .arg("--export")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(forced.status.success());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        assert!(
+            !std::fs::symlink_metadata(&f)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+}
+
+/// The raw-text baseline of `process.env.NAME` is contained in `.env`, on a
+/// single-bundle and a code-split build.
+#[test]
+fn real_env_holds_the_raw_text_baseline() {
+    if offline() {
+        return;
+    }
+    for v in ["2.1.220", "2.1.332"] {
+        let exe = fetch(v, "darwin-arm64");
+        let dir = tempfile::tempdir().unwrap();
+        let out = bin()
+            .args(["extract", exe.to_str().unwrap(), "--quiet", "-o"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let raw = raw_env_names(dir.path());
+        assert!(raw.len() > 100, "{v}: {} names", raw.len());
+        let s = surface(exe.to_str().unwrap());
+        let found: BTreeSet<String> = s["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_string())
+            .collect();
+        let missing: Vec<&String> = raw.difference(&found).collect();
+        assert!(missing.is_empty(), "{v}: missing {missing:?}");
+        // Other ways than the member read are found on real builds too.
+        let ways: BTreeSet<&str> = s["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|e| e["how"].as_array().unwrap().iter())
+            .map(|h| h.as_str().unwrap())
+            .collect();
+        assert!(
+            ways.contains("destructured") && ways.contains("bracket"),
+            "{v}: {ways:?}"
+        );
+        // The system prompt's identity piece.
+        let prompts = s["prompts"].as_array().unwrap();
+        assert!(
+            prompts.iter().any(|p| p["kind"] == "system"
+                && p["text"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("You are Claude Code")),
+            "{v}: no identity piece"
+        );
+    }
+}
+
+/// Prompts with the same text keep their id from 2.1.220 to 2.1.260.
+#[test]
+fn real_prompt_ids_are_stable() {
+    if offline() {
+        return;
+    }
+    let a = surface(fetch("2.1.220", "darwin-arm64").to_str().unwrap());
+    let b = surface(fetch("2.1.260", "darwin-arm64").to_str().unwrap());
+    let ids = |v: &serde_json::Value| -> HashMap<String, String> {
+        v["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["text"].as_str().unwrap().to_string(),
+                    p["id"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let (ia, ib) = (ids(&a), ids(&b));
+    let same: Vec<&String> = ia.keys().filter(|t| ib.contains_key(*t)).collect();
+    assert!(same.len() > 20, "{} shared texts", same.len());
+    let kept = same.iter().filter(|t| ia[**t] == ib[**t]).count();
+    assert!(
+        kept * 10 >= same.len() * 9,
+        "{kept} of {} kept their id",
+        same.len()
+    );
+}
+
+/// On 2.1.332 names of another prefix read through flag getters are flags.
+#[test]
+fn real_flags_of_any_prefix() {
+    if offline() {
+        return;
+    }
+    let exe = fetch("2.1.332", "darwin-arm64");
+    let v = json(&["flags", exe.to_str().unwrap(), "--quiet"]);
+    let guarded: Vec<&serde_json::Value> = v["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["name"].as_str().unwrap().starts_with("bot_protected_"))
+        .collect();
+    assert!(
+        guarded.len() >= 100,
+        "{} bot_protected_ flags",
+        guarded.len()
+    );
+    assert!(guarded.iter().all(|f| f["kind"] == "feature"));
+    assert!(
+        guarded
+            .iter()
+            .any(|f| !f["defaults"].as_array().unwrap().is_empty())
+    );
+}
