@@ -378,6 +378,18 @@ pub fn summary(v: &DiffView) -> Vec<(String, Inline)> {
             .into(),
         );
     }
+    for (key, added, removed, changed) in surface_counts(d) {
+        if added + removed + changed > 0 {
+            let mut parts = vec![
+                format!("{} added", fmt::n(added)),
+                format!("{} removed", fmt::n(removed)),
+            ];
+            if key == "tools" || key == "prompts" {
+                parts.push(format!("{} changed", fmt::n(changed)));
+            }
+            push(key, parts.join(", ").into());
+        }
+    }
     if let Some(t) = &d.text {
         push(
             "texts",
@@ -436,7 +448,160 @@ fn counts(v: &DiffView) -> Vec<(String, u64)> {
     if let Some(t) = &d.text {
         add("texts", t.changed.len() + t.added.len() + t.removed.len());
     }
+    for (key, a, r, c) in surface_counts(d) {
+        add(key, a + r + c);
+    }
     out
+}
+
+/// (section, added, removed, changed) for each surface section present.
+fn surface_counts(
+    d: &crate::analysis::diff::BuildDiff,
+) -> Vec<(&'static str, usize, usize, usize)> {
+    let mut out = Vec::new();
+    if let Some(t) = &d.tools {
+        out.push(("tools", t.added.len(), t.removed.len(), t.changed.len()));
+    }
+    if let Some(p) = &d.prompts {
+        out.push(("prompts", p.added.len(), p.removed.len(), p.changed.len()));
+    }
+    for (key, n) in [
+        ("env", &d.env),
+        ("settings", &d.settings),
+        ("commands", &d.commands),
+        ("models", &d.models),
+    ] {
+        if let Some(n) = n {
+            out.push((key, n.added.len(), n.removed.len(), 0));
+        }
+    }
+    out
+}
+
+/// Added and removed names as two capped lists.
+fn added_removed(added: &[String], removed: &[String], limit: usize) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    if !added.is_empty() {
+        blocks.push(list(
+            added
+                .iter()
+                .map(|n| Inline::status(Status::Added, "+ ").c(n.clone()))
+                .collect(),
+            limit,
+        ));
+    }
+    if !removed.is_empty() {
+        blocks.push(list(
+            removed
+                .iter()
+                .map(|n| Inline::status(Status::Removed, "- ").c(n.clone()))
+                .collect(),
+            limit,
+        ));
+    }
+    if blocks.is_empty() {
+        blocks.push(Block::Note(Inline::from("no change")));
+    }
+    blocks
+}
+
+/// The surface sections: tools (property by property), prompts (by id,
+/// with a word diff), env, settings, commands and models (names).
+fn surface_sections(doc: &mut Doc, d: &crate::analysis::diff::BuildDiff, limit: usize) {
+    if let Some(t) = &d.tools {
+        let mut blocks = added_removed(&t.added, &t.removed, limit);
+        if !t.changed.is_empty() {
+            blocks.retain(|b| !matches!(b, Block::Note(_)));
+        }
+        for c in t.changed.iter().take(limit) {
+            let mut items: Vec<Inline> = c
+                .properties
+                .iter()
+                .map(|p| {
+                    let st = match p.change {
+                        "added" => Status::Added,
+                        "removed" => Status::Removed,
+                        _ => Status::Changed,
+                    };
+                    let mut i = Inline::status(st, format!("{} ", p.change)).c(p.property.clone());
+                    if !p.fields.is_empty() {
+                        i = i.t(format!(" ({})", p.fields.join(", ")));
+                    }
+                    i
+                })
+                .collect();
+            items.extend(c.schema.iter().map(|x| Inline::from(x.clone())));
+            if let Some(desc) = &c.description {
+                items.push(Inline::from(format!(
+                    "description: {} → {}",
+                    fmt::bytes(desc.old_bytes as u64),
+                    fmt::bytes(desc.new_bytes as u64)
+                )));
+            }
+            blocks.push(Block::Section(Section::new(
+                &format!("tool-{}", c.name),
+                Inline::from("~ ").c(c.name.clone()),
+                vec![list(items, limit)],
+            )));
+            if let Some(desc) = &c.description {
+                blocks.push(Block::Code {
+                    lang: "text",
+                    caption: Some(format!("{}: description, word diff", c.name)),
+                    text: desc.diff.clone(),
+                    max_lines: Some(limit * 6),
+                });
+            }
+        }
+        if t.changed.len() > limit {
+            blocks.push(list(
+                t.changed[limit..]
+                    .iter()
+                    .map(|c| Inline::status(Status::Changed, "~ ").c(c.name.clone()))
+                    .collect(),
+                0,
+            ));
+        }
+        doc.section("tools", "Tools", blocks);
+    }
+    if let Some(p) = &d.prompts {
+        let mut blocks = added_removed(&p.added, &p.removed, limit);
+        if !p.changed.is_empty() {
+            blocks.retain(|b| !matches!(b, Block::Note(_)));
+        }
+        for c in p.changed.iter().take(limit) {
+            blocks.push(Block::Code {
+                lang: "text",
+                caption: Some(format!(
+                    "~ {} ({} → {})",
+                    c.id,
+                    fmt::bytes(c.bytes_a as u64),
+                    fmt::bytes(c.bytes_b as u64)
+                )),
+                text: c.words.clone(),
+                max_lines: Some(limit * 6),
+            });
+        }
+        if p.changed.len() > limit {
+            blocks.push(list(
+                p.changed[limit..]
+                    .iter()
+                    .map(|c| Inline::status(Status::Changed, "~ ").c(c.id.clone()))
+                    .collect(),
+                0,
+            ));
+        }
+        doc.section("prompts", "Prompts", blocks);
+    }
+    for (key, title, n) in [
+        ("env", "Environment variables", &d.env),
+        ("settings", "Settings", &d.settings),
+        ("commands", "Slash commands", &d.commands),
+        ("models", "Models", &d.models),
+    ] {
+        if let Some(n) = n {
+            doc.section(key, title, added_removed(&n.added, &n.removed, limit));
+        }
+    }
 }
 
 fn list(items: Vec<Inline>, limit: usize) -> Block {
@@ -919,6 +1084,7 @@ pub fn doc(v: &DiffView, limit: usize) -> Doc {
         }
         doc.section("texts", "Texts", blocks);
     }
+    surface_sections(&mut doc, d, limit);
     doc.footer = v
         .provenance
         .facts(&format!("cc-teardown {}", env!("CARGO_PKG_VERSION")));
