@@ -448,8 +448,12 @@ fn counts(v: &DiffView) -> Vec<(String, u64)> {
     if let Some(t) = &d.text {
         add("texts", t.changed.len() + t.added.len() + t.removed.len());
     }
+    // Surface areas only when something changed: builds without a
+    // surface (fixtures, old cli.js) get no empty bars.
     for (key, a, r, c) in surface_counts(d) {
-        add(key, a + r + c);
+        if a + r + c > 0 {
+            add(key, a + r + c);
+        }
     }
     out
 }
@@ -506,9 +510,16 @@ fn added_removed(added: &[String], removed: &[String], limit: usize) -> Vec<Bloc
 }
 
 /// The surface sections: tools (property by property), prompts (by id,
-/// with a word diff), env, settings, commands and models (names).
+/// with a word diff), env, settings, commands and models (names). A
+/// section appears only when its kind changed (the summary says so too).
 fn surface_sections(doc: &mut Doc, d: &crate::analysis::diff::BuildDiff, limit: usize) {
-    if let Some(t) = &d.tools {
+    let changed: Vec<&str> = surface_counts(d)
+        .into_iter()
+        .filter(|(_, a, r, c)| a + r + c > 0)
+        .map(|(k, ..)| k)
+        .collect();
+    let on = |k: &str| changed.contains(&k);
+    if let Some(t) = d.tools.as_ref().filter(|_| on("tools")) {
         let mut blocks = added_removed(&t.added, &t.removed, limit);
         if !t.changed.is_empty() {
             blocks.retain(|b| !matches!(b, Block::Note(_)));
@@ -544,9 +555,9 @@ fn surface_sections(doc: &mut Doc, d: &crate::analysis::diff::BuildDiff, limit: 
                 vec![list(items, limit)],
             )));
             if let Some(desc) = &c.description {
-                blocks.push(Block::Code {
-                    lang: "text",
-                    caption: Some(format!("{}: description, word diff", c.name)),
+                // A diff block: long lines are cut by every renderer.
+                blocks.push(Block::Diff {
+                    caption: Some(Inline::code(c.name.clone()).t(": description, word diff")),
                     text: desc.diff.clone(),
                     max_lines: Some(limit * 6),
                 });
@@ -563,20 +574,22 @@ fn surface_sections(doc: &mut Doc, d: &crate::analysis::diff::BuildDiff, limit: 
         }
         doc.section("tools", "Tools", blocks);
     }
-    if let Some(p) = &d.prompts {
+    if let Some(p) = d.prompts.as_ref().filter(|_| on("prompts")) {
         let mut blocks = added_removed(&p.added, &p.removed, limit);
         if !p.changed.is_empty() {
             blocks.retain(|b| !matches!(b, Block::Note(_)));
         }
         for c in p.changed.iter().take(limit) {
-            blocks.push(Block::Code {
-                lang: "text",
-                caption: Some(format!(
-                    "~ {} ({} → {})",
-                    c.id,
-                    fmt::bytes(c.bytes_a as u64),
-                    fmt::bytes(c.bytes_b as u64)
-                )),
+            blocks.push(Block::Diff {
+                caption: Some(
+                    Inline::status(Status::Changed, "~ ")
+                        .c(c.id.clone())
+                        .t(format!(
+                            " ({} → {})",
+                            fmt::bytes(c.bytes_a as u64),
+                            fmt::bytes(c.bytes_b as u64)
+                        )),
+                ),
                 text: c.words.clone(),
                 max_lines: Some(limit * 6),
             });
@@ -598,7 +611,7 @@ fn surface_sections(doc: &mut Doc, d: &crate::analysis::diff::BuildDiff, limit: 
         ("commands", "Slash commands", &d.commands),
         ("models", "Models", &d.models),
     ] {
-        if let Some(n) = n {
+        if let Some(n) = n.as_ref().filter(|_| on(key)) {
             doc.section(key, title, added_removed(&n.added, &n.removed, limit));
         }
     }
