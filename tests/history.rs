@@ -206,6 +206,34 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
     let csv = String::from_utf8(csv.stdout).unwrap();
     assert!(csv.starts_with("version,platform,kind,name,value\n"));
     assert!(csv.contains(&format!("2.1.242,{PLATFORM},flag,{added},")));
+
+    // 7. The timeline page in headless Chromium: self-contained, summary
+    //    first, six charts drawn, the code-split switch marked.
+    let page = dir.path().join("timeline.html");
+    // (Not through `run`: with --json the timeline is data, not a page.)
+    let out = bin()
+        .args(["history", "timeline", "--quiet", "-o"])
+        .arg(&page)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let (dom, shot) = crate::reports::render(&page, &dir.path().join("timeline.png"));
+    crate::reports::check_page(&html, &dom, shot, 6);
+    assert!(
+        dom.contains("switch to code-split builds"),
+        "the event is listed"
+    );
+    assert!(
+        dom.matches("stroke-dasharray").count() >= 6,
+        "the event is marked on every chart"
+    );
 }
 
 #[test]

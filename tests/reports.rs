@@ -235,7 +235,7 @@ fn chromium() -> &'static str {
 
 /// Render `page` in headless Chromium: its DOM after load, and a
 /// screenshot of the first 1280×900 screen (whose size is returned).
-fn render(page: &Path, shot: &Path) -> (String, u64) {
+pub(crate) fn render(page: &Path, shot: &Path) -> (String, u64) {
     let profile = tempfile::tempdir().unwrap();
     let common = [
         "--headless",
@@ -271,7 +271,7 @@ fn render(page: &Path, shot: &Path) -> (String, u64) {
 
 /// What every page must be: self-contained, the summary first, pictures
 /// drawn.
-fn check_page(html: &str, dom: &str, shot_bytes: u64, figures: usize) {
+pub(crate) fn check_page(html: &str, dom: &str, shot_bytes: u64, figures: usize) {
     assert!(
         html.contains("http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'"),
         "a policy that forbids every request"

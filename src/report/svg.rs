@@ -302,6 +302,13 @@ pub fn lines(
     let mut o = String::new();
     open(&mut o, w, hgt, title);
     let base = hgt - bottom;
+    // The plot area, shaded so an empty chart still reads as one.
+    let _ = write!(
+        o,
+        "<rect x=\"{left}\" y=\"{top}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"#fafafa\"/>",
+        w - left - right,
+        base - top
+    );
     let _ = write!(
         o,
         "<text x=\"{left}\" y=\"14\" font-weight=\"bold\">{}</text><line x1=\"{left}\" y1=\"{base}\" x2=\"{r}\" y2=\"{base}\" stroke=\"#999\"/><text x=\"{lx}\" y=\"{ty}\" text-anchor=\"end\" font-size=\"11\">{m}</text><text x=\"{lx}\" y=\"{base}\" text-anchor=\"end\" font-size=\"11\">0</text><text x=\"{left}\" y=\"{yb}\" font-size=\"11\">{a}</text><text x=\"{r}\" y=\"{yb}\" text-anchor=\"end\" font-size=\"11\">{b}</text>",
