@@ -224,7 +224,7 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
         String::from_utf8_lossy(&out.stderr)
     );
     let html = std::fs::read_to_string(&page).unwrap();
-    let (dom, shot) = crate::reports::render(&page, &dir.path().join("timeline.png"));
+    let (dom, shot) = render(&page, &dir.path().join("timeline.png"));
     crate::reports::check_page(&html, &dom, shot, 6);
     assert!(
         dom.contains("switch to code-split builds"),

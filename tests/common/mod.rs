@@ -325,3 +325,47 @@ pub fn mkfifo(p: &Path) {
         p.display()
     );
 }
+
+/// Debian's headless browser (installed by the README's test command).
+pub fn chromium() -> &'static str {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("Debian's chromium is needed (apt-get install chromium); .ci/run installs it")
+}
+
+/// Render `page` in headless Chromium: its DOM after load, and a
+/// screenshot of the first 1280×900 screen (whose size is returned).
+pub fn render(page: &Path, shot: &Path) -> (String, u64) {
+    let profile = tempfile::tempdir().unwrap();
+    let common = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--window-size=1280,900",
+    ];
+    let url = format!("file://{}", page.display());
+    let out = std::process::Command::new(chromium())
+        .args(common)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", &url])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    let out = std::process::Command::new(chromium())
+        .args(common)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(out.status.success() || shot.exists());
+    let size = std::fs::metadata(shot).map_or(0, |m| m.len());
+    (dom, size)
+}
