@@ -234,6 +234,31 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
         dom.matches("stroke-dasharray").count() >= 6,
         "the event is marked on every chart"
     );
+
+    // 8. The timeline, `list` and `search` read per-build summaries kept
+    //    beside the items; a store written before they existed gets them
+    //    on its first query, and every answer is the same.
+    let queries: [&[&str]; 4] = [
+        &["history", "timeline"],
+        &["history", "list"],
+        &["history", "search", &added],
+        &["history", "search", "tengu_"],
+    ];
+    let before: Vec<Value> = queries.iter().map(|q| run(&store, q).0).collect();
+    assert!(
+        before[2]["hits"].as_array().is_some_and(|h| !h.is_empty()),
+        "{}",
+        before[2]
+    );
+    let events = before[0]["events"].as_array().expect("timeline events");
+    assert!(!events.is_empty(), "{}", before[0]);
+    {
+        let c = rusqlite::Connection::open(&store).unwrap();
+        c.execute_batch("DELETE FROM build_summary; DELETE FROM names; DELETE FROM text_items;")
+            .unwrap();
+    }
+    let after: Vec<Value> = queries.iter().map(|q| run(&store, q).0).collect();
+    assert_eq!(before, after);
 }
 
 #[test]

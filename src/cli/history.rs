@@ -3,7 +3,7 @@
 
 use super::{Global, print_json};
 use crate::analysis::diff::{BuildDiff, Section, compare_facts};
-use crate::source::npm;
+use crate::source::{SourceError, npm};
 use crate::store::FactsStore;
 use crate::store::history::{self, ItemRow, Release, Story};
 use anyhow::{Context, anyhow};
@@ -23,7 +23,7 @@ pub struct HistoryArgs {
 pub enum HistoryCommand {
     /// Fetch, analyse and record every published version in RANGE (resumable; known builds are skipped).
     #[command(
-        after_help = "Example:\n  cc-teardown history scan 2.1.239..2.1.243 --platform darwin-arm64\n  cc-teardown history scan 2.1.300.. --platform darwin-arm64 --platform linux-x64\n  cc-teardown history scan all --platform darwin-arm64 --jobs 3\n\nRANGE: A..B, A.., ..B, ..latest, all, or a list (2.1.220,2.1.260).\nDownloads are deleted once analysed unless --keep. Exit status 1 when a build failed (it is recorded, and the scan goes on)."
+        after_help = "Example:\n  cc-teardown history scan 2.1.239..2.1.243 --platform darwin-arm64\n  cc-teardown history scan 2.1.300.. --platform darwin-arm64 --platform linux-x64\n  cc-teardown history scan all --platform darwin-arm64 --jobs 3\n\nRANGE: A..B, A.., ..B, ..latest, all, or a list (2.1.220,2.1.260).\nDownloads are deleted once analysed unless --keep. Exit status 1 when a build failed (it is recorded, and the scan goes on); a published package without a program (a placeholder release) is recorded as `empty` and is not a failure."
     )]
     Scan(ScanArgs),
     /// The releases scanned, with their status and what each build holds.
@@ -209,6 +209,8 @@ struct ScanView {
     results: Vec<ScanResult>,
     analysed: usize,
     known: usize,
+    /// Published packages without a program (placeholders).
+    empty: usize,
     failed: usize,
     seconds: f64,
     store: String,
@@ -288,7 +290,7 @@ fn scan(g: &Global, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
     // holds at most one finished download, so at most jobs + 2 builds are
     // on disk at once (in flight, waiting, being analysed).
     let queue = Arc::new(Mutex::new(todo));
-    let (tx, rx) = mpsc::sync_channel::<(Job, Result<npm::CachedBuild, String>, Duration)>(1);
+    let (tx, rx) = mpsc::sync_channel::<(Job, Result<npm::CachedBuild, (bool, String)>, Duration)>(1);
     let mut workers = Vec::new();
     for _ in 0..a.jobs {
         let (queue, tx, cache_dir) = (queue.clone(), tx.clone(), cache_dir.clone());
@@ -313,7 +315,7 @@ fn scan(g: &Global, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
                         let _ = std::fs::write(dir.join(SCAN_MARKER), b"");
                     }
                 })
-                .map_err(|e| e.to_string());
+                .map_err(|e| (matches!(e, SourceError::NoProgram), e.to_string()));
                 if tx.send((job, fetched, t.elapsed())).is_err() {
                     return;
                 }
@@ -322,12 +324,14 @@ fn scan(g: &Global, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
     }
     drop(tx);
     let mut failed = 0;
+    let mut empties = 0;
     let mut analysed = 0;
     for (job, fetched, download) in rx {
         let label = format!("{} {}", job.version, job.platform);
         bar.set_message(format!("{label}: analysing"));
         let t = Instant::now();
-        let outcome = fetched.map_err(|e| anyhow!(e)).and_then(|b| {
+        let empty = matches!(fetched, Err((true, _)));
+        let outcome = fetched.map_err(|(_, e)| anyhow!(e)).and_then(|b| {
             let r = analyse_release(g, store, &job);
             let dir = b.program.parent().map(PathBuf::from);
             if !a.keep
@@ -345,25 +349,33 @@ fn scan(g: &Global, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
                 ("ok", None)
             }
             Err(e) => {
-                failed += 1;
+                // A package with nothing to analyse is a fact about the
+                // release, not a failure: recorded once, never retried.
+                let status = if empty { "empty" } else { "failed" };
+                if empty {
+                    empties += 1;
+                } else {
+                    failed += 1;
+                }
                 let msg = format!("{e:#}");
-                store.record_failure(
+                store.record_unanalysed(
                     &job.version,
                     &job.platform,
                     job.published.as_deref(),
+                    status,
                     &msg,
                 )?;
-                ("failed", Some(msg))
+                (status, Some(msg))
             }
         };
         if bar.is_hidden() && !g.quiet && !g.json {
             match &error {
                 None => errln!("{label}: ok ({seconds:.1} s)"),
-                Some(e) => errln!("{label}: failed: {e}"),
+                Some(e) => errln!("{label}: {status}: {e}"),
             }
         } else if let Some(e) = &error {
             bar.println(crate::report::escape::text(&format!(
-                "{label}: failed: {e}"
+                "{label}: {status}: {e}"
             )));
         }
         bar.inc(1);
@@ -385,6 +397,7 @@ fn scan(g: &Global, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
         platforms,
         analysed,
         known,
+        empty: empties,
         failed,
         seconds: started.elapsed().as_secs_f64(),
         store: store.path().display().to_string(),
@@ -394,7 +407,7 @@ fn scan(g: &Global, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
         print_json(&view)?;
     } else {
         outln!(
-            "{} {} scanned: {analysed} analysed, {known} already known, {failed} failed ({:.1} s)",
+            "{} {} scanned: {analysed} analysed, {known} already known, {empties} without a program, {failed} failed ({:.1} s)",
             view.results.len(),
             plural(view.results.len(), "release", "releases"),
             view.seconds

@@ -236,6 +236,7 @@ mod tests {
                 bun_layout: Some(layout.into()),
                 container: None,
                 current: true,
+                build_id: None,
             },
             flags: [("feature".to_string(), 3)].into(),
             tools: 2,

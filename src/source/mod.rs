@@ -49,6 +49,10 @@ pub enum SourceError {
     },
     #[error("tarball: {0}")]
     Tarball(String),
+    /// A published package without a program: the registry's placeholder
+    /// releases (e.g. 0.0.0 of a platform package) are such.
+    #[error("the package holds no claude, claude.exe or cli.js: nothing to analyse")]
+    NoProgram,
     #[error("no installed claude found ({0})")]
     NotInstalled(String),
     #[error("{path}: not a regular file ({kind})")]
@@ -297,9 +301,7 @@ fn open_tarball(p: &Path, bytes: &[u8], opts: &SourceOptions) -> Result<Opened, 
         .iter()
         .map(|n| dir.join(n))
         .find(|p| p.is_file())
-        .ok_or_else(|| {
-            SourceError::Tarball("no claude, claude.exe or cli.js in the package".into())
-        })?;
+        .ok_or(SourceError::NoProgram)?;
     let pj = dir.join("package.json");
     let name = tarball::package_name(&pj);
     let platform = name

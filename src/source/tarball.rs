@@ -62,9 +62,7 @@ pub fn unpack(tgz: impl Read, dir: &Path) -> Result<Unpacked, SourceError> {
             package_json = Some(out);
         }
     }
-    let (_, program) = program.ok_or_else(|| {
-        SourceError::Tarball("no claude, claude.exe or cli.js in the package".into())
-    })?;
+    let (_, program) = program.ok_or(SourceError::NoProgram)?;
     Ok(Unpacked {
         program,
         package_json,

@@ -41,7 +41,93 @@ CREATE TABLE IF NOT EXISTS texts (
     sha256      TEXT PRIMARY KEY,
     text        TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS build_summary (
+    build_id    INTEGER PRIMARY KEY REFERENCES builds(id) ON DELETE CASCADE,
+    summary     TEXT NOT NULL,
+    names       BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS names (
+    hash        INTEGER PRIMARY KEY,
+    kind        TEXT NOT NULL,
+    name        TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS text_items (
+    sha256      TEXT NOT NULL,
+    build_id    INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,
+    kind        TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    PRIMARY KEY (sha256, build_id, kind, name)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS text_items_by_build ON text_items (build_id);
+CREATE INDEX IF NOT EXISTS releases_by_build ON releases (build_id);
 ";
+
+/// What the timeline and `list` need of one build, kept beside its items
+/// when it is recorded: reading every item of every release (half a
+/// million rows once all versions are scanned) took seconds; one summary
+/// row per build takes milliseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct BuildSummary {
+    /// Items by kind.
+    pub counts: BTreeMap<String, u64>,
+    /// Flags by their kind (feature, event, config, other).
+    pub flags: BTreeMap<String, u64>,
+    pub prompt_bytes: u64,
+    pub workflows: Vec<String>,
+}
+
+/// The hash that stands for an item's (kind, name) in a summary's name set.
+/// 64 bits: a collision among the ~10⁵ names of all releases has odds of
+/// about 10⁻⁹, and would only merge two names in the timeline's lists.
+fn name_hash(kind: &str, name: &str) -> i64 {
+    let mut key = Vec::with_capacity(kind.len() + name.len() + 1);
+    key.extend_from_slice(kind.as_bytes());
+    key.push(0);
+    key.extend_from_slice(name.as_bytes());
+    crate::js::shape::fnv64(&key) as i64
+}
+
+/// A build's summary and its sorted name hashes, from its items (kind,
+/// name, value as JSON).
+pub fn summarise<'a>(
+    items: impl IntoIterator<Item = (&'a str, &'a str, &'a Value)>,
+) -> (BuildSummary, Vec<i64>) {
+    let mut s = BuildSummary::default();
+    let mut hashes = Vec::new();
+    for (k, n, val) in items {
+        *s.counts.entry(k.to_string()).or_default() += 1;
+        match k {
+            "flag" => {
+                let kind = val["kind"].as_str().unwrap_or("other").to_string();
+                *s.flags.entry(kind).or_default() += 1;
+            }
+            "prompt" => s.prompt_bytes += val["bytes"].as_u64().unwrap_or(0),
+            "workflow" => s.workflows.push(n.to_string()),
+            _ => {}
+        }
+        hashes.push(name_hash(k, n));
+    }
+    s.workflows.sort();
+    hashes.sort_unstable();
+    hashes.dedup();
+    (s, hashes)
+}
+
+fn hashes_blob(h: &[i64]) -> Vec<u8> {
+    h.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn blob_hashes(b: &[u8]) -> Vec<i64> {
+    b.chunks_exact(8)
+        .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect()
+}
+
+/// The text hash an item's value refers to (a prompt's text, a workflow's
+/// script), for `search`.
+fn text_ref(v: &Value) -> Option<&str> {
+    v["text_sha256"].as_str().or(v["script_sha256"].as_str())
+}
 
 /// The kinds of item, as `history show KIND` names them.
 pub const KINDS: [&str; 10] = [
@@ -192,6 +278,9 @@ pub struct Release {
     pub container: Option<String>,
     /// Whether the release was scanned by this analysis version.
     pub current: bool,
+    /// The store's row of its build (not part of any output).
+    #[serde(skip)]
+    pub build_id: Option<i64>,
 }
 
 fn semver_key(v: &str) -> semver::Version {
@@ -220,12 +309,13 @@ impl FactsStore {
     }
 
     /// Whether (version, platform) was scanned successfully by this
-    /// analysis version: a rescan can skip it.
+    /// analysis version, or is known to have no program: a rescan can
+    /// skip it.
     pub fn release_done(&self, version: &str, platform: &str) -> Result<bool, StoreError> {
         self.query(|c| {
             c.query_row(
                 "SELECT 1 FROM releases WHERE version = ?1 AND platform = ?2
-                 AND status = 'ok' AND analysis_version = ?3",
+                 AND (status = 'ok' AND analysis_version = ?3 OR status = 'empty')",
                 params![version, platform, ANALYSIS_VERSION],
                 |_| Ok(()),
             )
@@ -263,6 +353,11 @@ impl FactsStore {
                     txt.execute(params![h, t])?;
                 }
             }
+            Self::write_summary(
+                &tx,
+                id,
+                items.iter().map(|i| (i.kind, i.name.as_str(), &i.value)),
+            )?;
             tx.execute(
                 "INSERT OR REPLACE INTO releases
                    (version, platform, published, build_id, status, error, analysis_version)
@@ -273,20 +368,122 @@ impl FactsStore {
         })
     }
 
-    /// Record a release whose scan failed, with why; the scan goes on.
-    pub fn record_failure(
+    /// Write a build's summary, its names and its text references (in the
+    /// caller's transaction), replacing earlier ones.
+    fn write_summary<'a>(
+        tx: &rusqlite::Connection,
+        id: i64,
+        items: impl Iterator<Item = (&'a str, &'a str, &'a Value)> + Clone,
+    ) -> rusqlite::Result<()> {
+        let (summary, hashes) = summarise(items.clone());
+        let json = serde_json::to_string(&summary).unwrap_or_default();
+        tx.execute(
+            "INSERT OR REPLACE INTO build_summary (build_id, summary, names) VALUES (?1, ?2, ?3)",
+            params![id, json, hashes_blob(&hashes)],
+        )?;
+        tx.execute("DELETE FROM text_items WHERE build_id = ?1", params![id])?;
+        let mut name =
+            tx.prepare("INSERT OR IGNORE INTO names (hash, kind, name) VALUES (?1, ?2, ?3)")?;
+        let mut text = tx.prepare(
+            "INSERT OR IGNORE INTO text_items (sha256, build_id, kind, name) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for (k, n, v) in items {
+            name.execute(params![name_hash(k, n), k, n])?;
+            if let Some(h) = text_ref(v) {
+                text.execute(params![h, id, k, n])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Give every recorded build its summary (stores written before
+    /// summaries existed get them on their first query). A store that
+    /// cannot be written (a published copy, read-only) answers from the
+    /// summaries it has and says so.
+    pub fn ensure_summaries(&self) -> Result<(), StoreError> {
+        let missing: Vec<i64> = self.query(|c| {
+            let mut st = c.prepare(
+                "SELECT DISTINCT r.build_id FROM releases r
+                 WHERE r.status = 'ok' AND r.build_id IS NOT NULL
+                   AND NOT EXISTS (SELECT 1 FROM build_summary s WHERE s.build_id = r.build_id)",
+            )?;
+            let rows = st.query_map([], |r| r.get(0))?;
+            rows.collect()
+        })?;
+        if missing.is_empty() {
+            return Ok(());
+        }
+        self.query(|c| {
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+            for id in &missing {
+                let rows: Vec<(String, String, Value)> = {
+                    let mut st =
+                        tx.prepare("SELECT kind, name, value FROM items WHERE build_id = ?1")?;
+                    let rows = st.query_map(params![id], |r| {
+                        let v: String = r.get(2)?;
+                        Ok((
+                            r.get(0)?,
+                            r.get(1)?,
+                            serde_json::from_str(&v).unwrap_or(Value::Null),
+                        ))
+                    })?;
+                    rows.collect::<rusqlite::Result<_>>()?
+                };
+                Self::write_summary(
+                    &tx,
+                    *id,
+                    rows.iter().map(|(k, n, v)| (k.as_str(), n.as_str(), v)),
+                )?;
+            }
+            tx.commit()
+        })
+    }
+
+    /// Every build's summary and name hashes, by build id.
+    fn summaries(
+        &self,
+    ) -> Result<std::collections::HashMap<i64, (BuildSummary, Vec<i64>)>, StoreError> {
+        self.ensure_summaries()?;
+        self.query(|c| {
+            let mut st = c.prepare("SELECT build_id, summary, names FROM build_summary")?;
+            let rows = st.query_map([], |r| {
+                let json: String = r.get(1)?;
+                let blob: Vec<u8> = r.get(2)?;
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    (
+                        serde_json::from_str(&json).unwrap_or_default(),
+                        blob_hashes(&blob),
+                    ),
+                ))
+            })?;
+            rows.collect()
+        })
+    }
+
+    /// Record a release that has no build: `failed` (with why; retried by
+    /// the next scan) or `empty` (its package holds no program; not retried).
+    pub fn record_unanalysed(
         &self,
         version: &str,
         platform: &str,
         published: Option<&str>,
+        status: &str,
         error: &str,
     ) -> Result<(), StoreError> {
         self.query(|c| {
             c.execute(
                 "INSERT OR REPLACE INTO releases
                    (version, platform, published, build_id, status, error, analysis_version)
-                 VALUES (?1, ?2, ?3, NULL, 'failed', ?4, ?5)",
-                params![version, platform, published, error, ANALYSIS_VERSION],
+                 VALUES (?1, ?2, ?3, NULL, ?4, ?5, ?6)",
+                params![
+                    version,
+                    platform,
+                    published,
+                    status,
+                    error,
+                    ANALYSIS_VERSION
+                ],
             )
             .map(|_| ())
         })
@@ -298,7 +495,8 @@ impl FactsStore {
         let mut out = self.query(|c| {
             let mut st = c.prepare(
                 "SELECT r.version, r.platform, r.published, r.status, r.error, b.digest, b.modules,
-                        b.bundle_bytes, b.code_split, b.bun_layout, b.container, r.analysis_version
+                        b.bundle_bytes, b.code_split, b.bun_layout, b.container, r.analysis_version,
+                        r.build_id
                  FROM releases r LEFT JOIN builds b ON b.id = r.build_id
                  WHERE ?1 IS NULL OR r.platform = ?1",
             )?;
@@ -316,6 +514,7 @@ impl FactsStore {
                     bun_layout: r.get(9)?,
                     container: r.get(10)?,
                     current: r.get::<_, Option<String>>(11)?.as_deref() == Some(ANALYSIS_VERSION),
+                    build_id: r.get(12)?,
                 })
             })?;
             rows.collect::<rusqlite::Result<Vec<_>>>()
@@ -369,9 +568,10 @@ impl FactsStore {
         part: &str,
         limit: usize,
     ) -> Result<Vec<(String, String)>, StoreError> {
+        self.ensure_summaries()?;
         self.query(|c| {
             let mut st = c.prepare(
-                "SELECT DISTINCT kind, name FROM items
+                "SELECT DISTINCT kind, name FROM names
                  WHERE (?1 IS NULL OR kind = ?1) AND instr(lower(name), lower(?2)) > 0
                  ORDER BY kind, name LIMIT ?3",
             )?;
@@ -389,11 +589,14 @@ impl FactsStore {
         needle: &str,
         platform: &str,
     ) -> Result<Vec<(String, String, String)>, StoreError> {
+        self.ensure_summaries()?;
         self.query(|c| {
             let mut st = c.prepare(
+                // CROSS JOIN keeps this order: each distinct text is
+                // searched once, then its items looked up (SQLite's own
+                // choice searched a text once per build holding it).
                 "SELECT DISTINCT r.version, i.kind, i.name FROM texts t
-                 JOIN items i ON json_extract(i.value, '$.text_sha256') = t.sha256
-                            OR json_extract(i.value, '$.script_sha256') = t.sha256
+                 CROSS JOIN text_items i ON i.sha256 = t.sha256
                  JOIN releases r ON r.build_id = i.build_id
                  WHERE instr(t.text, ?1) > 0 AND r.platform = ?2 AND r.status = 'ok'",
             )?;
@@ -408,19 +611,18 @@ impl FactsStore {
     pub fn item_counts(
         &self,
     ) -> Result<std::collections::HashMap<String, BTreeMap<String, u64>>, StoreError> {
-        let rows: Vec<(String, String, i64)> = self.query(|c| {
+        self.ensure_summaries()?;
+        self.query(|c| {
             let mut st = c.prepare(
-                "SELECT b.digest, i.kind, count(*) FROM items i JOIN builds b ON b.id = i.build_id
-                 GROUP BY i.build_id, i.kind",
+                "SELECT b.digest, s.summary FROM build_summary s JOIN builds b ON b.id = s.build_id",
             )?;
-            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            let rows = st.query_map([], |r| {
+                let json: String = r.get(1)?;
+                let summary: BuildSummary = serde_json::from_str(&json).unwrap_or_default();
+                Ok((r.get(0)?, summary.counts))
+            })?;
             rows.collect()
-        })?;
-        let mut out: std::collections::HashMap<String, BTreeMap<String, u64>> = Default::default();
-        for (d, k, n) in rows {
-            out.entry(d).or_default().insert(k, n as u64);
-        }
-        Ok(out)
+        })
     }
 
     /// The stored facts of a build, by digest (this analysis version only).
@@ -485,71 +687,77 @@ impl FactsStore {
             .into_iter()
             .filter(|r| r.status == "ok")
             .collect();
-        let rows: Vec<(String, String, String, String)> = self.query(|c| {
-            let mut st = c.prepare(
-                "SELECT r.version, i.kind, i.name, i.value FROM items i
-                 JOIN releases r ON r.build_id = i.build_id
-                 WHERE r.platform = ?1 AND r.status = 'ok'",
-            )?;
-            let rows = st.query_map(params![platform], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?;
-            rows.collect()
-        })?;
-        let mut by_version: BTreeMap<String, Vec<(String, String, Value)>> = BTreeMap::new();
-        for (v, k, n, val) in rows {
-            let val = serde_json::from_str(&val).unwrap_or(Value::Null);
-            by_version.entry(v).or_default().push((k, n, val));
-        }
+        let mut summaries = self.summaries()?;
         let mut out: Vec<TimelineRow> = Vec::new();
-        let mut prev: Option<std::collections::BTreeSet<(String, String)>> = None;
+        let mut prev: Option<Vec<i64>> = None;
+        // (row, hash, added?) of every name that came or went, resolved to
+        // names in one pass at the end.
+        let mut changed: Vec<(usize, i64, bool)> = Vec::new();
         for r in releases {
-            let items = by_version.remove(&r.version).unwrap_or_default();
-            let mut row = TimelineRow {
-                release: r,
-                flags: BTreeMap::new(),
-                tools: 0,
-                prompts: 0,
-                prompt_bytes: 0,
-                env: 0,
-                commands: 0,
-                workflows: Vec::new(),
+            let (summary, hashes) = r
+                .build_id
+                .and_then(|id| summaries.remove(&id))
+                .unwrap_or_default();
+            let n = |k: &str| summary.counts.get(k).copied().unwrap_or(0);
+            let row = TimelineRow {
+                flags: summary.flags.clone(),
+                tools: n("tool"),
+                prompts: n("prompt"),
+                prompt_bytes: summary.prompt_bytes,
+                env: n("env"),
+                commands: n("command"),
+                workflows: summary.workflows.clone(),
                 added: BTreeMap::new(),
                 removed: BTreeMap::new(),
+                release: r,
             };
-            let mut names = std::collections::BTreeSet::new();
-            for (k, n, val) in &items {
-                match k.as_str() {
-                    "flag" => {
-                        let kind = val["kind"].as_str().unwrap_or("other").to_string();
-                        *row.flags.entry(kind).or_default() += 1;
-                    }
-                    "tool" => row.tools += 1,
-                    "prompt" => {
-                        row.prompts += 1;
-                        row.prompt_bytes += val["bytes"].as_u64().unwrap_or(0);
-                    }
-                    "env" => row.env += 1,
-                    "command" => row.commands += 1,
-                    "workflow" => row.workflows.push(n.clone()),
-                    _ => {}
-                }
-                names.insert((k.clone(), n.clone()));
-            }
-            row.workflows.sort();
             if let Some(p) = &prev {
-                for (k, n) in names.difference(p) {
-                    row.added.entry(k.clone()).or_default().push(n.clone());
-                }
-                for (k, n) in p.difference(&names) {
-                    row.removed.entry(k.clone()).or_default().push(n.clone());
+                let i = out.len();
+                changed.extend(sorted_difference(&hashes, p).map(|h| (i, h, true)));
+                changed.extend(sorted_difference(p, &hashes).map(|h| (i, h, false)));
+            }
+            prev = Some(hashes);
+            out.push(row);
+        }
+        let names: std::collections::HashMap<i64, (String, String)> = self.query(|c| {
+            let mut st = c.prepare("SELECT kind, name FROM names WHERE hash = ?1")?;
+            let mut m = std::collections::HashMap::new();
+            for (_, h, _) in &changed {
+                if !m.contains_key(h)
+                    && let Some(kn) = st
+                        .query_row(params![h], |r| Ok((r.get(0)?, r.get(1)?)))
+                        .optional()?
+                {
+                    m.insert(*h, kn);
                 }
             }
-            prev = Some(names);
-            out.push(row);
+            Ok(m)
+        })?;
+        for (i, h, added) in changed {
+            if let Some((k, n)) = names.get(&h) {
+                let side = if added {
+                    &mut out[i].added
+                } else {
+                    &mut out[i].removed
+                };
+                side.entry(k.clone()).or_default().push(n.clone());
+            }
+        }
+        // Names in each list in (kind, name) order, as the item scan gave them.
+        for row in &mut out {
+            for v in row.added.values_mut().chain(row.removed.values_mut()) {
+                v.sort();
+            }
         }
         Ok(out)
     }
+}
+
+/// The values of sorted `a` that are not in sorted `b`.
+fn sorted_difference<'a>(a: &'a [i64], b: &'a [i64]) -> impl Iterator<Item = i64> + 'a {
+    a.iter()
+        .copied()
+        .filter(move |x| b.binary_search(x).is_err())
 }
 
 /// The story of one item over the releases scanned.
@@ -783,6 +991,7 @@ mod tests {
             bun_layout: None,
             container: None,
             current: true,
+            build_id: None,
         }
     }
 
@@ -827,6 +1036,38 @@ mod tests {
         );
         assert_eq!(s.changes[1].from, json!([false]));
         assert_eq!(s.changes[1].to, json!([true]));
+    }
+
+    #[test]
+    fn a_summary_counts_kinds_flag_kinds_prompt_bytes_and_names_once() {
+        let f = json!({"kind": "feature"});
+        let e = json!({"kind": "event"});
+        let p = json!({"bytes": 120});
+        let w = json!({});
+        let items = [
+            ("flag", "a", &f),
+            ("flag", "b", &e),
+            ("prompt", "p1", &p),
+            ("prompt", "p2", &p),
+            ("workflow", "z", &w),
+            ("workflow", "y", &w),
+        ];
+        let (s, h) = summarise(items);
+        assert_eq!(s.counts["flag"], 2);
+        assert_eq!(s.counts["prompt"], 2);
+        assert_eq!((s.flags["feature"], s.flags["event"]), (1, 1));
+        assert_eq!(s.prompt_bytes, 240);
+        assert_eq!(s.workflows, ["y", "z"]);
+        assert_eq!(h.len(), 6);
+        assert!(h.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
+        // The kind is part of the key: a flag and an env var of one name differ.
+        assert_ne!(name_hash("flag", "x"), name_hash("env", "x"));
+        assert_eq!(blob_hashes(&hashes_blob(&h)), h);
+        let (_, h2) = summarise([("flag", "a", &f), ("flag", "c", &f)]);
+        let added: Vec<i64> = sorted_difference(&h2, &h).collect();
+        let removed: Vec<i64> = sorted_difference(&h, &h2).collect();
+        assert_eq!(added, [name_hash("flag", "c")]);
+        assert_eq!(removed.len(), 5);
     }
 
     #[test]

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""History: scan cost per build and query speed (issue: history).
+
+1. Cold scan of one build: `history scan V --platform P` into an empty
+   cache and an empty store (download, integrity check, analysis, record,
+   delete), paired in the same loop with `fetch V` alone into an empty cache
+   (the download floor), so the ratio says what the analysis adds.
+2. Rescan of a known build (the store already holds it): must be instant.
+3. Queries against a store (default: the one `history scan all` filled,
+   given with --store) with hyperfine: show workflow / flag, changes,
+   search, list, timeline.
+
+Checks: cold scan ≤ 10 s, rescan ≤ 50 ms, each query ≤ 50 ms (medians).
+
+Usage: bench/history.py [--runs N] [--bin PATH] [--store FILE]
+                        [--versions 2.1.260,2.1.332] [--platform P]
+       (builds release unless --bin; without --store the queries run on
+        the small store the cold scans filled)
+Exit status 0 when every check passes, 1 when one fails, 2 on error.
+"""
+import argparse, json, os, shutil, statistics, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ap = argparse.ArgumentParser()
+ap.add_argument("--runs", type=int, default=5)
+ap.add_argument("--bin")
+ap.add_argument("--store")
+ap.add_argument("--versions", default="2.1.260,2.1.332")
+ap.add_argument("--platform", default="darwin-arm64")
+args = ap.parse_args()
+
+if args.bin:
+    BIN = args.bin
+else:
+    subprocess.run(["cargo", "build", "--release", "--locked", "-q"], cwd=ROOT, check=True)
+    BIN = os.path.join(ROOT, "target/release/cc-teardown")
+# A copy, so that a build started elsewhere cannot swap the binary mid-run.
+work = tempfile.mkdtemp(prefix="cct-bench-history-")
+shutil.copy(BIN, os.path.join(work, "cc-teardown"))
+BIN = os.path.join(work, "cc-teardown")
+
+
+def timed(cmd, env=None):
+    """(wall s, user+sys s, peak RSS MB) of one run."""
+    tf = os.path.join(work, "time.txt")
+    out = subprocess.run(["/usr/bin/time", "-o", tf, "-f", "%e %U %S %M"] + cmd,
+                         capture_output=True, env=env)
+    if out.returncode != 0:
+        sys.exit(f"failed ({out.returncode}): {' '.join(cmd)}: {out.stderr.decode()[-500:]}")
+    e, u, s, m = open(tf).read().split()[-4:]
+    return float(e), float(u) + float(s), int(m) / 1024
+
+
+def med(xs):
+    return statistics.median(xs), min(xs), max(xs)
+
+
+def fmt(xs, unit="s"):
+    m, lo, hi = med(xs)
+    if unit == "ms":
+        return f"{m * 1000:.0f} ms [{lo * 1000:.0f}–{hi * 1000:.0f}]"
+    return f"{m:.2f} s [{lo:.2f}–{hi:.2f}]"
+
+
+load = open("/proc/loadavg").read().split()[:3]
+print(f"load before: {load}")
+checks = []
+small_store = os.path.join(work, "small.sqlite")
+print(f"\n## Cold scan of one build ({args.platform}), {args.runs} paired runs\n")
+print("| build | `history scan V` (download + analysis) | CPU | peak | `fetch V` alone | scan / fetch |")
+print("|---|---|---|---|---|---|")
+for v in args.versions.split(","):
+    scans, cpus, peaks, fetches = [], [], [], []
+    for i in range(args.runs):
+        cache = tempfile.mkdtemp(prefix="cct-cache-", dir=work)
+        store = os.path.join(work, f"s{i}.sqlite")
+        w, c, p = timed([BIN, "history", "scan", v, "--platform", args.platform, "--quiet",
+                         "--cache-dir", cache, "--store", store])
+        scans.append(w); cpus.append(c); peaks.append(p)
+        shutil.rmtree(cache)
+        if i == 0:
+            shutil.copy(store, small_store) if not os.path.exists(small_store) else None
+        os.remove(store)
+        cache = tempfile.mkdtemp(prefix="cct-cache-", dir=work)
+        w, _, _ = timed([BIN, "fetch", v, "--platform", args.platform, "--quiet",
+                         "--cache-dir", cache])
+        fetches.append(w)
+        shutil.rmtree(cache)
+    ratio = statistics.median(scans) / statistics.median(fetches)
+    print(f"| {v} | {fmt(scans)} | {statistics.median(cpus):.2f} s | {max(peaks):,.0f} MB "
+          f"| {fmt(fetches)} | {ratio:.2f}× |")
+    checks.append((f"cold scan of {v} ≤ 10 s (median)", statistics.median(scans) <= 10.0))
+
+store = args.store or small_store
+v0 = args.versions.split(",")[0]
+rescan = []
+# The rescan needs the version in the store it queries.
+for _ in range(max(args.runs, 5)):
+    w, _, _ = timed([BIN, "history", "scan", v0, "--platform", args.platform, "--quiet",
+                     "--store", store, "--json"])
+    rescan.append(w)
+print(f"\nrescan of a known build ({v0}): {fmt(rescan, 'ms')}")
+checks.append(("rescan of a known build ≤ 50 ms", statistics.median(rescan) <= 0.05))
+
+queries = [
+    ("list", ["history", "list", "--json"]),
+    ("show workflow", ["history", "show", "workflow", "deep-research", "--json"]),
+    ("show flag", ["history", "show", "flag", "tengu_review_workflow_routing", "--json"]),
+    ("changes", ["history", "changes", v0, "--json"]),
+    ("search", ["history", "search", "tengu_review_workflow_routing", "--json"]),
+    ("timeline (html)", ["history", "timeline", "--format", "html", "-o", os.path.join(work, "t.html"), "--force"]),
+]
+sizes = os.path.getsize(store)
+print(f"\n## Queries on {store} ({sizes / 1e6:,.1f} MB)\n")
+hf = shutil.which("hyperfine")
+res = os.path.join(work, "q.json")
+if hf:
+    cmd = [hf, "-N", "--warmup", "3", "--runs", "20", "--export-json", res]
+    for name, q in queries:
+        cmd += ["-n", name, " ".join([BIN] + q + ["--store", store])]
+    subprocess.run(cmd, check=True, capture_output=True)
+    rows = {r["command"]: r for r in json.load(open(res))["results"]}
+    print("| query | median | min | max |")
+    print("|---|---|---|---|")
+    for name, _ in queries:
+        r = rows[name]
+        print(f"| {name} | {r['median'] * 1000:.1f} ms | {r['min'] * 1000:.1f} ms | {r['max'] * 1000:.1f} ms |")
+        checks.append((f"query `{name}` ≤ 50 ms", r["median"] <= 0.05))
+else:
+    for name, q in queries:
+        ws = [timed([BIN] + q + ["--store", store])[0] for _ in range(10)]
+        print(f"{name}: {fmt(ws, 'ms')}")
+        checks.append((f"query `{name}` ≤ 50 ms", statistics.median(ws) <= 0.05))
+
+print(f"\nload after: {open('/proc/loadavg').read().split()[:3]}")
+for label, ok in checks:
+    print(f"{'PASS' if ok else 'FAIL'}  {label}")
+shutil.rmtree(work)
+sys.exit(0 if all(ok for _, ok in checks) else 1)
