@@ -239,9 +239,17 @@ fn sentinel_lines(buf: &[u8]) -> Vec<(u32, usize, usize)> {
     out
 }
 
+/// Where a part stands in the output.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    First,
+    Middle,
+    Last,
+}
+
 /// Print `stmts` inside a copy of `frame` (the shell with an empty main
-/// list), with a sentinel statement before them (unless `first`) and after
-/// them (unless `last`), and keep what lies between the sentinels.
+/// list), with a sentinel statement before them (unless [`Place::First`])
+/// and after them (unless [`Place::Last`]), and keep what lies between the sentinels.
 ///
 /// Entries keep their line relative to the part. Positions announced after
 /// the part's last text are settled by the printer on the closing
@@ -254,9 +262,9 @@ fn print_part(
     stmts: Vec<Stmt>,
     size: usize,
     comments: &SingleThreadedComments,
-    first: bool,
-    last: bool,
+    place: Place,
 ) -> Option<Part> {
+    let (first, last) = (place == Place::First, place == Place::Last);
     let mut program = frame.clone();
     let list = print::main_list(&mut program)?;
     if !first {
@@ -385,7 +393,7 @@ fn attempt(
                     let t = Instant::now();
                     let part = tiles
                         .then(|| {
-                            print_part(cm, base, &frame, body, hi - lo, &comments, false, false)
+                            print_part(cm, base, &frame, body, hi - lo, &comments, Place::Middle)
                         })
                         .flatten();
                     add(&print_ns, t.elapsed());
@@ -412,7 +420,7 @@ fn attempt(
                 Rc::new(RefCell::new(t.clone())),
             )
         };
-        match print_part(cm, base, &frame, head, c1, &copy, true, false) {
+        match print_part(cm, base, &frame, head, c1, &copy, Place::First) {
             Some(p) => put(0, p),
             None => failed.store(true, Ordering::Relaxed),
         }
@@ -423,8 +431,7 @@ fn attempt(
             tail,
             src.len() - ck,
             &shell_comments,
-            false,
-            true,
+            Place::Last,
         ) {
             Some(p) => put(ranges.len() + 1, p),
             None => failed.store(true, Ordering::Relaxed),
@@ -481,7 +488,7 @@ mod tests {
         [
             format!("var a{i}=x/2;b{i}=/;[/]x;/g.test(y);"),
             format!("c{i}=`t;${{u+`;${{v}};`}};`;"),
-            format!("if(q)r=1/3;else{{s=/a;b/}}"),
+            "if(q)r=1/3;else{s=/a;b/}".to_string(),
             format!("for(;;){{break}}for(var k{i}=0;k{i}<2;k{i}++);"),
             format!("class C{i}{{m(){{return 1;}};static{{z=2;}}}}"),
             format!("l{i}:for(;;){{continue l{i}}}"),
