@@ -140,13 +140,40 @@ impl CodeIndex {
                     let bytes = graph
                         .decoded(m, budget)
                         .map_err(|e| JsError::NotText(e.to_string()))?;
-                    let src = module_text(&bytes);
+                    let mut src = module_text(&bytes);
                     t.decode = t0.elapsed();
                     let goal = if m.format == ModuleFormat::Esm {
                         Goal::Module
                     } else {
                         Goal::Script
                     };
+                    if depth == Depth::Print {
+                        // `pretty` of a large script: parsed and printed
+                        // piece by piece when it can be (bounded memory).
+                        match super::pieces::print_in_pieces(m.name, src, goal) {
+                            super::pieces::Pieces::Printed {
+                                file,
+                                printed,
+                                parse,
+                                print,
+                            } => {
+                                t.parse = parse;
+                                t.print = print;
+                                return Ok((
+                                    IndexedModule {
+                                        graph_index: m.index,
+                                        name: m.name.to_string(),
+                                        file,
+                                        index: ModuleIndex::default(),
+                                        printed,
+                                        shapes: None,
+                                    },
+                                    t,
+                                ));
+                            }
+                            super::pieces::Pieces::Whole(s) => src = s,
+                        }
+                    }
                     let t1 = Instant::now();
                     let (mut parsed, comments) = parse::parse(m.name, src, goal)?;
                     t.parse = t1.elapsed();

@@ -351,6 +351,9 @@ struct Scanner<'a> {
     block_pending: bool,
     max: u32,
     limit: u32,
+    /// When asked for ([`wrapper_statement_ends`]): the offsets just past
+    /// each `;` that ends a statement of a CJS wrapper's body.
+    ends: Option<Vec<u32>>,
 }
 
 /// Whether `c` (a char from non-ASCII input) is white space or a line
@@ -657,6 +660,21 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
+    /// Record `end` (just past a `;` in a block) when it ends a statement
+    /// of the body of `(function(…){ … })` and the next statement starts
+    /// right there with an ASCII word: no space, comment or line break
+    /// between them that the parser could attach to either side.
+    fn statement_end(&mut self, end: usize) {
+        let Some(ends) = self.ends.as_mut() else {
+            return;
+        };
+        let wrapper_body = self.frames.len() == 3 && self.frames[1].kind == Kind::Paren;
+        let next = self.src.get(end).copied().unwrap_or(0);
+        if wrapper_body && (next.is_ascii_alphabetic() || next == b'_' || next == b'$') {
+            ends.push(end as u32);
+        }
+    }
+
     fn is_line_terminator_at(&self, i: usize) -> bool {
         match self.src.get(i) {
             Some(b'\n' | b'\r') => true,
@@ -893,6 +911,7 @@ impl<'a> Scanner<'a> {
                     top.end_expressions();
                     if top.kind == Kind::Block && b == b';' {
                         self.semi_pending = true;
+                        self.statement_end(at + 1);
                     } else if top.kind != Kind::Block {
                         top.stmt = 0;
                     }
@@ -1100,9 +1119,35 @@ pub fn scan_with_limit(src: &str, limit: u32) -> Result<u32, TooDeep> {
         block_pending: false,
         max: 0,
         limit,
+        ends: None,
     };
     s.run()?;
     Ok(s.max)
+}
+
+/// The places where `src` may be cut between two statements of a CJS
+/// wrapper's body (`(function(…){ a;b;c })`, what single-bundle builds
+/// are): offsets just past a `;` at that level, followed at once by a word.
+/// A hint read by this lexical scan, not a proof: whoever cuts there must
+/// check the cut by parsing (see `js::pieces`). `Err` when the input is
+/// nested past [`MAX_NESTING`], as [`scan`].
+pub fn wrapper_statement_ends(src: &str) -> Result<Vec<u32>, TooDeep> {
+    let mut s = Scanner {
+        src: src.as_bytes(),
+        i: 0,
+        frames: vec![Frame::new(Kind::Block, 0)],
+        prev: Prev::Start,
+        prev2: Prev::Start,
+        async_at_stmt: false,
+        newline: true,
+        semi_pending: false,
+        block_pending: false,
+        max: 0,
+        limit: MAX_NESTING,
+        ends: Some(Vec::new()),
+    };
+    s.run()?;
+    Ok(s.ends.unwrap_or_default())
 }
 
 /// [`scan_with_limit`] with [`MAX_NESTING`].

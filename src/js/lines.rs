@@ -47,6 +47,75 @@ impl LineIndex {
     }
 }
 
+/// A [`LineMap`] built one printer entry at a time, so that a print made
+/// in parts never holds all its entries at once (12 bytes per token, ~100
+/// MB on a 20 MB bundle). Which raw offset a pretty line "comes from" does
+/// not depend on the order of the entries: the smallest of its tokens' own
+/// positions (`direct`), else the smallest of all positions on it.
+#[derive(Debug, Default)]
+pub struct LineMapBuilder {
+    to_pretty: Vec<(u32, u32)>,
+    first_raw: Vec<u32>,
+    has_direct: Vec<bool>,
+}
+
+impl LineMapBuilder {
+    pub fn with_capacity(entries: usize) -> LineMapBuilder {
+        LineMapBuilder {
+            to_pretty: Vec::with_capacity(entries),
+            ..Default::default()
+        }
+    }
+
+    /// Raw offset `r` printed on pretty line `line` (0-based); `direct`
+    /// when it is the token's own position (see [`LineMap::new`]).
+    #[inline]
+    pub fn push(&mut self, r: u32, line: u32, direct: bool) {
+        let i = line as usize;
+        if i >= self.first_raw.len() {
+            self.first_raw.resize(i + 1, u32::MAX);
+            self.has_direct.resize(i + 1, false);
+        }
+        Self::merge(&mut self.first_raw[i], &mut self.has_direct[i], r, direct);
+        self.to_pretty.push((r, line + 1));
+    }
+
+    #[inline]
+    fn merge(first: &mut u32, has_direct: &mut bool, r: u32, direct: bool) {
+        if direct && !*has_direct {
+            *has_direct = true;
+            *first = r;
+        } else if direct == *has_direct {
+            *first = (*first).min(r);
+        }
+    }
+
+    /// The map of a text of `pretty_lines` lines printed from `raw_text`.
+    pub fn finish(mut self, raw_text: &[u8], pretty_lines: u32) -> LineMap {
+        let n = pretty_lines as usize + 1;
+        // Positions past the last line count on it.
+        while self.first_raw.len() > n {
+            let (r, d) = (self.first_raw.pop(), self.has_direct.pop());
+            if let (Some(r), Some(d)) = (r, d)
+                && r != u32::MAX
+            {
+                let last = self.first_raw.len() - 1;
+                Self::merge(&mut self.first_raw[last], &mut self.has_direct[last], r, d);
+            }
+        }
+        self.first_raw.resize(n, u32::MAX);
+        let mut to_pretty = self.to_pretty;
+        to_pretty.sort_unstable();
+        to_pretty.dedup_by_key(|e| e.0);
+        LineMap {
+            to_pretty,
+            pretty_first_raw: self.first_raw,
+            raw: LineIndex::new(raw_text),
+            pretty_lines,
+        }
+    }
+}
+
 /// The map between raw byte offsets and pretty-printed positions, built
 /// from the printer's source-map entries.
 #[derive(Debug, Clone, Default)]
@@ -66,26 +135,11 @@ impl LineMap {
     /// of an enclosing node announced before it (such as a module whose span
     /// begins at the licence comment).
     pub fn new(raw_text: &[u8], entries: &[(u32, u32, bool)], pretty_lines: u32) -> LineMap {
-        let mut pretty_first_raw = vec![u32::MAX; pretty_lines as usize + 1];
-        let mut has_direct = vec![false; pretty_lines as usize + 1];
+        let mut b = LineMapBuilder::with_capacity(entries.len());
         for &(r, l, direct) in entries {
-            let i = (l as usize).min(pretty_lines as usize);
-            if direct && !has_direct[i] {
-                has_direct[i] = true;
-                pretty_first_raw[i] = r;
-            } else if direct == has_direct[i] {
-                pretty_first_raw[i] = pretty_first_raw[i].min(r);
-            }
+            b.push(r, l, direct);
         }
-        let mut to_pretty: Vec<(u32, u32)> = entries.iter().map(|&(r, l, _)| (r, l + 1)).collect();
-        to_pretty.sort_unstable();
-        to_pretty.dedup_by_key(|e| e.0);
-        LineMap {
-            to_pretty,
-            pretty_first_raw,
-            raw: LineIndex::new(raw_text),
-            pretty_lines,
-        }
+        b.finish(raw_text, pretty_lines)
     }
 
     /// The map reduced to what [`LineMap::pretty_line_of`] needs: of

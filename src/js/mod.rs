@@ -6,6 +6,7 @@ pub mod depth;
 pub mod index;
 pub mod lines;
 pub mod parse;
+pub mod pieces;
 pub mod print;
 pub mod shape;
 pub mod symbols;

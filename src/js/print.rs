@@ -164,11 +164,11 @@ impl<W: WriteJs> WriteJs for LineRecorder<W> {
     }
 }
 
-type Entries = Vec<(u32, u32, bool)>;
+pub(super) type Entries = Vec<(u32, u32, bool)>;
 
 /// Emit `program` (from the source file starting at swc position `base`):
 /// the output bytes and the (raw offset, output line, direct) entries.
-fn emit(
+pub(super) fn emit(
     cm: &swc_common::sync::Lrc<swc_common::SourceMap>,
     base: u32,
     size_hint: usize,
@@ -277,13 +277,15 @@ pub fn line_map(p: &Parsed, comments: &SingleThreadedComments) -> Result<Printed
 }
 
 /// Modules smaller than this print on one thread.
-const SPLIT_MIN_BYTES: usize = 4 << 20;
+pub(super) const SPLIT_MIN_BYTES: usize = 4 << 20;
 /// The marker statement that shows where one half ends and the other begins.
-const SENTINEL: &str = "__cc_teardown_split_7f3a__";
+pub(super) const SENTINEL: &str = "__cc_teardown_split_7f3a__";
 
 /// The statement list that holds most of a script: its body, or the body of
 /// the function a CJS-wrapped bundle consists of.
-fn main_list(program: &mut swc_ecma_ast::Program) -> Option<&mut Vec<swc_ecma_ast::Stmt>> {
+pub(super) fn main_list(
+    program: &mut swc_ecma_ast::Program,
+) -> Option<&mut Vec<swc_ecma_ast::Stmt>> {
     use swc_ecma_ast::*;
     let Program::Script(script) = program else {
         return None;
@@ -308,7 +310,7 @@ fn main_list(program: &mut swc_ecma_ast::Program) -> Option<&mut Vec<swc_ecma_as
     }
 }
 
-fn sentinel() -> swc_ecma_ast::Stmt {
+pub(super) fn sentinel() -> swc_ecma_ast::Stmt {
     use swc_ecma_ast::*;
     Stmt::Expr(ExprStmt {
         span: swc_common::DUMMY_SP,
