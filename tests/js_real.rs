@@ -4,7 +4,7 @@ use crate::common;
 
 use cc_teardown::bun::{Budget, BunGraph};
 use cc_teardown::container::{self, ContainerOptions};
-use cc_teardown::js::code::CodeIndex;
+use cc_teardown::js::code::{CodeIndex, Depth};
 use cc_teardown::js::index::FnKind;
 use cc_teardown::js::parse::{self, Goal};
 use cc_teardown::js::{print, symbols};
@@ -123,6 +123,50 @@ fn check_line_maps(ci: &CodeIndex) -> usize {
         }
     }
     checked
+}
+
+/// The analyses' line maps (`Depth::Lines`, counted without printing)
+/// against the printer's own (`Depth::Index`), module by module on three
+/// builds: a single bundle and two code-split ones. Equal entries answer
+/// every offset alike. The modules go in four shards to keep the peak of
+/// holding every printed text twice down.
+#[test]
+fn line_maps_without_printing_equal_the_printers_on_every_module() {
+    if offline() {
+        return;
+    }
+    for (version, at_least) in [("2.1.220", 1), ("2.1.260", 1_400), ("2.1.332", 3_000)] {
+        let (compared, lines) = with_graph(version, "darwin-arm64", |g| {
+            let budget = Budget::new(1 << 30);
+            let (mut compared, mut lines) = (0usize, 0u64);
+            for shard in 0..4 {
+                let keep = |m: &cc_teardown::bun::Module| m.index % 4 == shard;
+                let build = |depth| {
+                    parse::with_big_stack(|| CodeIndex::build_filtered(g, &budget, keep, depth))
+                        .unwrap()
+                };
+                let counted = build(Depth::Lines);
+                let printed = build(Depth::Index);
+                assert_eq!(counted.modules.len(), printed.modules.len());
+                for (c, p) in counted.modules.iter().zip(&printed.modules) {
+                    assert_eq!(c.name, p.name);
+                    assert!(c.printed.code.is_empty());
+                    assert!(
+                        c.printed
+                            .map
+                            .same_lookups(&p.printed.map.clone().for_lookups()),
+                        "{version} {}: the counted line map differs from the printed one",
+                        c.name
+                    );
+                    compared += 1;
+                    lines += u64::from(c.printed.map.pretty_lines);
+                }
+            }
+            (compared, lines)
+        });
+        assert!(compared >= at_least, "{version}: {compared} modules");
+        assert!(lines > 500_000, "{version}: {lines} pretty lines");
+    }
 }
 
 #[test]

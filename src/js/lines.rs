@@ -154,6 +154,37 @@ impl LineMap {
         self
     }
 
+    /// [`LineMap::new`] followed by [`LineMap::for_lookups`], from
+    /// (raw offset, pretty line 1-based) entries in output order, without
+    /// the per-line table: [`LineMap::pretty_to_raw`] and
+    /// [`LineMap::to_file`] (what `pretty` shows) know no line of such a
+    /// map; `pretty_line_of` and `pretty_lines` answer as the full map's.
+    pub fn for_lookups_from(
+        raw_text: &[u8],
+        mut to_pretty: Vec<(u32, u32)>,
+        pretty_lines: u32,
+    ) -> LineMap {
+        // As in `new`: of the entries for one raw offset the smallest line.
+        to_pretty.sort_unstable();
+        to_pretty.dedup_by_key(|e| e.0);
+        LineMap {
+            to_pretty,
+            pretty_first_raw: Vec::new(),
+            raw: LineIndex::new(raw_text),
+            pretty_lines,
+        }
+        .for_lookups()
+    }
+
+    /// Whether `pretty_line_of`, `pretty_lines` and the raw positions
+    /// answer alike for every offset in both maps (both reduced by
+    /// [`LineMap::for_lookups`]): their entries are the same.
+    pub fn same_lookups(&self, other: &LineMap) -> bool {
+        self.to_pretty == other.to_pretty
+            && self.pretty_lines == other.pretty_lines
+            && self.raw.starts == other.raw.starts
+    }
+
     /// The pretty line (1-based) showing raw byte `offset`.
     pub fn pretty_line_of(&self, offset: u32) -> Option<u32> {
         let i = self.to_pretty.partition_point(|e| e.0 <= offset);
