@@ -18,6 +18,7 @@ mod nesting;
 mod real_builds;
 mod reports;
 mod simulate;
+mod stored_diff;
 mod surface;
 mod surface_text;
 mod targets;
