@@ -137,7 +137,7 @@ pub trait FactsCache: Sync {
     fn load(&self, digest: &str) -> Option<Facts>;
     fn save(&self, digest: &str, facts: &Facts);
     /// What a diff reads of the code, kept apart from the facts: only
-    /// diffs need it, and it is ten times their size.
+    /// diffs need it, and it is some twenty times their size.
     fn load_code(&self, _digest: &str) -> Option<CodeFacts> {
         None
     }

@@ -177,7 +177,11 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
     // tests check that a diff of two stored builds parses neither).
     if std::env::var("CC_TEARDOWN_DEBUG").is_ok_and(|v| v.split(',').any(|x| x == "store")) {
         for side in [&sa, &sb] {
-            let how = if side.parsed() { "parsed" } else { "not parsed" };
+            let how = if side.parsed() {
+                "parsed"
+            } else {
+                "not parsed"
+            };
             eprintln!("debug: diff side {} {how}", side.digest());
         }
     }

@@ -528,7 +528,10 @@ const later = async (x) => { await x; return "done with it: " + JSON.stringify(x
         store.save_code("d", &code);
         let back = store.load_code("d").expect("stored");
         assert_eq!(back, code);
-        assert_eq!(back.unit_text, code.unit_text, "the text is not serialised with the rest");
+        assert_eq!(
+            back.unit_text, code.unit_text,
+            "the text is not serialised with the rest"
+        );
         assert!(store.load_code("other").is_none());
     }
 

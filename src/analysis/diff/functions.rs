@@ -16,11 +16,11 @@
 //! A pair from rounds 2–5 is diffed on its pretty-printed lines with
 //! consistent renames ignored; no visible difference means "renamed only".
 
+use super::code::CodeFacts;
 use super::lines::{self, Compare};
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::index::FnKind;
 use crate::js::lines::LineIndex;
-use super::code::CodeFacts;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -221,7 +221,11 @@ fn reference(cf: &CodeFacts, u: &Unit) -> FunctionRef {
     FunctionRef {
         name: u.name.clone(),
         original: u.original.clone(),
-        module: cf.modules.get(u.module as usize).cloned().unwrap_or_default(),
+        module: cf
+            .modules
+            .get(u.module as usize)
+            .cloned()
+            .unwrap_or_default(),
         raw_line: u.raw_line,
         pretty_line: u.pretty_line,
         pretty_lines: u.pretty_lines,

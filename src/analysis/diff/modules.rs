@@ -5,9 +5,9 @@
 //! stays unpaired on the new side is traced to the old module whose strings
 //! contain it (the case of a single bundle split into chunks).
 
+use super::code::CodeFacts;
 use crate::bun::BunGraph;
 use crate::bun::digest::sha256_hex;
-use super::code::CodeFacts;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};

@@ -2,8 +2,8 @@
 //! changed. A removed and an added text are "changed" when they share most
 //! of their word 3-grams; long texts are then diffed by line.
 
-use super::lines::{self, Compare};
 use super::code::CodeFacts;
+use super::lines::{self, Compare};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
