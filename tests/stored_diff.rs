@@ -8,7 +8,12 @@ const CODE: &str = "functions,modules,text";
 
 /// `diff A B --json --only SECTIONS` with `extra` arguments; the JSON
 /// report and stderr (with `CC_TEARDOWN_DEBUG=store`).
-fn diff(a: &Path, b: &Path, sections: &str, extra: &[&std::ffi::OsStr]) -> (serde_json::Value, String) {
+fn diff(
+    a: &Path,
+    b: &Path,
+    sections: &str,
+    extra: &[&std::ffi::OsStr],
+) -> (serde_json::Value, String) {
     let out = bin()
         .arg("diff")
         .args([a, b])
@@ -60,6 +65,9 @@ fn real_2_1_260_vs_2_1_332_stored_equals_fresh() {
     if offline() {
         return;
     }
-    let (a, b) = (fetch("2.1.260", "darwin-arm64"), fetch("2.1.332", "darwin-arm64"));
+    let (a, b) = (
+        fetch("2.1.260", "darwin-arm64"),
+        fetch("2.1.332", "darwin-arm64"),
+    );
     stored_equals_fresh(&a, &b);
 }
