@@ -12,9 +12,15 @@ spread, peak RSS and CPU use (user+sys over wall), then the checks:
 
 With --before PATH, each cold run is paired with a cold run of that binary
 (an earlier build of cc-teardown, e.g. main's), and the table gives its
-median and the ratio. --no-diff skips the diff part.
+median and the ratio. --no-diff skips the diff part, --diff-only the rest.
 
-Usage: bench/pipeline.py [--runs N] [--bin PATH] [--before PATH] [--no-diff]
+The diff part fills a store per binary first (facts of both builds, then one
+full diff: code facts are stored the first time a diff needs them), then
+times the fact sections and the full diff; with --before, each of this
+binary's runs is paired with one of the earlier binary, in alternating
+order, and the full diffs' JSON (timings aside) must be equal.
+
+Usage: bench/pipeline.py [--runs N] [--bin PATH] [--before PATH] [--no-diff | --diff-only]
        (builds release unless --bin)
 Exit status 0 when every check passes, 1 when one fails, 2 on error.
 """
@@ -26,6 +32,7 @@ ap.add_argument("--runs", type=int, default=5)
 ap.add_argument("--bin")
 ap.add_argument("--before")
 ap.add_argument("--no-diff", action="store_true")
+ap.add_argument("--diff-only", action="store_true")
 args = ap.parse_args()
 
 if args.bin:
@@ -61,7 +68,7 @@ print(f"load before: {open('/proc/loadavg').read().split()[:3]}")
 checks = []
 rows = []
 befores = []
-for cmd in ["workflows", "flags", "gates", "locate"]:
+for cmd in ([] if args.diff_only else ["workflows", "flags", "gates", "locate"]):
     cold, warm, before = [], [], []
     for _ in range(args.runs):
         store = tempfile.mkdtemp(prefix="cct-bench-")
@@ -110,23 +117,46 @@ if args.no_diff:
         print(f"{'PASS' if ok else 'FAIL'}  {label}")
     sys.exit(0 if all(ok for _, ok in checks) else 1)
 
-# diff with both builds in the store (filled once, outside the timing).
-store = tempfile.mkdtemp(prefix="cct-bench-")
-for b in (B260, B332):
-    timed([BIN, "flags", b, "--json", "--quiet", "--cache-dir", store])
-facts_only = [BIN, "diff", B260, B332, "--json", "--quiet", "--cache-dir", store, "--only", "workflows,flags,gates,roles"]
-full = [BIN, "diff", B260, B332, "--json", "--quiet", "--cache-dir", store]
-fo, fu = [], []
-for _ in range(args.runs):
-    fo.append(timed(facts_only))
-    fu.append(timed(full))
-shutil.rmtree(store)
-fow, fuw = med([x[0] for x in fo]), med([x[0] for x in fu])
-fum = med([x[2] for x in fu])
-print(f"\ndiff 2.1.260 vs 2.1.332, both stored: fact sections {fow[0]:.2f} s [{fow[1]:.2f}–{fow[2]:.2f}], "
-      f"full {fuw[0]:.2f} s [{fuw[1]:.2f}–{fuw[2]:.2f}], peak {fum[0]:.0f} MB")
-checks.append((f"diff fact sections ≤ 1 s ({fow[0]:.2f} s)", fow[0] <= 1.0))
-checks.append((f"diff full ≤ 5 s ({fuw[0]:.2f} s)", fuw[0] <= 5.0))
+# diff with both builds in the store (filled once per binary, outside the timing).
+def fill(binary):
+    store = tempfile.mkdtemp(prefix="cct-bench-")
+    for b in (B260, B332):
+        timed([binary, "flags", b, "--json", "--quiet", "--cache-dir", store])
+    timed([binary, "diff", B260, B332, "--json", "--quiet", "--cache-dir", store])
+    return store
+
+
+def report(out):
+    d = json.loads(out)
+    d.pop("timings_ms", None)
+    return d
+
+
+sides = [("this", BIN)] + ([("before", args.before)] if args.before else [])
+stores = {who: fill(binary) for who, binary in sides}
+fo = {who: [] for who, _ in sides}
+fu = {who: [] for who, _ in sides}
+for run in range(args.runs):
+    order = sides if run % 2 == 0 else sides[::-1]
+    for who, binary in order:
+        base = [binary, "diff", B260, B332, "--json", "--quiet", "--cache-dir", stores[who]]
+        fo[who].append(timed(base + ["--only", "workflows,flags,gates,roles"]))
+        fu[who].append(timed(base))
+for who, _ in sides:
+    shutil.rmtree(stores[who])
+if args.before and report(fu["this"][0][3]) != report(fu["before"][0][3]):
+    checks.append(("diff: full output identical to --before's", False))
+print(f"\ndiff 2.1.260 vs 2.1.332, both stored, {args.runs} runs, median [min–max]; load {open('/proc/loadavg').read().split()[:3]}")
+for who, _ in sides:
+    fow, fuw = med([x[0] for x in fo[who]]), med([x[0] for x in fu[who]])
+    fuc, fum = med([x[1] for x in fu[who]]), med([x[2] for x in fu[who]])
+    print(f"{who:<7} fact sections {fow[0]:.2f} s [{fow[1]:.2f}–{fow[2]:.2f}], "
+          f"full {fuw[0]:.2f} s [{fuw[1]:.2f}–{fuw[2]:.2f}] wall, {fuc[0]:.2f} s [{fuc[1]:.2f}–{fuc[2]:.2f}] cpu, "
+          f"peak {fum[0]:.0f} MB [{fum[1]:.0f}–{fum[2]:.0f}]")
+    if who == "this":
+        checks.append((f"diff fact sections ≤ 1 s ({fow[0]:.2f} s)", fow[0] <= 1.0))
+        checks.append((f"diff full ≤ 5 s ({fuw[0]:.2f} s)", fuw[0] <= 5.0))
+        checks.append((f"diff full peak ≤ 1 GB ({fum[0]:.0f} MB)", fum[0] <= 1024))
 
 print()
 for label, ok in checks:

@@ -19,6 +19,7 @@ mod pretty_pieces;
 mod real_builds;
 mod reports;
 mod simulate;
+mod stored_diff;
 mod surface;
 mod surface_text;
 mod targets;

@@ -5,6 +5,7 @@
 //! when they had to be computed — so a second command on the same build
 //! parses nothing.
 
+use crate::analysis::diff::code::CodeFacts;
 use crate::analysis::flags::{self, FlagInventory};
 use crate::analysis::gates::{self, Gate};
 use crate::analysis::roles::{Locator, Roles};
@@ -135,6 +136,12 @@ impl Facts {
 pub trait FactsCache: Sync {
     fn load(&self, digest: &str) -> Option<Facts>;
     fn save(&self, digest: &str, facts: &Facts);
+    /// What a diff reads of the code, kept apart from the facts: only
+    /// diffs need it, and it is some twenty times their size.
+    fn load_code(&self, _digest: &str) -> Option<CodeFacts> {
+        None
+    }
+    fn save_code(&self, _digest: &str, _code: &CodeFacts) {}
 }
 
 /// One build, analysed at most once.
@@ -149,6 +156,7 @@ pub struct Analysed<'g> {
     symbols: OnceLock<Vec<Symbol>>,
     facts: OnceLock<Facts>,
     from_cache: OnceLock<bool>,
+    code: OnceLock<CodeFacts>,
     /// How long each stage took in this run (for `CC_TEARDOWN_DEBUG=timings`).
     times: Mutex<Vec<(&'static str, Duration)>>,
 }
@@ -172,6 +180,7 @@ impl<'g> Analysed<'g> {
             symbols: OnceLock::new(),
             facts: OnceLock::new(),
             from_cache: OnceLock::new(),
+            code: OnceLock::new(),
             times: Mutex::new(Vec::new()),
         }
     }
@@ -201,6 +210,11 @@ impl<'g> Analysed<'g> {
             let _ = self.facts.set(f.with_texts());
         }
         self.from_cache.get().copied().unwrap_or(false)
+    }
+
+    /// Whether this run parsed the build (built its code index).
+    pub fn parsed(&self) -> bool {
+        self.index.get().is_some()
     }
 
     /// The code index, built on first use.
@@ -258,6 +272,34 @@ impl<'g> Analysed<'g> {
         }
         let _ = self.from_cache.set(false);
         Ok(self.facts.get_or_init(|| facts))
+    }
+
+    /// What the code sections of a diff read: from the cache when it has
+    /// them (nothing is parsed then), else taken from the index, which must
+    /// have been asked for [`Analysed::with_shapes`], and saved.
+    pub fn code_facts(&self) -> Result<&CodeFacts, JsError> {
+        if let Some(c) = self.code.get() {
+            return Ok(c);
+        }
+        let t = Instant::now();
+        if let Some(c) = self.cache.and_then(|c| c.load_code(&self.digest)) {
+            self.record("code facts (load)", t.elapsed());
+            return Ok(self.code.get_or_init(|| c));
+        }
+        let (ci, syms) = (self.index()?, self.symbols()?);
+        let t = Instant::now();
+        let code = CodeFacts::compute(ci, syms);
+        self.record("code facts", t.elapsed());
+        // Without shapes there are no units: such facts are incomplete and
+        // must not be seen by a later diff.
+        if self.depth == Depth::Shapes
+            && let Some(c) = self.cache
+        {
+            let t = Instant::now();
+            c.save_code(&self.digest, &code);
+            self.record("code facts (store)", t.elapsed());
+        }
+        Ok(self.code.get_or_init(|| code))
     }
 
     fn record(&self, stage: &'static str, d: Duration) {

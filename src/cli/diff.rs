@@ -152,12 +152,9 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
     let (sa, sb) = (side(&ba)?, side(&bb)?);
     let t1 = Instant::now();
     let cached = sa.facts_cached() && sb.facts_cached();
-    let s = (!cached
-        || sections
-            .iter()
-            .any(|s| s.needs_shapes() || *s == Section::Modules || *s == Section::Text))
-    .then(|| spinner(g, "parsing, indexing and analysing both builds…".into()))
-    .flatten();
+    let s = (!cached || shapes)
+        .then(|| spinner(g, "parsing, indexing and analysing both builds…".into()))
+        .flatten();
     // Both builds at once: a single-bundle build parses on one core.
     let (ra, rb) = rayon::join(
         || diff::prepare(&sa, &sections),
@@ -176,6 +173,18 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
         s.finish_and_clear();
     }
     timings.insert("compare", t2.elapsed().as_millis() as u64);
+    // CC_TEARDOWN_DEBUG=store says on stderr which side was parsed (the
+    // tests check that a diff of two stored builds parses neither).
+    if std::env::var("CC_TEARDOWN_DEBUG").is_ok_and(|v| v.split(',').any(|x| x == "store")) {
+        for side in [&sa, &sb] {
+            let how = if side.parsed() {
+                "parsed"
+            } else {
+                "not parsed"
+            };
+            eprintln!("debug: diff side {} {how}", side.digest());
+        }
+    }
     timings.insert("total", t0.elapsed().as_millis() as u64);
     let v = DiffView {
         a: oa.label.clone(),

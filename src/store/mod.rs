@@ -11,6 +11,7 @@
 pub mod history;
 
 use crate::analysis::analysed::{ANALYSIS_VERSION, Facts, FactsCache};
+use crate::analysis::diff::code::CodeFacts;
 use crate::source::FileIdentity;
 use rusqlite::{
     Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
@@ -67,6 +68,28 @@ CREATE TABLE IF NOT EXISTS facts (
     PRIMARY KEY (build_id, analysis_version)
 );
 ";
+
+/// What a diff reads of a build's code (analysis::diff::code::CodeFacts),
+/// one row per build and analysis version beside its facts. Added after
+/// schema 1 shipped and created on open when missing, so an older store
+/// keeps its facts.
+const CODE_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS code_facts (
+    build_id    INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,
+    analysis_version TEXT NOT NULL,
+    encoding    TEXT NOT NULL,
+    body        BLOB NOT NULL,
+    body_sha256 TEXT NOT NULL,
+    text        BLOB NOT NULL,
+    text_sha256 TEXT NOT NULL,
+    created     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    PRIMARY KEY (build_id, analysis_version)
+);
+";
+/// The most a stored code body, or the units' text, may inflate to: the
+/// largest builds' are ~150 MB; a corrupt or hostile row must not exhaust
+/// memory.
+const MAX_CODE_BYTES: u64 = 1 << 30;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -186,6 +209,7 @@ impl FactsStore {
             ))?;
         }
         conn.execute_batch(history::SCHEMA)?;
+        conn.execute_batch(CODE_SCHEMA)?;
         Ok(conn)
     }
 
@@ -362,6 +386,38 @@ fn decode(body: &[u8]) -> Option<Facts> {
     serde_json::from_slice(&json).ok()
 }
 
+/// Inflate a zstd body of at most `limit` bytes, growing the buffer as the
+/// data comes (a bulk decompress reserves its whole limit up front).
+fn inflate(body: &[u8], limit: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    zstd::stream::read::Decoder::new(body)
+        .ok()?
+        .take(limit + 1)
+        .read_to_end(&mut out)
+        .ok()?;
+    (out.len() as u64 <= limit).then_some(out)
+}
+
+fn encode_code(code: &CodeFacts) -> Option<(Vec<u8>, Vec<u8>)> {
+    let json = serde_json::to_vec(code).ok()?;
+    let (body, text) = rayon::join(
+        || zstd::bulk::compress(&json, ZSTD_LEVEL).ok(),
+        || zstd::bulk::compress(code.unit_text.as_bytes(), ZSTD_LEVEL).ok(),
+    );
+    Some((body?, text?))
+}
+
+fn decode_code(body: &[u8], text: &[u8]) -> Option<CodeFacts> {
+    let (code, text) = rayon::join(
+        || -> Option<CodeFacts> { serde_json::from_slice(&inflate(body, MAX_CODE_BYTES)?).ok() },
+        || String::from_utf8(inflate(text, MAX_CODE_BYTES)?).ok(),
+    );
+    let mut code = code?;
+    code.unit_text = text?;
+    code.is_consistent().then_some(code)
+}
+
 impl FactsCache for FactsStore {
     fn load(&self, digest: &str) -> Option<Facts> {
         let (body, sha): (Vec<u8>, String) = self
@@ -381,6 +437,49 @@ impl FactsCache for FactsStore {
         decode(&body)
     }
 
+    fn load_code(&self, digest: &str) -> Option<CodeFacts> {
+        type Row = (Vec<u8>, String, Vec<u8>, String);
+        let (body, body_sha, text, text_sha): Row = self
+            .with(|c| {
+                c.query_row(
+                    "SELECT f.body, f.body_sha256, f.text, f.text_sha256
+                     FROM code_facts f JOIN builds b ON b.id = f.build_id
+                     WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
+                    params![digest, ANALYSIS_VERSION],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                )
+                .optional()
+            })
+            .flatten()?;
+        if hex::encode(Sha256::digest(&body)) != body_sha
+            || hex::encode(Sha256::digest(&text)) != text_sha
+        {
+            return None;
+        }
+        decode_code(&body, &text)
+    }
+
+    fn save_code(&self, digest: &str, code: &CodeFacts) {
+        let Some((body, text)) = encode_code(code) else {
+            return;
+        };
+        let (body_sha, text_sha) = (
+            hex::encode(Sha256::digest(&body)),
+            hex::encode(Sha256::digest(&text)),
+        );
+        self.with(|c| {
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+            let id = Self::build_id(&tx, digest, &BuildRow::default())?;
+            tx.execute(
+                "INSERT OR REPLACE INTO code_facts
+                     (build_id, analysis_version, encoding, body, body_sha256, text, text_sha256)
+                 VALUES (?1, ?2, 'json+zstd', ?3, ?4, ?5, ?6)",
+                params![id, ANALYSIS_VERSION, body, body_sha, text, text_sha],
+            )?;
+            tx.commit()
+        });
+    }
+
     fn save(&self, digest: &str, facts: &Facts) {
         let Some(body) = encode(facts) else {
             return;
@@ -396,5 +495,70 @@ impl FactsCache for FactsStore {
             )?;
             tx.commit()
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bun::{Budget, BunGraph};
+    use crate::js::code::{CodeIndex, Depth};
+
+    const SRC: &str = r#"function greet(name) { return "hello there " + name.trim(); }
+var tools = { describe(tool) { return tool.name + ": " + tool.description; } };
+const later = async (x) => { await x; return "done with it: " + JSON.stringify(x); };
+"#;
+
+    fn code_facts() -> CodeFacts {
+        let g = BunGraph::single_js("/$bunfs/root/cli.js", SRC.as_bytes());
+        let budget = Budget::new(1 << 20);
+        let ci = CodeIndex::build_filtered(&g, &budget, |_| true, Depth::Shapes).unwrap();
+        CodeFacts::compute(&ci, &crate::js::symbols::recover(&ci))
+    }
+
+    #[test]
+    fn code_facts_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FactsStore::open(&FactsStore::path_in(dir.path())).unwrap();
+        let code = code_facts();
+        assert!(code.units.len() >= 3, "the fixture's functions: {code:?}");
+        assert!(code.units.iter().all(|u| u.text_len > 0));
+        assert!(code.texts.iter().any(|t| t == "hello there "));
+        assert!(store.load_code("d").is_none(), "nothing stored yet");
+        store.save_code("d", &code);
+        let back = store.load_code("d").expect("stored");
+        assert_eq!(back, code);
+        assert_eq!(
+            back.unit_text, code.unit_text,
+            "the text is not serialised with the rest"
+        );
+        assert!(store.load_code("other").is_none());
+    }
+
+    #[test]
+    fn damaged_code_facts_are_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FactsStore::open(&FactsStore::path_in(dir.path())).unwrap();
+        let code = code_facts();
+        store.save_code("d", &code);
+        // The text overwritten: its checksum no longer matches.
+        store.with(|c| c.execute("UPDATE code_facts SET text = zeroblob(length(text))", []));
+        assert!(store.load_code("d").is_none());
+        // A body that checks out but points outside its text (only a bug of
+        // ours could write it): refused rather than trusted.
+        let mut bad = code.clone();
+        bad.units[0].text_start = code.unit_text.len() as u64;
+        store.save_code("d", &bad);
+        assert!(store.load_code("d").is_none());
+        store.save_code("d", &code);
+        assert_eq!(store.load_code("d"), Some(code));
+    }
+
+    #[test]
+    fn inflate_stops_at_its_limit() {
+        let big = zstd::bulk::compress(&vec![b'a'; 1 << 16], 3).unwrap();
+        assert_eq!(inflate(&big, 1 << 16).map(|v| v.len()), Some(1 << 16));
+        assert!(inflate(&big, (1 << 16) - 1).is_none());
+        assert!(inflate(b"not zstd", 1 << 16).is_none());
     }
 }

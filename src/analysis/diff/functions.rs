@@ -16,13 +16,13 @@
 //! A pair from rounds 2–5 is diffed on its pretty-printed lines with
 //! consistent renames ignored; no visible difference means "renamed only".
 
+use super::code::CodeFacts;
 use super::lines::{self, Compare};
 use crate::js::code::{CodeIndex, IndexedModule};
-use crate::js::index::{FnId, FnKind};
+use crate::js::index::FnKind;
 use crate::js::lines::LineIndex;
-use crate::js::shape::FnShape;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Serialize)]
@@ -69,20 +69,44 @@ pub struct FunctionDiff {
 /// thunks) that code-splitting adds or removes wholesale: not compared.
 pub const MIN_TOKENS: u32 = 8;
 
-struct Unit {
-    module: usize,
-    id: FnId,
-    shape: FnShape,
-    anchors: Vec<u64>,
-    original: Option<String>,
+/// One top-level function as the matcher sees it: everything a diff reads
+/// of it, taken from the code index once. Units are stored with a build's
+/// [`CodeFacts`], so two stored builds are matched without parsing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unit {
+    /// The module's number in [`CodeFacts::modules`] (code-index order).
+    pub module: u32,
+    /// The minified name (None for anonymous functions).
+    pub name: Option<String>,
+    /// The original name, when the build reveals it.
+    pub original: Option<String>,
+    pub raw_line: u32,
+    pub pretty_line: u32,
+    pub pretty_lines: u32,
+    /// Identifiers erased ([`crate::js::shape::FnShape::shape`]).
+    pub shape: u64,
+    /// Identifiers numbered by first use ([`crate::js::shape::FnShape::exact`]).
+    pub exact: u64,
+    pub tokens: u32,
+    /// Sorted, distinct hashes of its strings, method name and original name.
+    pub anchors: Vec<u64>,
+    /// Where its pretty-printed lines lie in [`CodeFacts::unit_text`].
+    pub text_start: u64,
+    pub text_len: u64,
 }
 
 fn hash64(s: &str) -> u64 {
     crate::js::shape::fnv64(s.as_bytes())
 }
 
-/// The top-level functions of one module, with their hashes and anchors.
-fn units_of(mi: usize, m: &IndexedModule, originals: &HashMap<(&str, &str), &str>) -> Vec<Unit> {
+/// The top-level functions of one module, with their hashes, anchors and
+/// pretty text (appended to `text`, which starts empty).
+fn units_of(
+    mi: usize,
+    m: &IndexedModule,
+    originals: &HashMap<(&str, &str), &str>,
+    text: &mut String,
+) -> Vec<Unit> {
     let Some(shapes) = &m.shapes else {
         return Vec::new();
     };
@@ -94,6 +118,7 @@ fn units_of(mi: usize, m: &IndexedModule, originals: &HashMap<(&str, &str), &str
     let mut unit_of: Vec<Option<usize>> = vec![None; fns.len()];
     let mut units: Vec<Unit> = Vec::new();
     let mut slot: HashMap<usize, usize> = HashMap::new();
+    let mut lines: Option<LineIndex> = None;
     for (i, f) in fns.iter().enumerate() {
         let is_unit = !wrapper(i)
             && match f.parent {
@@ -122,13 +147,27 @@ fn units_of(mi: usize, m: &IndexedModule, originals: &HashMap<(&str, &str), &str
             {
                 anchors.push(hash64(&format!("method:{n}")));
             }
+            let pretty_line = m.pretty_line(f.lo);
+            let pretty_end = m.pretty_line(f.hi.saturating_sub(1).max(f.lo));
+            let pretty_lines = pretty_end.saturating_sub(pretty_line) + 1;
+            let lines = lines.get_or_insert_with(|| LineIndex::new(m.printed.code.as_bytes()));
+            let body = pretty_text(&m.printed.code, lines, pretty_line, pretty_lines);
+            let text_start = text.len() as u64;
+            text.push_str(body);
             slot.insert(i, units.len());
             units.push(Unit {
-                module: mi,
-                id: i as FnId,
-                shape,
-                anchors,
+                module: mi as u32,
+                name: f.name.clone(),
                 original,
+                raw_line: m.raw_pos(f.lo).0,
+                pretty_line,
+                pretty_lines,
+                shape: shape.shape,
+                exact: shape.exact,
+                tokens: shape.tokens,
+                anchors,
+                text_start,
+                text_len: body.len() as u64,
             });
         }
     }
@@ -151,30 +190,46 @@ fn units_of(mi: usize, m: &IndexedModule, originals: &HashMap<(&str, &str), &str
     units
 }
 
-fn all_units(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Vec<Unit> {
-    ci.modules
+/// Every unit of an index (modules in index order, functions in start
+/// order) and their pretty texts, one after the other.
+pub fn all_units(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> (Vec<Unit>, String) {
+    let per_module: Vec<(Vec<Unit>, String)> = ci
+        .modules
         .par_iter()
         .enumerate()
-        .map(|(mi, m)| units_of(mi, m, originals))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .flatten()
-        .collect()
+        .map(|(mi, m)| {
+            let mut text = String::new();
+            let units = units_of(mi, m, originals, &mut text);
+            (units, text)
+        })
+        .collect();
+    let total: usize = per_module.iter().map(|(_, t)| t.len()).sum();
+    let mut text = String::with_capacity(total);
+    let mut units = Vec::with_capacity(per_module.iter().map(|(u, _)| u.len()).sum());
+    for (us, t) in per_module {
+        let base = text.len() as u64;
+        text.push_str(&t);
+        units.extend(us.into_iter().map(|mut u| {
+            u.text_start += base;
+            u
+        }));
+    }
+    (units, text)
 }
 
-fn reference(ci: &CodeIndex, u: &Unit) -> FunctionRef {
-    let m = &ci.modules[u.module];
-    let f = &m.index.functions[u.id as usize];
-    let pretty = m.pretty_line(f.lo);
-    let pretty_end = m.pretty_line(f.hi.saturating_sub(1).max(f.lo));
+fn reference(cf: &CodeFacts, u: &Unit) -> FunctionRef {
     FunctionRef {
-        name: f.name.clone(),
+        name: u.name.clone(),
         original: u.original.clone(),
-        module: m.name.clone(),
-        raw_line: m.raw_pos(f.lo).0,
-        pretty_line: pretty,
-        pretty_lines: pretty_end.saturating_sub(pretty) + 1,
-        tokens: u.shape.tokens,
+        module: cf
+            .modules
+            .get(u.module as usize)
+            .cloned()
+            .unwrap_or_default(),
+        raw_line: u.raw_line,
+        pretty_line: u.pretty_line,
+        pretty_lines: u.pretty_lines,
+        tokens: u.tokens,
     }
 }
 
@@ -276,7 +331,7 @@ fn pair_by_anchors(
 }
 
 fn size_ratio(a: &Unit, b: &Unit) -> f64 {
-    let (x, y) = (a.shape.tokens as f64, b.shape.tokens as f64);
+    let (x, y) = (a.tokens as f64, b.tokens as f64);
     x.max(y) / x.min(y).max(1.0)
 }
 
@@ -369,36 +424,34 @@ fn pair_by_position(
     pairs
 }
 
-/// The pretty-printed text of a unit and its first pretty line.
-fn pretty_text<'m>(m: &'m IndexedModule, lines: &LineIndex, r: &FunctionRef) -> (&'m str, usize) {
-    let code = &m.printed.code;
-    let start = lines.offset(r.pretty_line, 1).unwrap_or(0) as usize;
-    let end = lines
-        .offset(r.pretty_line + r.pretty_lines, 1)
+/// The pretty-printed lines `line .. line + lines` of a module.
+fn pretty_text<'c>(code: &'c str, index: &LineIndex, line: u32, lines: u32) -> &'c str {
+    let start = index.offset(line, 1).unwrap_or(0) as usize;
+    let end = index
+        .offset(line + lines, 1)
         .map_or(code.len(), |o| o as usize);
-    (
-        code.get(start..end.max(start)).unwrap_or(""),
-        r.pretty_line as usize,
-    )
+    code.get(start..end.max(start)).unwrap_or("")
 }
 
-pub fn diff(
-    a: &CodeIndex,
-    b: &CodeIndex,
-    originals_a: &HashMap<(&str, &str), &str>,
-    originals_b: &HashMap<(&str, &str), &str>,
-) -> FunctionDiff {
-    let (ua, ub) = rayon::join(|| all_units(a, originals_a), || all_units(b, originals_b));
+/// The pretty text of a unit (empty if the facts do not hold it: they were
+/// checked on load, so only a bug could get here).
+fn text_of<'c>(cf: &'c CodeFacts, u: &Unit) -> &'c str {
+    let start = u.text_start as usize;
+    cf.unit_text
+        .get(start..start.saturating_add(u.text_len as usize))
+        .unwrap_or("")
+}
+
+/// Match the units of two builds and diff the pairs whose code differs.
+/// Reads only [`CodeFacts`]: whether they were computed now or stored.
+pub fn diff(a: &CodeFacts, b: &CodeFacts) -> FunctionDiff {
+    let (ua, ub) = (&a.units[..], &b.units[..]);
     let mut la: Vec<usize> = (0..ua.len()).collect();
     let mut lb: Vec<usize> = (0..ub.len()).collect();
-    let exact = pair_by(&ua, &ub, &mut la, &mut lb, |u| {
-        (u.shape.exact, u.shape.tokens)
-    });
-    let shape = pair_by(&ua, &ub, &mut la, &mut lb, |u| {
-        (u.shape.shape, u.shape.tokens)
-    });
-    let anchored = pair_by_anchors(&ua, &ub, &mut la, &mut lb);
-    let similar = pair_by_anchor_sets(&ua, &ub, &mut la, &mut lb);
+    let exact = pair_by(ua, ub, &mut la, &mut lb, |u| (u.exact, u.tokens));
+    let shape = pair_by(ua, ub, &mut la, &mut lb, |u| (u.shape, u.tokens));
+    let anchored = pair_by_anchors(ua, ub, &mut la, &mut lb);
+    let similar = pair_by_anchor_sets(ua, ub, &mut la, &mut lb);
     let mut candidates: Vec<(usize, usize, String)> = shape
         .into_iter()
         .map(|(i, j)| (i, j, "shape".to_string()))
@@ -416,30 +469,19 @@ pub fn diff(
     let mut matched: Vec<(usize, usize)> = exact.clone();
     matched.extend(candidates.iter().map(|c| (c.0, c.1)));
     matched.sort_unstable();
-    let placed = pair_by_position(&ua, &ub, &matched, &mut la, &mut lb);
+    let placed = pair_by_position(ua, ub, &matched, &mut la, &mut lb);
     candidates.extend(
         placed
             .into_iter()
             .map(|(i, j)| (i, j, "position".to_string())),
     );
-    // Pretty line indexes, built once per module that needs one.
-    let needed =
-        |ci: &CodeIndex, units: &[Unit], side: &dyn Fn(&(usize, usize, String)) -> usize| {
-            let mut mods: Vec<usize> = candidates.iter().map(|c| units[side(c)].module).collect();
-            mods.sort_unstable();
-            mods.dedup();
-            mods.into_par_iter()
-                .map(|m| (m, LineIndex::new(ci.modules[m].printed.code.as_bytes())))
-                .collect::<HashMap<_, _>>()
-        };
-    let (lines_a, lines_b) = rayon::join(|| needed(a, &ua, &|c| c.0), || needed(b, &ub, &|c| c.1));
     let results: Vec<Option<ChangedFunction>> = candidates
         .par_iter()
         .map(|(i, j, how)| {
-            let (ra, rb) = (reference(a, &ua[*i]), reference(b, &ub[*j]));
-            let (ma, mb) = (&a.modules[ua[*i].module], &b.modules[ub[*j].module]);
-            let (ta, sa) = pretty_text(ma, &lines_a[&ua[*i].module], &ra);
-            let (tb, sb) = pretty_text(mb, &lines_b[&ub[*j].module], &rb);
+            let (ua, ub) = (&ua[*i], &ub[*j]);
+            let (ra, rb) = (reference(a, ua), reference(b, ub));
+            let (ta, tb) = (text_of(a, ua), text_of(b, ub));
+            let (sa, sb) = (ua.pretty_line as usize, ub.pretty_line as usize);
             let (ta, tb) = (lines::dedent(ta), lines::dedent(tb));
             let d = lines::diff(&ta, &tb, Compare::IgnoringRenames, sa, sb);
             (d.size() > 0).then(|| ChangedFunction {
@@ -460,8 +502,8 @@ pub fn diff(
             .then(x.a.module.cmp(&y.a.module))
             .then(x.a.raw_line.cmp(&y.a.raw_line))
     });
-    let refs = |ci: &CodeIndex, units: &[Unit], left: &[usize]| {
-        let mut v: Vec<FunctionRef> = left.iter().map(|&i| reference(ci, &units[i])).collect();
+    let refs = |cf: &CodeFacts, units: &[Unit], left: &[usize]| {
+        let mut v: Vec<FunctionRef> = left.iter().map(|&i| reference(cf, &units[i])).collect();
         v.sort_by(|x, y| {
             y.tokens
                 .cmp(&x.tokens)
@@ -476,7 +518,7 @@ pub fn diff(
         unchanged: exact.len(),
         renamed_only,
         changed,
-        added: refs(b, &ub, &lb),
-        removed: refs(a, &ua, &la),
+        added: refs(b, ub, &lb),
+        removed: refs(a, ua, &la),
     }
 }

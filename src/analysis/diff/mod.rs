@@ -2,6 +2,7 @@
 //! modules, workflows, flags, gates, roles, functions and texts. Minified
 //! names differ from build to build, so nothing here is matched by them.
 
+pub mod code;
 pub mod facts;
 pub mod functions;
 pub mod lines;
@@ -11,7 +12,6 @@ pub mod text;
 use crate::analysis::analysed::{Analysed, Facts};
 use crate::analysis::surface;
 use crate::js::JsError;
-use crate::js::symbols;
 use serde::Serialize;
 
 /// The parts of a diff (the CLI's `--only` mirrors them).
@@ -52,9 +52,10 @@ impl Section {
         Section::Models,
     ];
 
-    /// Whether this section needs function shapes in the code index.
+    /// Whether this section reads the code ([`code::CodeFacts`]: stored,
+    /// or taken from an index built with function shapes).
     pub fn needs_shapes(self) -> bool {
-        self == Section::Functions
+        needs_code(self)
     }
 }
 
@@ -80,17 +81,14 @@ fn needs_code(s: Section) -> bool {
     matches!(s, Section::Modules | Section::Functions | Section::Text)
 }
 
-/// Build what the sections need of one side: its facts (from the store when
-/// it has them) and, only for the code sections, its index.
+/// Build what the sections need of one side: its facts and, for the code
+/// sections, its code facts (each from the store when it has them).
 pub fn prepare(side: &Analysed, sections: &[Section]) -> Result<(), JsError> {
     if sections.iter().any(|s| needs_facts(*s)) {
         side.facts()?;
     }
     if sections.iter().any(|s| needs_code(*s)) {
-        side.index()?;
-        if sections.contains(&Section::Functions) {
-            side.symbols()?;
-        }
+        side.code_facts()?;
     }
     Ok(())
 }
@@ -130,7 +128,7 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
     let on = |s: Section| sections.contains(&s);
     let mut out = BuildDiff::default();
     let code = if sections.iter().any(|s| needs_code(*s)) {
-        Some((a.index()?, b.index()?))
+        Some((a.code_facts()?, b.code_facts()?))
     } else {
         None
     };
@@ -142,13 +140,9 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
                     code.filter(|_| on(Section::Modules))
                         .map(|(ca, cb)| modules::diff(ga, ca, gb, cb))
                 },
-                || -> Result<_, JsError> {
-                    let Some((ca, cb)) = code.filter(|_| on(Section::Functions)) else {
-                        return Ok(None);
-                    };
-                    let oa = symbols::original_names(a.symbols()?);
-                    let ob = symbols::original_names(b.symbols()?);
-                    Ok(Some(functions::diff(ca, cb, &oa, &ob)))
+                || {
+                    code.filter(|_| on(Section::Functions))
+                        .map(|(ca, cb)| functions::diff(ca, cb))
                 },
             )
         },
@@ -157,7 +151,6 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
                 .map(|(ca, cb)| text::diff(ca, cb))
         },
     );
-    let funcs = funcs?;
     out.modules = modules;
     out.functions = funcs;
     out.text = text;

@@ -5,10 +5,9 @@
 //! stays unpaired on the new side is traced to the old module whose strings
 //! contain it (the case of a single bundle split into chunks).
 
+use super::code::CodeFacts;
 use crate::bun::BunGraph;
 use crate::bun::digest::sha256_hex;
-use crate::js::code::CodeIndex;
-use crate::js::shape::fnv64;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -59,44 +58,29 @@ pub struct ModuleDiff {
     pub splits: Vec<Split>,
 }
 
-struct Entry {
+struct Entry<'c> {
     r: ModuleRef,
     js: bool,
-    strings: Vec<u64>,
+    strings: &'c [u64],
 }
 
-fn entries(g: &BunGraph, ci: &CodeIndex) -> Vec<Entry> {
-    let by_graph: HashMap<usize, usize> = ci
-        .modules
+fn entries<'c>(g: &BunGraph, cf: &'c CodeFacts) -> Vec<Entry<'c>> {
+    let by_graph: HashMap<usize, &[u64]> = cf
+        .module_strings
         .iter()
-        .enumerate()
-        .map(|(i, m)| (m.graph_index, i))
+        .map(|(i, v)| (*i as usize, v.as_slice()))
         .collect();
     g.modules
         .par_iter()
-        .map(|m| {
-            let strings = by_graph.get(&m.index).map_or_else(Vec::new, |&i| {
-                let mut v: Vec<u64> = ci.modules[i]
-                    .index
-                    .strings
-                    .iter()
-                    .filter(|s| s.value.len() >= 4)
-                    .map(|s| fnv64(s.value.as_bytes()))
-                    .collect();
-                v.sort_unstable();
-                v.dedup();
-                v
-            });
-            Entry {
-                r: ModuleRef {
-                    name: m.path_below_root().into_owned(),
-                    bytes: m.contents.len() as u64,
-                    loader: m.loader.to_string(),
-                    sha256: sha256_hex(m.contents),
-                },
-                js: m.is_javascript(),
-                strings,
-            }
+        .map(|m| Entry {
+            r: ModuleRef {
+                name: m.path_below_root().into_owned(),
+                bytes: m.contents.len() as u64,
+                loader: m.loader.to_string(),
+                sha256: sha256_hex(m.contents),
+            },
+            js: m.is_javascript(),
+            strings: by_graph.get(&m.index).copied().unwrap_or(&[]),
         })
         .collect()
 }
@@ -124,14 +108,14 @@ fn stem(name: &str) -> String {
 fn overlaps(ea: &[Entry], eb: &[Entry], la: &[usize], lb: &[usize]) -> Vec<HashMap<usize, usize>> {
     let mut postings: HashMap<u64, Vec<usize>> = HashMap::new();
     for &j in lb {
-        for &h in &eb[j].strings {
+        for &h in eb[j].strings {
             postings.entry(h).or_default().push(j);
         }
     }
     la.par_iter()
         .map(|&i| {
             let mut shared: HashMap<usize, usize> = HashMap::new();
-            for h in &ea[i].strings {
+            for h in ea[i].strings {
                 if let Some(p) = postings.get(h) {
                     for &j in p {
                         *shared.entry(j).or_default() += 1;
@@ -143,7 +127,7 @@ fn overlaps(ea: &[Entry], eb: &[Entry], la: &[usize], lb: &[usize]) -> Vec<HashM
         .collect()
 }
 
-pub fn diff(ga: &BunGraph, ca: &CodeIndex, gb: &BunGraph, cb: &CodeIndex) -> ModuleDiff {
+pub fn diff(ga: &BunGraph, ca: &CodeFacts, gb: &BunGraph, cb: &CodeFacts) -> ModuleDiff {
     let (ea, eb) = rayon::join(|| entries(ga, ca), || entries(gb, cb));
     let mut out = ModuleDiff {
         modules_a: ea.len(),

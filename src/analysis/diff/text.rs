@@ -2,8 +2,8 @@
 //! changed. A removed and an added text are "changed" when they share most
 //! of their word 3-grams; long texts are then diffed by line.
 
+use super::code::CodeFacts;
 use super::lines::{self, Compare};
-use crate::js::code::CodeIndex;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
@@ -32,12 +32,8 @@ pub struct TextDiff {
     pub removed: Vec<String>,
 }
 
-fn texts(ci: &CodeIndex) -> BTreeSet<&str> {
-    ci.modules
-        .iter()
-        .flat_map(|m| m.index.strings.iter().map(|s| s.value.as_str()))
-        .filter(|s| !s.trim().is_empty())
-        .collect()
+fn texts(cf: &CodeFacts) -> BTreeSet<&str> {
+    cf.texts.iter().map(String::as_str).collect()
 }
 
 fn shingles(s: &str) -> Vec<u64> {
@@ -51,7 +47,7 @@ fn shingles(s: &str) -> Vec<u64> {
     out
 }
 
-pub fn diff(a: &CodeIndex, b: &CodeIndex) -> TextDiff {
+pub fn diff(a: &CodeFacts, b: &CodeFacts) -> TextDiff {
     let (ta, tb) = rayon::join(|| texts(a), || texts(b));
     let mut removed: Vec<&str> = ta.difference(&tb).copied().collect();
     let mut added: Vec<&str> = tb.difference(&ta).copied().collect();
