@@ -159,7 +159,12 @@ fn is_alias(a: &str, id: &str) -> bool {
         return false;
     };
     let a = a.replace('_', "-");
-    if a.len() < 3 || a.starts_with("claude-") || !a.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+    if a.len() < 3
+        || a.starts_with("claude-")
+        || !a
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
         return false;
     }
     rest == a
@@ -212,7 +217,14 @@ fn table_kind(keys: &[String]) -> &'static str {
     };
     if has(&["price", "cost", "per_million", "permillion"]) {
         "pricing"
-    } else if has(&["limit", "max_tokens", "maxtokens", "context", "window", "max_output"]) {
+    } else if has(&[
+        "limit",
+        "max_tokens",
+        "maxtokens",
+        "context",
+        "window",
+        "max_output",
+    ]) {
         "limits"
     } else {
         "catalogue"
@@ -310,10 +322,13 @@ impl Visit for Places {
         self.within(Ctx::Key(k), |v| kv.value.visit_with(v));
     }
     fn visit_array_lit(&mut self, a: &ArrayLit) {
-        let first = a.elems.first().and_then(|e| match e.as_ref().map(|e| &*e.expr) {
-            Some(Expr::Lit(Lit::Str(s))) => Some(s.value.to_string_lossy().into_owned()),
-            _ => None,
-        });
+        let first = a
+            .elems
+            .first()
+            .and_then(|e| match e.as_ref().map(|e| &*e.expr) {
+                Some(Expr::Lit(Lit::Str(s))) => Some(s.value.to_string_lossy().into_owned()),
+                _ => None,
+            });
         for (i, e) in a.elems.iter().enumerate() {
             if let Some(e) = e {
                 self.within(Ctx::Elem(i, first.clone()), |v| e.visit_with(v));

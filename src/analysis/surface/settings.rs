@@ -116,12 +116,7 @@ fn read_shape(sch: &mut Schemas, m: usize, base: u32, o: &ObjectLit) -> Vec<Sett
 /// The description and default of a validator's method chain
 /// (`helper(…).optional().describe("…")`), when its base is unknown: some
 /// chain method must be there for the value to count as a validator.
-fn chain_only(
-    sch: &mut Schemas,
-    m: usize,
-    base: u32,
-    e: &Expr,
-) -> Option<super::tools::schema::S> {
+fn chain_only(sch: &mut Schemas, m: usize, base: u32, e: &Expr) -> Option<super::tools::schema::S> {
     let e = match super::tools::objects::fn_returns(e) {
         Some((r, _)) => r,
         None => e,
@@ -153,8 +148,8 @@ fn chain_only(
                     s.json.entry("default").or_insert(v.to_json());
                 }
             }
-            "optional" | "nullable" | "nullish" | "catch" | "check" | "refine"
-            | "superRefine" | "transform" | "passthrough" | "strict" => {}
+            "optional" | "nullable" | "nullish" | "catch" | "check" | "refine" | "superRefine"
+            | "transform" | "passthrough" | "strict" => {}
             _ => break,
         }
         chained = true;
@@ -245,7 +240,9 @@ function settingsSchema() {{ return z.object({{
 var defaults = {{ permissions: {{ allow: [] }}, env: {{}}, {} }};
 "#,
             filler(25, false),
-            (0..25).map(|i| format!("key{i}: \"x\",")).collect::<String>()
+            (0..25)
+                .map(|i| format!("key{i}: \"x\","))
+                .collect::<String>()
         ));
         let v = find(&ci);
         let get = |k: &str| {
@@ -253,7 +250,12 @@ var defaults = {{ permissions: {{ allow: [] }}, env: {{}}, {} }};
                 .find(|s| s.key == k)
                 .unwrap_or_else(|| panic!("no {k} in {v:?}"))
         };
-        assert_eq!(v.len(), 3 + 2 + 25, "{:?}", v.iter().map(|s| &s.key).collect::<Vec<_>>());
+        assert_eq!(
+            v.len(),
+            3 + 2 + 25,
+            "{:?}",
+            v.iter().map(|s| &s.key).collect::<Vec<_>>()
+        );
         assert_eq!(get("permissions").r#type, "object");
         assert_eq!(
             get("permissions").description.as_deref(),
@@ -313,7 +315,9 @@ function shape() {{ function local(k) {{ return z.record(z.string(), mk(k)); }}
     fn objects_that_are_not_validators_are_not_settings() {
         let ci = testjs::script(&format!(
             "var defaults = {{ permissions: {{ allow: [] }}, {} }};",
-            (0..30).map(|i| format!("key{i}: \"x\",")).collect::<String>()
+            (0..30)
+                .map(|i| format!("key{i}: \"x\","))
+                .collect::<String>()
         ));
         assert!(find(&ci).is_empty());
     }
