@@ -104,6 +104,9 @@ fn scan(src: &str) -> Vec<(u32, String, bool)> {
     out
 }
 
+/// What is gathered about one id: its aliases, its uses, its sites.
+type Gathered = (BTreeSet<String>, BTreeSet<String>, Vec<Site>);
+
 /// How one literal is used: (used as, alias).
 type Use = (&'static str, Option<String>);
 
@@ -121,8 +124,7 @@ pub fn find(ci: &CodeIndex) -> Vec<Model> {
             uses.insert((sn.module, sn.base + lo.saturating_sub(1)), u);
         }
     }
-    let mut by_id: BTreeMap<String, (BTreeSet<String>, BTreeSet<String>, Vec<Site>)> =
-        BTreeMap::new();
+    let mut by_id: BTreeMap<String, Gathered> = BTreeMap::new();
     for (mi, m) in ci.modules.iter().enumerate() {
         for (off, id, whole) in scan(m.source()) {
             let e = by_id.entry(id).or_default();
