@@ -277,3 +277,55 @@ fn real_flags_of_any_prefix() {
             .any(|f| !f["defaults"].as_array().unwrap().is_empty())
     );
 }
+
+/// Every tool's prompt is among the prompts: the longest static part of
+/// each tool's evaluated prompt is in some prompt's text.
+#[test]
+fn real_tool_prompts_are_prompts() {
+    if offline() {
+        return;
+    }
+    for (v, p) in [
+        ("2.1.220", "darwin-arm64"),
+        ("2.1.260", "darwin-arm64"),
+        ("2.1.332", "darwin-arm64"),
+    ] {
+        let exe = fetch(v, p);
+        let s = json(&[
+            "surface",
+            exe.to_str().unwrap(),
+            "--only",
+            "tools,prompts",
+            "--quiet",
+        ]);
+        let texts: Vec<&str> = s["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["text"].as_str().unwrap())
+            .collect();
+        let mut checked = 0;
+        for t in s["tools"].as_array().unwrap() {
+            if t["prompt_bytes"].as_u64().unwrap() == 0 {
+                continue;
+            }
+            let d = t["description"].as_str().unwrap();
+            let Some(part) = d
+                .split("${…}")
+                .map(str::trim)
+                .max_by_key(|x| x.len())
+                .filter(|x| x.len() >= 20)
+            else {
+                continue;
+            };
+            let probe: String = part.chars().take(80).collect();
+            assert!(
+                texts.iter().any(|x| x.contains(probe.as_str())),
+                "{v}/{p}: the prompt of {} is not among the prompts",
+                t["name"]
+            );
+            checked += 1;
+        }
+        assert!(checked >= 30, "{v}/{p}: {checked} tool prompts checked");
+    }
+}

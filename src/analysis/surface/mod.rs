@@ -106,6 +106,9 @@ pub fn extract(ci: &CodeIndex) -> Surface {
             )
         },
     );
+    // A tool's prompt is a prompt even when no single literal holds it.
+    let mut prompts = prompts;
+    prompts::add_tool_prompts(&mut prompts, &tools);
     Surface {
         tools,
         prompts,

@@ -247,6 +247,82 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
     out
 }
 
+/// Add each tool's prompt — the text its `prompt()` returns, as `tools`
+/// evaluated it — when no prompt found in the source holds it: a prompt
+/// assembled from pieces (a concatenation, a call of a text helper, a
+/// template whose static parts are short) is sent to the model as a
+/// whole and is found by how it is used, not by the shape of one literal.
+/// Its id is `tool-NAME` (the tool's public name, stable across builds);
+/// each part computed at run time is a variable.
+pub fn add_tool_prompts(prompts: &mut Vec<Prompt>, tools: &[super::tools::Tool]) {
+    let marker = super::tools::RUNTIME;
+    for t in tools {
+        if t.prompt_bytes == 0 {
+            continue;
+        }
+        // The longest static part of the description, as a probe.
+        let Some(probe) = t
+            .description
+            .split(marker)
+            .map(str::trim)
+            .max_by_key(|p| p.len())
+            .filter(|p| p.len() >= 20)
+        else {
+            continue;
+        };
+        let probe: String = probe.chars().take(80).collect();
+        // Found in the source already.
+        if prompts.iter().any(|p| p.text.contains(probe.as_str())) {
+            continue;
+        }
+        let exprs: Vec<String> = t
+            .runtime
+            .iter()
+            .filter_map(|r| r.strip_prefix("prompt: `"))
+            .filter_map(|r| r.strip_suffix("` computed at run time"))
+            .map(|e| e.chars().take(MAX_EXPR_CHARS).collect())
+            .collect();
+        let mut text = String::new();
+        let mut variables = Vec::new();
+        for (i, part) in t.description.split(marker).enumerate() {
+            if i > 0 {
+                let name = format!("v{i}");
+                text.push_str(&format!("${{{name}}}"));
+                variables.push(Variable {
+                    name,
+                    expression: exprs
+                        .get(i - 1)
+                        .cloned()
+                        .unwrap_or_else(|| "computed at run time".to_string()),
+                });
+            }
+            text.push_str(part);
+        }
+        let slug: String = t
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        prompts.push(Prompt {
+            id: format!("tool-{slug}"),
+            kind: "tool".to_string(),
+            title: format!("{} tool", t.name),
+            bytes: text.len(),
+            tokens_estimate: text.len().div_ceil(4),
+            text,
+            variables,
+            sites: t.sites.clone(),
+        });
+    }
+    prompts.sort_by(|a, b| a.id.cmp(&b.id));
+}
+
 /// The spans of the templates' `${…}` parts, from the templates that are
 /// prompts themselves.
 fn inner_spans(m: &IndexedModule) -> Vec<(u32, u32)> {
@@ -544,6 +620,45 @@ var again = "You are a test assistant of our own making. {LOREM}.";
                 "system-you-are-a-test-assistant-of-2"
             ]
         );
+    }
+
+    #[test]
+    fn tool_prompts_assembled_from_pieces_are_prompts() {
+        let tools = vec![
+            super::super::tools::Tool {
+                name: "Fetcher".into(),
+                description: format!(
+                    "Fetch a page with care. {} Then report what the page says in full.",
+                    super::super::tools::RUNTIME
+                ),
+                prompt_bytes: 100,
+                input_schema: serde_json::json!({}),
+                summary: None,
+                runtime: vec!["prompt: `limits()` computed at run time".into()],
+                sites: Vec::new(),
+            },
+            super::super::tools::Tool {
+                name: "Helper".into(),
+                description: "Use this tool to fetch a page.".into(),
+                prompt_bytes: 30,
+                input_schema: serde_json::json!({}),
+                summary: None,
+                runtime: Vec::new(),
+                sites: Vec::new(),
+            },
+        ];
+        let mut v = find(&testjs::script(&src()));
+        let n = v.len();
+        add_tool_prompts(&mut v, &tools);
+        // Helper's text is in a prompt already; Fetcher's is added.
+        assert_eq!(v.len(), n + 1);
+        let f = v.iter().find(|p| p.id == "tool-fetcher").unwrap();
+        assert_eq!(f.kind, "tool");
+        assert_eq!(
+            f.text,
+            "Fetch a page with care. ${v1} Then report what the page says in full."
+        );
+        assert_eq!(f.variables[0].expression, "limits()");
     }
 
     #[test]
