@@ -21,4 +21,5 @@ mod simulate;
 mod surface;
 mod surface_text;
 mod targets;
+mod views;
 mod workflows;
