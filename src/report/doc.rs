@@ -781,7 +781,8 @@ fn term_block(o: &mut String, b: &Block, p: &Paint, t: &Term, depth: usize) {
             ..
         } => {
             if let Some(c) = caption {
-                let _ = writeln!(o, "{}{}", " ".repeat(indent), p.sgr("1", &clean(c)));
+                let caption = elide(&clean(c), room(0).unwrap_or(usize::MAX));
+                let _ = writeln!(o, "{}{}", " ".repeat(indent), p.sgr("1", &caption));
             }
             code_lines(o, text, *max_lines, p, t, indent + 2, false);
         }
@@ -800,7 +801,10 @@ fn term_block(o: &mut String, b: &Block, p: &Paint, t: &Term, depth: usize) {
                 o,
                 "{}{}",
                 " ".repeat(indent),
-                p.sgr("1", &clean(&f.caption))
+                p.sgr(
+                    "1",
+                    &elide(&clean(&f.caption), room(0).unwrap_or(usize::MAX))
+                )
             );
             for l in &f.text {
                 let _ = writeln!(
