@@ -23,4 +23,5 @@ mod stored_diff;
 mod surface;
 mod surface_text;
 mod targets;
+mod views;
 mod workflows;

@@ -9,7 +9,7 @@ const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Run from the repository with relative paths, a fixed date and a fixed
 /// width, so that the output, provenance included, is the same anywhere.
-fn run(args: &[&str]) -> String {
+pub(crate) fn run(args: &[&str]) -> String {
     let out = bin()
         .current_dir(MANIFEST)
         .args(args)
@@ -34,8 +34,8 @@ fn run(args: &[&str]) -> String {
         )
 }
 
-const CONFIG: &str = "fixtures/reports/claude.json";
-const SINGLE: &str = "fixtures/js/single.js";
+pub(crate) const CONFIG: &str = "fixtures/reports/claude.json";
+pub(crate) const SINGLE: &str = "fixtures/js/single.js";
 
 #[test]
 fn report_snapshots() {

@@ -1,26 +1,13 @@
 use super::Global;
+use super::format::Format;
 use crate::analysis::diff::{self, Section};
 use crate::report::diff::{self as view, DiffView};
-use crate::report::escape;
 use crate::report::info::InfoView;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use std::time::Instant;
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
-    /// Plain text, a summary first (colour on a terminal).
-    Human,
-    /// A Markdown report one could publish.
-    Md,
-    /// One self-contained HTML page: summary, chart, collapsible diffs.
-    Html,
-    /// Everything, uncapped (the shape is in docs/diff.md).
-    Json,
-}
 
 /// The sections `--only` accepts: those of [`Section`], which, being
 /// analysis, knows nothing of the command line.
@@ -74,12 +61,8 @@ pub struct DiffArgs {
     /// Only these sections (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "SECTIONS")]
     pub only: Vec<SectionArg>,
-    /// human, md, html or json (--json is the same as --format json).
-    #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
-    pub format: DiffFormat,
-    /// Write the report here instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: super::format::OutputArgs,
     /// How many items of each list the human, Markdown and HTML reports show (each diff: N × 6 lines); JSON has all.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub limit: usize,
@@ -197,22 +180,11 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
         digests: Some((sa.digest().to_string(), sb.digest().to_string())),
         provenance: crate::report::provenance::Provenance::of_this_run(),
     };
-    let format = if g.json { DiffFormat::Json } else { a.format };
-    match format {
-        DiffFormat::Json => super::write_output(g, a.output.as_deref(), &super::to_json(&v)?)?,
-        DiffFormat::Md => super::write_output(
-            g,
-            a.output.as_deref(),
-            &escape::text(&view::doc(&v, a.limit).markdown()),
-        )?,
-        DiffFormat::Html => super::write_output(
-            g,
-            a.output.as_deref(),
-            &escape::text(&view::doc(&v, a.limit).html()),
-        )?,
+    match a.out.format(g, Format::Text) {
+        Format::Json => super::write_output(g, a.out.output.as_deref(), &super::to_json(&v)?)?,
         // The terminal renderer escapes the builds' text itself, so its
         // colours are the only escape sequences printed.
-        DiffFormat::Human => super::show_doc(g, a.output.as_deref(), &view::doc(&v, a.limit))?,
+        f => a.out.show(g, f, &view::doc(&v, a.limit))?,
     }
     Ok(if a.exit_code && differs(&v) { 1 } else { 0 })
 }

@@ -1,7 +1,7 @@
-use super::{Global, TargetArg, print_json};
+use super::format::OutputArgs;
+use super::{Global, TargetArg};
 use crate::analysis::flags::{FlagInventory, FlagKind};
-use crate::report::doc::fmt;
-use crate::report::escape::display as esc;
+use crate::report::doc::{Block, Doc, Inline, Section, fmt};
 use crate::report::table::{Align, Table};
 use clap::{Args, ValueEnum};
 
@@ -41,6 +41,8 @@ pub struct FlagsArgs {
     /// Show cached values from this Claude Code config (default: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json). Never written.
     #[arg(long, value_name = "PATH")]
     pub config: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(serde::Serialize)]
@@ -57,6 +59,7 @@ struct FlagsView<'a> {
 }
 
 pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
+    let g = &a.out.global(g);
     // Options first: a bad pattern or config is reported before the parse.
     let re = match a.grep.as_deref().map(regex::Regex::new).transpose() {
         Ok(re) => re,
@@ -110,24 +113,51 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
             .collect()
     };
     if g.json {
-        return print_json(&FlagsView {
-            target: opened.label.clone(),
-            version: build.version().best().map(str::to_string),
-            inventory: &inv,
-            config,
-            cached,
-            cached_not_read,
-            read_not_cached,
-        })
-        .map(|_| 0);
+        return a
+            .out
+            .json(
+                g,
+                &FlagsView {
+                    target: opened.label.clone(),
+                    version: build.version().best().map(str::to_string),
+                    inventory: &inv,
+                    config,
+                    cached,
+                    cached_not_read,
+                    read_not_cached,
+                },
+            )
+            .map(|_| 0);
     }
+    let d = doc(
+        &opened.label,
+        a.sites,
+        &inv,
+        &config,
+        &cached_not_read,
+        &read_not_cached,
+    );
+    a.out.text(g, &d)?;
+    Ok(0)
+}
+
+/// The inventory: one row per flag, the counts, the accessors, what the
+/// config says, and with `sites` every site of every flag.
+fn doc(
+    label: &str,
+    sites: bool,
+    inv: &FlagInventory,
+    config: &crate::analysis::gates::CachedFlags,
+    cached_not_read: &[String],
+    read_not_cached: &[String],
+) -> Doc {
     let with_cache = !config.values.is_empty();
     let mut t = Table::new(&[
-        ("flag", Align::Left),
+        ("flag", Align::Code),
         ("kind", Align::Left),
-        ("default", Align::Left),
-        ("cached", Align::Left),
-        ("getter", Align::Left),
+        ("default", Align::Code),
+        ("cached", Align::Code),
+        ("getter", Align::Code),
         ("sites", Align::Right),
         ("first site", Align::Left),
     ]);
@@ -158,84 +188,92 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
             }),
         ]);
     }
-    out!("{}", t.render());
+    let mut d = Doc::new(Inline::from("Flags of ").c(label)).bare();
+    let mut table = t.doc();
+    table.filter = true;
+    d.scripts = true;
+    d.push(Block::Table(table));
     let count = |k: FlagKind| inv.flags.iter().filter(|f| f.kind == k).count();
-    woutln!(
-        "{}: {} feature, {} event, {} config, {} other",
-        fmt::count(inv.flags.len(), "flag", "flags"),
-        fmt::n(count(FlagKind::Feature)),
-        fmt::n(count(FlagKind::Event)),
-        fmt::n(count(FlagKind::Config)),
-        fmt::n(count(FlagKind::Other))
-    );
-    let getters: Vec<String> = inv
-        .accessors
-        .iter()
-        .map(|x| {
-            format!(
-                "{} {}{} ({})",
-                x.kind_str(),
-                esc(&x.name),
-                x.original
-                    .as_ref()
-                    .map(|o| format!(" [{}]", esc(o)))
-                    .unwrap_or_default(),
-                fmt::count(x.sites, "site", "sites")
-            )
-        })
-        .collect();
-    woutln!("accessors: {}", getters.join("; "));
+    d.push(Block::Note(
+        format!(
+            "{}: {} feature, {} event, {} config, {} other",
+            fmt::count(inv.flags.len(), "flag", "flags"),
+            fmt::n(count(FlagKind::Feature)),
+            fmt::n(count(FlagKind::Event)),
+            fmt::n(count(FlagKind::Config)),
+            fmt::n(count(FlagKind::Other))
+        )
+        .into(),
+    ));
+    let mut getters = Inline::from("accessors: ");
+    for (i, x) in inv.accessors.iter().enumerate() {
+        if i > 0 {
+            getters = getters.t("; ");
+        }
+        getters = getters.t(format!("{} ", x.kind_str())).c(x.name.clone());
+        if let Some(o) = &x.original {
+            getters = getters.t(" [").c(o.clone()).t("]");
+        }
+        getters = getters.t(format!(" ({})", fmt::count(x.sites, "site", "sites")));
+    }
+    d.push(Block::Note(getters));
     match (&config.problem, &config.path) {
-        (Some(p), _) => woutln!("config: {}", esc(p)),
+        (Some(p), _) => d.push(Block::Note(Inline::from("config: ").t(p.clone()))),
         (None, Some(path)) => {
-            woutln!(
-                "config: {} ({})",
-                esc(path),
-                fmt::count(config.values.len(), "cached value", "cached values")
-            );
+            d.push(Block::Note(Inline::from("config: ").c(path.clone()).t(
+                format!(
+                    " ({})",
+                    fmt::count(config.values.len(), "cached value", "cached values")
+                ),
+            )));
             if !cached_not_read.is_empty() {
-                woutln!(
-                    "cached but never read by this build: {}",
-                    cached_not_read
-                        .iter()
-                        .map(|n| esc(n))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
+                d.push(Block::Note(
+                    Inline::from("cached but never read by this build: ")
+                        .extend(Inline::names(cached_not_read)),
+                ));
             }
-            woutln!(
-                "read by this build but not cached: {} (--json lists them)",
-                fmt::count(read_not_cached.len(), "flag", "flags")
-            );
+            d.push(Block::Note(
+                format!(
+                    "read by this build but not cached: {} (--json lists them)",
+                    fmt::count(read_not_cached.len(), "flag", "flags")
+                )
+                .into(),
+            ));
         }
         _ => {}
     }
-    if a.sites {
+    if sites {
         for f in &inv.flags {
-            woutln!("\n{} ({})", esc(&f.name), f.kind.as_str());
+            let mut t = Table::new(&[
+                ("site", Align::Code),
+                ("pretty", Align::Right),
+                ("kind", Align::Left),
+                ("via", Align::Code),
+                ("default", Align::Code),
+                ("function", Align::Code),
+            ]);
             for s in &f.sites {
-                woutln!(
-                    "  {}:{}:{}  pretty {}  {}  {}{}{}",
-                    esc(&s.module),
-                    s.raw_line,
-                    s.raw_col,
-                    s.pretty_line,
-                    s.kind.as_str(),
-                    s.via
-                        .as_deref()
-                        .map(|v| format!("via {} ", esc(v)))
-                        .unwrap_or_default(),
+                t.row(vec![
+                    format!("{}:{}:{}", s.module, s.raw_line, s.raw_col),
+                    s.pretty_line.to_string(),
+                    s.kind.as_str().to_string(),
+                    s.via.clone().unwrap_or_default(),
                     s.default
                         .as_ref()
-                        .map(|d| format!("default {d} "))
+                        .map(|d| d.to_string())
                         .unwrap_or_default(),
-                    s.function
-                        .as_deref()
-                        .map(|f| format!("in {}", esc(f)))
-                        .unwrap_or_default()
-                );
+                    s.function.clone().unwrap_or_default(),
+                ]);
             }
+            d.push(Block::Section(
+                Section::new(
+                    &format!("flag-{}", f.name),
+                    Inline::code(f.name.clone()).t(format!(" ({})", f.kind.as_str())),
+                    vec![Block::Table(t.doc())],
+                )
+                .closed(),
+            ));
         }
     }
-    Ok(0)
+    d
 }

@@ -1,13 +1,17 @@
-use super::{Global, TargetArg, print_json};
+use super::format::OutputArgs;
+use super::{Global, TargetArg};
 use crate::bun::digest::{bundle_digest, sha256_hex};
+use crate::report::doc::{Block, Doc, Inline, facts, fmt};
 use crate::report::modules::ModuleRow;
-use crate::report::table::{Align, Table, facts};
+use crate::report::table::{Align, Table};
 use clap::Args;
 
 #[derive(Args)]
 pub struct HashArgs {
     #[command(flatten)]
     pub target: TargetArg,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(serde::Serialize)]
@@ -30,6 +34,7 @@ struct HashView {
 }
 
 pub fn run(g: &Global, a: &HashArgs) -> anyhow::Result<i32> {
+    let g = &a.out.global(g);
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
     let graph = &build.graph;
@@ -66,37 +71,47 @@ pub fn run(g: &Global, a: &HashArgs) -> anyhow::Result<i32> {
             .collect(),
     };
     if g.json {
-        return print_json(&view).map(|_| 0);
+        return a.out.json(g, &view).map(|_| 0);
     }
-    out!(
-        "{}",
-        facts(&[
-            ("file", view.file.clone()),
-            ("payload", view.payload.clone()),
-            (
-                "bundle",
-                format!("{}  {}", view.bundle.sha256, view.bundle.name)
-            ),
-            (
-                "bundle digest",
-                format!(
-                    "{}  ({} JavaScript modules, see docs/hashing.md)",
-                    view.bundle_digest, view.bundle_digest_modules
+    a.out.text(g, &doc(&view))?;
+    Ok(0)
+}
+
+/// The hashes as a document: the four that identify a build, then one row
+/// per module.
+fn doc(view: &HashView) -> Doc {
+    let mut d = Doc::new(Inline::from("SHA-256 of ").c(view.target.clone())).bare();
+    d.push(facts(vec![
+        ("file", Inline::code(view.file.clone())),
+        ("payload", Inline::code(view.payload.clone())),
+        (
+            "bundle",
+            Inline::code(view.bundle.sha256.clone())
+                .t("  ")
+                .c(view.bundle.name.clone()),
+        ),
+        (
+            "bundle digest",
+            Inline::code(view.bundle_digest.clone()).t(format!(
+                "  ({}, see docs/hashing.md)",
+                fmt::count(
+                    view.bundle_digest_modules,
+                    "JavaScript module",
+                    "JavaScript modules"
                 )
-            ),
-        ])
-    );
-    outln!();
+            )),
+        ),
+    ]));
     let mut t = Table::new(&[
-        ("sha256", Align::Left),
+        ("sha256", Align::Code),
         ("bytes", Align::Right),
-        ("module", Align::Left),
+        ("module", Align::Code),
     ]);
     for m in &view.modules {
-        t.row(vec![m.sha256.clone(), m.bytes.to_string(), m.name.clone()]);
+        t.row(vec![m.sha256.clone(), fmt::num(m.bytes), m.name.clone()]);
     }
-    out!("{}", t.render());
-    Ok(0)
+    d.section("modules", "Modules", vec![Block::Table(t.doc())]);
+    d
 }
 
 /// Used by verify: the SHA-256 of one module's stored bytes.

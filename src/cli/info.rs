@@ -1,4 +1,5 @@
-use super::{Global, TargetArg, print_json};
+use super::format::OutputArgs;
+use super::{Global, TargetArg};
 use crate::report::info::InfoView;
 use clap::Args;
 
@@ -10,9 +11,12 @@ pub struct InfoArgs {
     /// so it reads the whole file; without it `info` reads only headers.
     #[arg(long)]
     pub no_signature: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 pub fn run(g: &Global, a: &InfoArgs) -> anyhow::Result<i32> {
+    let g = &a.out.global(g);
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
     let mut view = InfoView::from_build(&build);
@@ -20,9 +24,9 @@ pub fn run(g: &Global, a: &InfoArgs) -> anyhow::Result<i32> {
         view = view.with_signature(&build);
     }
     if g.json {
-        print_json(&view)?;
+        a.out.json(g, &view)?;
     } else {
-        out!("{}", view.render());
+        a.out.text(g, &view.doc())?;
     }
     Ok(0)
 }

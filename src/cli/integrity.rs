@@ -1,12 +1,14 @@
 //! `verify --published` and `verify --platforms`: a build against the
 //! package it claims to be, and one version's builds against each other.
 
-use super::{Global, print_json};
+use super::Global;
+use super::format::OutputArgs;
 use crate::analysis::diff::{self, Section};
 use crate::analysis::integrity::{self, ModuleChange, PartDiff};
 use crate::bun::digest::{bundle_digest, sha256_hex};
 use crate::container::codesign::{self, Signature};
-use crate::report::table::thousands;
+use crate::report::doc::{self, Block, Doc, Inline, Status, facts, fmt};
+use crate::report::table::{Align, Table, thousands};
 use crate::source::build::Build;
 use crate::source::npm::{PLATFORMS, platform_package};
 use anyhow::Context;
@@ -46,7 +48,7 @@ fn plausible_version(v: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+'))
 }
 
-pub fn published(g: &Global, target: &str) -> anyhow::Result<i32> {
+pub fn published(g: &Global, out: &OutputArgs, target: &str) -> anyhow::Result<i32> {
     let opened = g.open(target)?;
     let build = g.build(&opened)?;
     let Some(platform) = integrity::platform_of(opened.bytes(), &build.located.info)
@@ -124,9 +126,9 @@ pub fn published(g: &Global, target: &str) -> anyhow::Result<i32> {
         }
     }
     if g.json {
-        print_json(&view)?;
+        out.json(g, &view)?;
     } else {
-        print!("{}", crate::report::escape::text(&render(&view)));
+        out.text(g, &doc(&view))?;
     }
     Ok(if identical { 0 } else { 1 })
 }
@@ -147,43 +149,60 @@ fn functions(g: &Global, a: &Build, b: &Build) -> anyhow::Result<diff::functions
         .unwrap_or_default())
 }
 
-/// At most `n` lines of a unified diff.
-fn first_lines(s: &str, n: usize) -> String {
-    let lines: Vec<&str> = s.lines().collect();
-    let mut out = lines
-        .iter()
-        .take(n)
-        .map(|l| format!("        {l}\n"))
-        .collect::<String>();
-    if lines.len() > n {
-        out.push_str(&format!("        … {} more lines\n", lines.len() - n));
-    }
-    out
-}
-
-/// Human text for `verify --published` (one function, to port to the
-/// report renderers as a whole).
-fn render(v: &PublishedView) -> String {
+/// `verify --published` as a document: the verdict first, then what
+/// differs (container parts, modules with their changed functions), then
+/// the signature.
+fn doc(v: &PublishedView) -> Doc {
     let who = format!("{}@{}", v.published.package, v.published.version);
-    let mut s = String::new();
+    let mut d = Doc::new(
+        Inline::from("Verify ")
+            .c(v.target.clone())
+            .t(" against ")
+            .c(who.clone()),
+    )
+    .bare();
+    let sig_line = Inline::status(
+        match v.signature.status {
+            codesign::Status::Valid | codesign::Status::AdHoc => Status::Pass,
+            codesign::Status::Unsigned => Status::Muted,
+            _ => Status::Block,
+        },
+        v.signature.line(),
+    );
+    let signed = v.signature.status != codesign::Status::Unsigned;
     if v.identical {
-        s.push_str(&format!("OK  identical to {who}\n"));
-        s.push_str(&format!("  sha256     {}\n", v.file.sha256));
-        s.push_str(&format!("  signature  {}\n", v.signature.line()));
-        if v.signature.status != codesign::Status::Unsigned {
-            s.push_str(&format!("             ({})\n", v.signature.trust));
+        d.push(Block::Note(
+            Inline::status(Status::Pass, "OK")
+                .t("  identical to ")
+                .c(who),
+        ));
+        let mut rows = vec![
+            ("  sha256", Inline::code(v.file.sha256.clone())),
+            ("  signature", sig_line),
+        ];
+        if signed {
+            rows.push(("", format!("({})", v.signature.trust).into()));
         }
-        return s;
+        d.push(facts(rows));
+        return d;
     }
-    s.push_str(&format!("MODIFIED  {} differs from {who}\n", v.target));
-    s.push_str(&format!("  sha256            {}\n", v.file.sha256));
-    s.push_str(&format!(
-        "  published sha256  {}\n",
-        v.file.published_sha256
+    d.push(Block::Note(
+        Inline::status(Status::Block, "MODIFIED")
+            .t("  ")
+            .c(v.target.clone())
+            .t(" differs from ")
+            .c(who),
     ));
-    s.push_str("container parts:\n");
+    d.push(facts(vec![
+        ("  sha256", Inline::code(v.file.sha256.clone())),
+        (
+            "  published sha256",
+            Inline::code(v.file.published_sha256.clone()),
+        ),
+    ]));
+    let mut parts = Vec::new();
     if v.container_diffs.is_empty() {
-        s.push_str("  (none differ)\n");
+        parts.push(Block::Note("(none differ)".into()));
     }
     for p in &v.container_diffs {
         let what = match p.status.as_str() {
@@ -198,40 +217,39 @@ fn render(v: &PublishedView) -> String {
                 p.first_difference.unwrap_or(0)
             ),
             "resized" => format!(
-                "{} bytes here, {} published",
-                thousands(p.size),
-                thousands(p.published_size)
+                "{} here, {} published",
+                fmt::bytes(p.size),
+                fmt::bytes(p.published_size)
             ),
-            "added" => format!("{} bytes, not in the published build", thousands(p.size)),
-            _ => format!(
-                "absent here ({} bytes published)",
-                thousands(p.published_size)
-            ),
+            "added" => format!("{}, not in the published build", fmt::bytes(p.size)),
+            _ => format!("absent here ({} published)", fmt::bytes(p.published_size)),
         };
-        s.push_str(&format!("  {}: {what}\n", p.part));
+        parts.push(Block::Note(
+            Inline::strong(p.part.clone())
+                .t(": ")
+                .s(Status::Changed, what),
+        ));
     }
-    s.push_str("modules:\n");
+    d.section("container-parts", "container parts:", parts);
+    let mut mods = Vec::new();
     if v.modules.is_empty() {
-        s.push_str("  (none differ)\n");
+        mods.push(Block::Note("(none differ)".into()));
     }
     for m in &v.modules {
-        s.push_str(&format!("  {} {}\n", m.status, m.name));
         let pair = |a: &Option<String>, b: &Option<String>| {
-            format!(
-                "{} (published {})",
-                a.as_deref().unwrap_or("-"),
-                b.as_deref().unwrap_or("-")
-            )
+            Inline::code(a.as_deref().unwrap_or("-"))
+                .t(" (published ")
+                .c(b.as_deref().unwrap_or("-"))
+                .t(")")
         };
-        s.push_str(&format!(
-            "    stored sha256   {}\n",
-            pair(&m.sha256, &m.published_sha256)
-        ));
-        s.push_str(&format!(
-            "    decoded sha256  {}\n",
-            pair(&m.decoded_sha256, &m.published_decoded_sha256)
-        ));
-        s.push_str(&format!("    bytecode        {}\n", m.bytecode));
+        let mut blocks = vec![facts(vec![
+            ("stored sha256", pair(&m.sha256, &m.published_sha256)),
+            (
+                "decoded sha256",
+                pair(&m.decoded_sha256, &m.published_decoded_sha256),
+            ),
+            ("bytecode", m.bytecode.to_string().into()),
+        ])];
         for f in &m.functions_changed {
             let name = match (&f.name, &f.original) {
                 (Some(n), Some(o)) if n != o => format!("{n} ({o})"),
@@ -239,18 +257,32 @@ fn render(v: &PublishedView) -> String {
                 (None, Some(o)) => o.clone(),
                 (None, None) => "(anonymous)".into(),
             };
-            s.push_str(&format!(
-                "    function {name} at line {}: {} (+{} −{})\n",
-                f.line, f.status, f.lines_added, f.lines_removed
-            ));
-            s.push_str(&first_lines(&f.diff, 12));
+            blocks.push(Block::Diff {
+                caption: Some(
+                    Inline::from("function ")
+                        .c(name)
+                        .t(format!(" at line {}: {} (", f.line, f.status))
+                        .s(Status::Added, format!("+{}", f.lines_added))
+                        .t(" ")
+                        .s(Status::Removed, format!("−{}", f.lines_removed))
+                        .t(")"),
+                ),
+                text: f.diff.clone(),
+                max_lines: Some(12),
+            });
         }
+        mods.push(Block::Section(doc::Section::new(
+            &format!("module-{}", m.name),
+            Inline::from(format!("{} ", m.status)).c(m.name.clone()),
+            blocks,
+        )));
     }
-    s.push_str(&format!("signature: {}\n", v.signature.line()));
-    if v.signature.status != codesign::Status::Unsigned {
-        s.push_str(&format!("  ({})\n", v.signature.trust));
+    d.section("modules", "modules:", mods);
+    d.push(Block::Note(Inline::from("signature: ").extend(sig_line)));
+    if signed {
+        d.push(Block::Note(format!("  ({})", v.signature.trust).into()));
     }
-    s
+    d
 }
 
 #[derive(Serialize)]
@@ -291,7 +323,7 @@ struct PlatformsView {
     functions: Vec<FunctionsAcross>,
 }
 
-pub fn platforms(g: &Global, version: &str) -> anyhow::Result<i32> {
+pub fn platforms(g: &Global, out: &OutputArgs, version: &str) -> anyhow::Result<i32> {
     if !plausible_version(version) {
         usage!("{version:?} is not a version");
     }
@@ -385,22 +417,24 @@ pub fn platforms(g: &Global, version: &str) -> anyhow::Result<i32> {
         functions,
     };
     if g.json {
-        print_json(&view)?;
+        out.json(g, &view)?;
     } else {
-        print!("{}", crate::report::escape::text(&render_platforms(&view)));
+        out.text(g, &doc_platforms(&view))?;
     }
     Ok(if identical { 0 } else { 1 })
 }
 
-fn render_platforms(v: &PlatformsView) -> String {
-    let mut s = format!(
-        "Claude Code {} on {} platforms\n\n",
+/// `verify --platforms` as a document: one row per platform (bundle
+/// digests lettered so equal ones read at a glance), the modules that
+/// differ, and the function diffs between distinct bundles.
+fn doc_platforms(v: &PlatformsView) -> Doc {
+    let mut d = Doc::new(format!(
+        "Claude Code {} on {}",
         v.version,
-        v.platforms.len()
-    );
+        fmt::count(v.platforms.len(), "platform", "platforms")
+    ));
     let digests: Vec<&String> = {
         let mut d: Vec<&String> = v.platforms.iter().map(|r| &r.bundle_digest).collect();
-        d.dedup();
         d.sort();
         d.dedup();
         d
@@ -409,50 +443,69 @@ fn render_platforms(v: &PlatformsView) -> String {
         let i = digests.iter().position(|x| *x == d).unwrap_or(0);
         (b'A' + (i % 26) as u8) as char
     };
-    s.push_str(&format!(
-        "{:<18} {:<16} {:<18} {}\n",
-        "platform", "file sha256", "bundle digest", "signature"
-    ));
+    let mut t = Table::new(&[
+        ("platform", Align::Left),
+        ("file sha256", Align::Code),
+        ("bundle digest", Align::Code),
+        ("signature", Align::Left),
+    ]);
     for r in &v.platforms {
-        s.push_str(&format!(
-            "{:<18} {:<16} {} {:<16} {}\n",
-            r.platform,
-            &r.file_sha256[..16],
-            letter(&r.bundle_digest),
-            &r.bundle_digest[..r.bundle_digest.len().min(16)],
-            r.signature
-        ));
+        t.row(vec![
+            r.platform.clone(),
+            r.file_sha256[..r.file_sha256.len().min(16)].to_string(),
+            format!(
+                "{} {}",
+                letter(&r.bundle_digest),
+                &r.bundle_digest[..r.bundle_digest.len().min(16)]
+            ),
+            r.signature.clone(),
+        ]);
     }
-    s.push_str(&format!(
-        "\nJavaScript: {}\n",
-        if v.identical_javascript {
-            "identical on every platform"
-        } else {
-            "differs between platforms"
-        }
-    ));
+    d.push(Block::Table(t.doc()));
+    let mut blocks = Vec::new();
     for m in &v.modules {
         if m.identical {
-            s.push_str(&format!("  same      {}\n", m.name));
+            blocks.push(Block::Note(
+                Inline::status(Status::Pass, "same      ").c(m.name.clone()),
+            ));
             continue;
         }
-        s.push_str(&format!("  differs   {}\n", m.name));
+        blocks.push(Block::Note(
+            Inline::status(Status::Block, "differs   ").c(m.name.clone()),
+        ));
         for (sha, ps) in &m.variants {
-            s.push_str(&format!(
-                "            {}  {}\n",
-                &sha[..sha.len().min(16)],
-                ps.join(", ")
+            blocks.push(Block::Note(
+                Inline::from("          ")
+                    .c(sha[..sha.len().min(16)].to_string())
+                    .t(format!("  {}", ps.join(", "))),
             ));
         }
     }
+    d.section(
+        "javascript",
+        Inline::from("JavaScript: ").extend(if v.identical_javascript {
+            Inline::status(Status::Pass, "identical on every platform")
+        } else {
+            Inline::status(Status::Block, "differs between platforms")
+        }),
+        blocks,
+    );
     for f in &v.functions {
-        s.push_str(&format!(
-            "\nfunctions, {} → {}: {} changed, {} added, {} removed\n",
-            f.a, f.b, f.changed, f.added, f.removed
-        ));
-        for e in &f.examples {
-            s.push_str(&format!("  {e}\n"));
-        }
+        d.section(
+            &format!("functions-{}-{}", f.a, f.b),
+            format!(
+                "functions, {} → {}: {} changed, {} added, {} removed",
+                f.a,
+                f.b,
+                fmt::n(f.changed),
+                fmt::n(f.added),
+                fmt::n(f.removed)
+            ),
+            vec![Block::List {
+                items: f.examples.iter().map(|e| Inline::code(e.clone())).collect(),
+                limit: None,
+            }],
+        );
     }
-    s
+    d
 }

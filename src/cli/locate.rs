@@ -1,5 +1,7 @@
-use super::{Global, TargetArg, print_json};
+use super::format::OutputArgs;
+use super::{Global, TargetArg};
 use crate::analysis::roles::Roles;
+use crate::report::doc::{Block, Doc, Inline, Status};
 use crate::report::table::{Align, Table};
 use clap::Args;
 
@@ -7,6 +9,8 @@ use clap::Args;
 pub struct LocateArgs {
     #[command(flatten)]
     pub target: TargetArg,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(serde::Serialize)]
@@ -18,31 +22,35 @@ struct LocateView<'a> {
 }
 
 pub fn run(g: &Global, a: &LocateArgs) -> anyhow::Result<i32> {
+    let g = &a.out.global(g);
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
     let an = super::code::analyse(g, &build)?;
     let roles = &super::code::facts(g, &an)?.roles;
     if g.json {
-        return print_json(&LocateView {
-            target: opened.label.clone(),
-            version: build.version().best().map(str::to_string),
-            roles,
-        })
-        .map(|_| 0);
+        return a
+            .out
+            .json(
+                g,
+                &LocateView {
+                    target: opened.label.clone(),
+                    version: build.version().best().map(str::to_string),
+                    roles,
+                },
+            )
+            .map(|_| 0);
     }
-    out!(
-        "{}",
-        crate::report::doc::wrap_plain(&render(roles), crate::report::doc::terminal_width())
-    );
+    a.out.text(g, &doc(&opened.label, roles))?;
     Ok(0)
 }
 
-pub fn render(roles: &Roles) -> String {
+/// The located functions, one row each, then the roles not found and why.
+pub fn doc(label: &str, roles: &Roles) -> Doc {
     let mut t = Table::new(&[
         ("role", Align::Left),
-        ("name", Align::Left),
-        ("original", Align::Left),
-        ("module", Align::Left),
+        ("name", Align::Code),
+        ("original", Align::Code),
+        ("module", Align::Code),
         ("raw lines", Align::Right),
         ("pretty lines", Align::Right),
         ("confidence", Align::Left),
@@ -64,13 +72,15 @@ pub fn render(roles: &Roles) -> String {
             f.evidence.join("; "),
         ]);
     }
-    let mut out = t.render();
+    let mut d = Doc::new(Inline::from("Located functions in ").c(label)).bare();
+    d.push(Block::Table(t.doc()));
     for a in &roles.absent {
-        out.push_str(&format!(
-            "absent: {} — {}\n",
-            a.role.as_str(),
-            crate::report::escape::display(&a.reason)
+        d.push(Block::Note(
+            Inline::status(Status::Unknown, "absent: ")
+                .c(a.role.as_str())
+                .t(" — ")
+                .t(a.reason.clone()),
         ));
     }
-    out
+    d
 }

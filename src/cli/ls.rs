@@ -1,4 +1,6 @@
-use super::{Global, TargetArg, print_json};
+use super::format::OutputArgs;
+use super::{Global, TargetArg};
+use crate::report::doc::{Block, Doc, Inline, fmt};
 use crate::report::modules::ModuleRow;
 use crate::report::table::{Align, Table, thousands};
 use clap::Args;
@@ -13,6 +15,8 @@ pub struct LsArgs {
     /// Only modules whose name contains this text.
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(serde::Serialize)]
@@ -23,6 +27,7 @@ struct LsView {
 }
 
 pub fn run(g: &Global, a: &LsArgs) -> anyhow::Result<i32> {
+    let g = &a.out.global(g);
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
     let mut rows = ModuleRow::all(&build.graph);
@@ -30,16 +35,21 @@ pub fn run(g: &Global, a: &LsArgs) -> anyhow::Result<i32> {
         rows.retain(|r| r.name.contains(f.as_str()));
     }
     if g.json {
-        return print_json(&LsView {
-            target: opened.label.clone(),
-            entry: build.graph.entry_module().name.to_string(),
-            modules: rows,
-        })
-        .map(|_| 0);
+        return a
+            .out
+            .json(
+                g,
+                &LsView {
+                    target: opened.label.clone(),
+                    entry: build.graph.entry_module().name.to_string(),
+                    modules: rows,
+                },
+            )
+            .map(|_| 0);
     }
     let mut t = Table::new(&[
         ("#", Align::Right),
-        ("name", Align::Left),
+        ("name", Align::Code),
         ("bytes", Align::Right),
         ("loader", Align::Left),
         ("enc", Align::Left),
@@ -48,7 +58,7 @@ pub fn run(g: &Global, a: &LsArgs) -> anyhow::Result<i32> {
         ("bytecode", Align::Right),
         ("sourcemap", Align::Right),
         ("zst", Align::Left),
-        ("sha256", Align::Left),
+        ("sha256", Align::Code),
     ]);
     for r in &rows {
         t.row(vec![
@@ -89,19 +99,27 @@ pub fn run(g: &Global, a: &LsArgs) -> anyhow::Result<i32> {
             },
         ]);
     }
-    out!("{}", t.render());
+    let mut d = Doc::new(Inline::from("Modules of ").c(opened.label.clone())).bare();
+    d.push(Block::Table(t.doc()));
     let total: u64 = rows.iter().map(|r| r.bytes).sum();
-    woutln!(
-        "{} modules, {} bytes of contents",
-        rows.len(),
-        thousands(total)
-    );
+    d.push(Block::Note(
+        format!(
+            "{}, {} of contents",
+            fmt::count(rows.len(), "module", "modules"),
+            fmt::bytes(total)
+        )
+        .into(),
+    ));
     if let Some(region) = build.graph.bytecode_region() {
-        woutln!(
-            "* bytecode lives in one region of {} bytes shared by {} modules; each row shows the module's own part",
-            thousands(region.bytes),
-            region.modules
-        );
+        d.push(Block::Note(
+            format!(
+                "* bytecode lives in one region of {} shared by {}; each row shows the module's own part",
+                fmt::bytes(region.bytes),
+                fmt::count(region.modules, "module", "modules")
+            )
+            .into(),
+        ));
     }
+    a.out.text(g, &d)?;
     Ok(0)
 }

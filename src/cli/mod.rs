@@ -10,15 +10,6 @@ macro_rules! outln {
     ($($t:tt)*) => { println!("{}", $crate::report::escape::text(&format!($($t)*))) };
 }
 
-/// [`outln!`] for prose under a table: wrapped at spaces to the
-/// terminal's width (or `COLUMNS`), as the table above it is fitted.
-macro_rules! woutln {
-    ($($t:tt)*) => { println!("{}", $crate::report::doc::wrap_plain(
-        &$crate::report::escape::text(&format!($($t)*)),
-        $crate::report::doc::terminal_width(),
-    )) };
-}
-
 /// Human output without a line break, escaped as [`outln!`] does.
 macro_rules! out {
     ($($t:tt)*) => { print!("{}", $crate::report::escape::text(&format!($($t)*))) };
@@ -40,6 +31,7 @@ mod diff;
 mod extract;
 mod fetch;
 mod flags;
+mod format;
 mod gates;
 mod grep;
 mod hash;

@@ -1,33 +1,21 @@
 use super::Global;
+use super::format::{Format, OutputArgs};
 use crate::analysis::gates;
 use crate::bun::digest::sha256_hex;
 use crate::report::escape;
 use crate::report::info::InfoView;
 use crate::report::teardown::{self, Hashes, Teardown};
 use crate::source::installs;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::path::PathBuf;
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Md,
-    Json,
-    Html,
-    /// For a terminal: colour and width as `--color` and the terminal say.
-    Text,
-}
 
 #[derive(Args)]
 pub struct ReportArgs {
     /// What to report on (default: the installation the shell runs).
     #[arg(value_name = "TARGET")]
     pub target: Option<String>,
-    /// md (Markdown), json, html (one self-contained page) or text (for a terminal).
-    #[arg(long, value_enum, default_value_t = Format::Md)]
-    pub format: Format,
-    /// Write the report here instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
     /// Cached flag values for the gate verdicts (default: $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json).
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
@@ -134,15 +122,16 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
     };
     // Markdown and HTML are documents of text from the build: escaped as a
     // whole (line breaks and tabs stay), whether for a terminal or a file.
-    let text = match (a.format, g.json) {
-        (Format::Json, _) | (_, true) => super::to_json(&report)?,
-        (Format::Md, _) => escape::text(&teardown::markdown(&report)).into_owned(),
-        (Format::Html, _) => escape::text(&teardown::html(&report)).into_owned(),
-        (Format::Text, _) => {
-            super::show_doc(g, a.output.as_deref(), &report.doc(false))?;
+    let output = a.out.output.as_deref();
+    let text = match a.out.format(g, Format::Md) {
+        Format::Json => super::to_json(&report)?,
+        Format::Md => escape::text(&teardown::markdown(&report)).into_owned(),
+        Format::Html => escape::text(&teardown::html(&report)).into_owned(),
+        Format::Text => {
+            super::show_doc(g, output, &report.doc(false))?;
             return Ok(0);
         }
     };
-    super::write_output(g, a.output.as_deref(), &text)?;
+    super::write_output(g, output, &text)?;
     Ok(0)
 }

@@ -1,6 +1,8 @@
+use super::format::OutputArgs;
 use super::{Global, TARGET_HELP};
 use crate::analysis::simulate::{self, Limits, Options, Outcome, Scenario, Trace};
 use crate::bun::digest::sha256_hex;
+use crate::report::doc::{Block, Doc, Inline, Status, fmt};
 use crate::report::table::{Align, Table};
 use anyhow::{Context, bail};
 use clap::Args;
@@ -49,6 +51,8 @@ pub struct SimulateArgs {
     /// Keep every prompt's full text in the JSON trace.
     #[arg(long)]
     pub prompts: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Clone, serde::Serialize)]
@@ -72,6 +76,7 @@ struct View<'a> {
 }
 
 pub fn run(g: &Global, a: &SimulateArgs) -> anyhow::Result<i32> {
+    let g = &a.out.global(g);
     // The scenario first: a bad one fails fast, before a build is opened.
     let scenario = match &a.scenario {
         Some(p) => {
@@ -137,10 +142,10 @@ pub fn run(g: &Global, a: &SimulateArgs) -> anyhow::Result<i32> {
         declared_phases: declared,
         keep_prompts: a.prompts,
     };
-    let finished = watchdog(g.json, &script, &options);
+    let finished = watchdog(g, &a.out, &script, &options);
     let trace = simulate::simulate(&text, scenario, &options)?;
     *finished.lock().unwrap_or_else(|e| e.into_inner()) = true;
-    emit(g.json, &script, &trace)
+    emit(g, &a.out, &script, &trace)
 }
 
 /// The run's last line of defence on time. The engine's interrupt handler
@@ -152,7 +157,8 @@ pub fn run(g: &Global, a: &SimulateArgs) -> anyhow::Result<i32> {
 /// the run has finished by then (the returned flag, set under its lock, so
 /// the two never write at once).
 fn watchdog(
-    json: bool,
+    g: &Global,
+    o: &OutputArgs,
     script: &ScriptRef,
     options: &Options,
 ) -> std::sync::Arc<std::sync::Mutex<bool>> {
@@ -160,6 +166,7 @@ fn watchdog(
     let grace = options.limits.timeout / 2 + Duration::from_secs(1);
     let hard = options.limits.timeout.saturating_add(grace);
     let (flag, script, options) = (finished.clone(), script.clone(), options.clone());
+    let (g, o) = (g.clone(), o.clone());
     std::thread::spawn(move || {
         std::thread::sleep(hard);
         let done = flag.lock().unwrap_or_else(|e| e.into_inner());
@@ -171,7 +178,7 @@ fn watchdog(
         };
         let mut trace = Trace::ended(&options, status);
         trace.elapsed_ms = hard.as_millis() as u64;
-        let code = emit(json, &script, &trace).unwrap_or(1);
+        let code = emit(&g, &o, &script, &trace).unwrap_or(1);
         std::process::exit(code);
     });
     finished
@@ -179,24 +186,23 @@ fn watchdog(
 
 /// Write the trace (JSON or text) and, when the run did not succeed, one
 /// line on stderr; the exit status.
-fn emit(json: bool, script: &ScriptRef, trace: &Trace) -> anyhow::Result<i32> {
+fn emit(g: &Global, o: &OutputArgs, script: &ScriptRef, trace: &Trace) -> anyhow::Result<i32> {
     let ok = trace.succeeded();
-    // The trace can be as large as the memory cap allows: written through a
-    // large buffer (stdout alone flushes at every line or kilobyte).
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-    if json {
+    if g.json && o.output.is_none() {
+        // The trace can be as large as the memory cap allows: written
+        // through a large buffer (stdout alone flushes at every line or
+        // kilobyte).
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
         serde_json::to_writer_pretty(&mut out, &View { script, ok, trace })?;
         writeln!(out)?;
+        out.flush()?;
+    } else if g.json {
+        o.json(g, &View { script, ok, trace })?;
     } else {
-        // Labels, logs and stage titles come from the script: escaped.
-        render(
-            script,
-            trace,
-            &mut crate::report::escape::Escaping::new(&mut out),
-        )?;
+        // Labels, logs and stage titles come from the script: each
+        // renderer escapes them.
+        o.text(g, &doc(script, trace))?;
     }
-    out.flush()?;
-    drop(out);
     if !ok {
         // The outcome on stderr too, so it shows whatever stdout is piped to.
         let mut why = trace.status.describe();
@@ -262,9 +268,14 @@ fn clip(s: &str, n: usize) -> String {
     }
 }
 
-/// The human trace, written as it is made: it can be as large as the memory
-/// cap allowed the run to keep, so it is never built whole in memory.
-fn render(script: &ScriptRef, t: &Trace, out: &mut impl Write) -> std::io::Result<()> {
+/// Rows of the agent table and lines of the log a document keeps: a trace
+/// can hold as many calls as the memory cap allowed, and the document is
+/// built whole in memory (the JSON trace has them all).
+const MAX_ROWS: usize = 2000;
+
+/// The trace as a document: the run's status, the stages with their agents,
+/// every agent call, the fan-outs, the log and the result.
+fn doc(script: &ScriptRef, t: &Trace) -> Doc {
     let from = match (&script.target, &script.path) {
         (Some(target), _) => target.clone(),
         (None, Some(p)) => p.clone(),
@@ -274,19 +285,32 @@ fn render(script: &ScriptRef, t: &Trace, out: &mut impl Write) -> std::io::Resul
         .args
         .as_ref()
         .map_or("undefined".to_string(), |a| a.to_string());
-    writeln!(
-        out,
-        "{} ({from}) — args {args}, seed {}",
-        script.name, t.seed
-    )?;
-    writeln!(
-        out,
-        "status: {} — {} agent call(s), {} fan-out(s), {} ms\n",
-        t.status.describe(),
-        t.agents.len(),
-        t.fanouts.len(),
-        t.elapsed_ms
-    )?;
+    let mut d = Doc::new(
+        Inline::code(script.name.clone())
+            .t(" (")
+            .c(from)
+            .t(format!(") — args {args}, seed {}", t.seed)),
+    );
+    let ok = t.succeeded();
+    d.summary(vec![
+        (
+            "status",
+            Inline::status(
+                if ok { Status::Pass } else { Status::Block },
+                t.status.describe(),
+            ),
+        ),
+        (
+            "calls",
+            format!(
+                "{}, {}, {} ms",
+                fmt::count(t.agents.len(), "agent call", "agent calls"),
+                fmt::count(t.fanouts.len(), "fan-out", "fan-outs"),
+                fmt::num(t.elapsed_ms)
+            )
+            .into(),
+        ),
+    ]);
     if !t.phases.is_empty() {
         let mut table = Table::new(&[
             ("stage", Align::Left),
@@ -321,36 +345,38 @@ fn render(script: &ScriptRef, t: &Trace, out: &mut impl Write) -> std::io::Resul
                 .join(", ");
             table.row(vec![
                 format!("{}{}", clip(&p.title, 60), if p.marked { "" } else { " *" }),
-                p.agents.len().to_string(),
+                fmt::n(p.agents.len()),
                 clip(&labels, 100),
             ]);
         }
-        out.write_all(table.render().as_bytes())?;
+        let mut blocks = vec![Block::Table(table.doc())];
         if t.phases.iter().any(|p| !p.marked) {
-            writeln!(
-                out,
-                "(* named by agent options only, never marked by phase())"
-            )?;
+            blocks.push(Block::Note(
+                "(* named by agent options only, never marked by phase())".into(),
+            ));
         }
-    }
-    if !t.phases_not_reached.is_empty() {
-        writeln!(
-            out,
-            "declared but not reached: {}",
-            t.phases_not_reached.join(", ")
-        )?;
+        if !t.phases_not_reached.is_empty() {
+            blocks.push(Block::Note(
+                Inline::from("declared but not reached: ")
+                    .extend(Inline::names(&t.phases_not_reached)),
+            ));
+        }
+        d.section("stages", "Stages", blocks);
+    } else if !t.phases_not_reached.is_empty() {
+        d.push(Block::Note(
+            Inline::from("declared but not reached: ").extend(Inline::names(&t.phases_not_reached)),
+        ));
     }
     if !t.agents.is_empty() {
-        writeln!(out)?;
         let mut table = Table::new(&[
             ("#", Align::Right),
             ("stage", Align::Left),
-            ("label", Align::Left),
+            ("label", Align::Code),
             ("prompt", Align::Right),
-            ("schema", Align::Left),
+            ("schema", Align::Code),
             ("outcome", Align::Left),
         ]);
-        for c in &t.agents {
+        for c in t.agents.iter().take(MAX_ROWS) {
             let outcome = match c.outcome {
                 Outcome::Result => match c.rule {
                     Some(r) => format!("result (rule {r})"),
@@ -363,7 +389,7 @@ fn render(script: &ScriptRef, t: &Trace, out: &mut impl Write) -> std::io::Resul
                 c.index.to_string(),
                 clip(c.phase.as_deref().unwrap_or("-"), 40),
                 clip(&c.label, 40),
-                format!("{} B", c.prompt_bytes),
+                fmt::bytes(c.prompt_bytes as u64),
                 clip(c.schema.as_deref().unwrap_or("text"), 60),
                 if c.warnings.is_empty() {
                     outcome
@@ -375,35 +401,48 @@ fn render(script: &ScriptRef, t: &Trace, out: &mut impl Write) -> std::io::Resul
                 },
             ]);
         }
-        out.write_all(table.render().as_bytes())?;
+        let mut blocks = vec![Block::Table(table.doc())];
+        if t.agents.len() > MAX_ROWS {
+            blocks.push(Block::Note(
+                format!(
+                    "… and {} more (--json has them all)",
+                    fmt::count(t.agents.len() - MAX_ROWS, "agent call", "agent calls")
+                )
+                .into(),
+            ));
+        }
+        d.section("agents", "Agent calls", blocks);
     }
     if !t.fanouts.is_empty() {
-        let sizes = t
+        let items = t
             .fanouts
             .iter()
+            .take(MAX_ROWS)
             .map(|f| {
-                format!(
-                    "{}({}{}) in {}",
+                Inline::code(format!(
+                    "{}({}{})",
                     f.kind,
-                    f.size,
+                    fmt::n(f.size),
                     if f.kind == "pipeline" {
                         format!(" × {} stages", f.stages)
                     } else {
                         String::new()
-                    },
-                    f.phase.as_deref().unwrap_or("-")
-                )
+                    }
+                ))
+                .t(format!(" in {}", f.phase.as_deref().unwrap_or("-")))
             })
-            .collect::<Vec<_>>()
-            .join(", ");
-        writeln!(out, "\nfan-outs: {sizes}")?;
+            .collect();
+        d.section(
+            "fan-outs",
+            "Fan-outs",
+            vec![Block::List { items, limit: None }],
+        );
     }
     if !t.logs.is_empty() {
-        writeln!(out, "\nlog:")?;
-        for l in &t.logs {
-            writeln!(
-                out,
-                "  [{}]{} {}",
+        let mut text = String::new();
+        for l in t.logs.iter().take(MAX_ROWS) {
+            text.push_str(&format!(
+                "[{}]{} {}\n",
                 clip(l.phase.as_deref().unwrap_or("-"), 60),
                 if l.source == "runtime" {
                     " (runtime)"
@@ -411,26 +450,61 @@ fn render(script: &ScriptRef, t: &Trace, out: &mut impl Write) -> std::io::Resul
                     ""
                 },
                 l.message
-            )?;
+            ));
         }
-        if t.logs_dropped > 0 {
-            writeln!(out, "  … {} more line(s) not kept", t.logs_dropped)?;
+        let dropped = t.logs_dropped + t.logs.len().saturating_sub(MAX_ROWS);
+        let mut blocks = vec![Block::Code {
+            lang: "text",
+            caption: None,
+            text,
+            max_lines: None,
+        }];
+        if dropped > 0 {
+            blocks.push(Block::Note(
+                format!(
+                    "… {} not kept",
+                    fmt::count(dropped, "more line", "more lines")
+                )
+                .into(),
+            ));
         }
+        d.section("log", "Log", blocks);
     }
     if !t.missing_globals.is_empty() {
-        writeln!(out, "\nmissing globals: {}", names(t))?;
+        d.push(Block::Note(
+            Inline::status(Status::Block, "missing globals: ").t(names(t)),
+        ));
     }
     if !t.unsupported.is_empty() {
-        writeln!(out, "\nnot simulated: {}", t.unsupported.join(", "))?;
+        d.push(Block::Note(
+            Inline::status(Status::Unknown, "not simulated: ")
+                .extend(Inline::names(&t.unsupported)),
+        ));
     }
     if let simulate::Status::Threw {
         stack: Some(stack), ..
     } = &t.status
     {
-        writeln!(out, "\nstack:\n{stack}")?;
+        d.section(
+            "stack",
+            "Stack",
+            vec![Block::Code {
+                lang: "text",
+                caption: None,
+                text: stack.clone(),
+                max_lines: None,
+            }],
+        );
     }
-    writeln!(out, "\nresult:")?;
-    serde_json::to_writer_pretty(&mut *out, &t.result).map_err(std::io::Error::other)?;
-    writeln!(out)?;
-    Ok(())
+    d.section(
+        "result",
+        "Result",
+        vec![Block::Code {
+            lang: "json",
+            caption: None,
+            text: serde_json::to_string_pretty(&t.result).unwrap_or_default(),
+            max_lines: None,
+        }],
+    );
+    d
 }

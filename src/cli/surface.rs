@@ -1,5 +1,7 @@
-use super::{Global, TargetArg, print_json};
+use super::format::OutputArgs;
+use super::{Global, TargetArg};
 use crate::analysis::surface::{Kind, Site, Surface};
+use crate::report::doc::{Block, Doc, Inline, fmt};
 use crate::report::table::{Align, Table};
 use clap::{Args, ValueEnum};
 
@@ -43,6 +45,8 @@ pub struct SurfaceArgs {
     /// removed first, never written through).
     #[arg(long, requires = "export")]
     pub force: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(serde::Serialize)]
@@ -64,6 +68,7 @@ struct SurfaceView<'a> {
 }
 
 pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
+    let g = &a.out.global(g);
     let kinds: Vec<Kind> = if a.only.is_empty() {
         Kind::ALL.to_vec()
     } else {
@@ -78,25 +83,30 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
         export(dir, a.force, build.version().best(), &s.prompts)?;
     }
     if g.json {
-        return print_json(&SurfaceView {
-            target: opened.label.clone(),
-            version: build.version().best().map(str::to_string),
-            tools: on(Kind::Tools).then_some(&s.tools),
-            prompts: on(Kind::Prompts).then_some(&s.prompts),
-            env: on(Kind::Env).then_some(&s.env),
-            settings: on(Kind::Settings).then_some(&s.settings),
-            commands: on(Kind::Commands).then_some(&s.commands),
-            models: on(Kind::Models).then_some(&s.models),
-        })
-        .map(|_| 0);
+        return a
+            .out
+            .json(
+                g,
+                &SurfaceView {
+                    target: opened.label.clone(),
+                    version: build.version().best().map(str::to_string),
+                    tools: on(Kind::Tools).then_some(&s.tools),
+                    prompts: on(Kind::Prompts).then_some(&s.prompts),
+                    env: on(Kind::Env).then_some(&s.env),
+                    settings: on(Kind::Settings).then_some(&s.settings),
+                    commands: on(Kind::Commands).then_some(&s.commands),
+                    models: on(Kind::Models).then_some(&s.models),
+                },
+            )
+            .map(|_| 0);
     }
+    let mut d = Doc::new(Inline::from("Surface of ").c(opened.label.clone())).bare();
     for k in kinds {
         let n = s.count(k);
-        outln!("{} ({n})", k.as_str());
         let t = match k {
             Kind::Tools => table(
                 &[
-                    ("tool", Align::Left),
+                    ("tool", Align::Code),
                     ("properties", Align::Left),
                     ("prompt bytes", Align::Right),
                     ("site", Align::Left),
@@ -109,7 +119,7 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
                                 .as_object()
                                 .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
                                 .unwrap_or_default(),
-                            t.prompt_bytes.to_string(),
+                            fmt::n(t.prompt_bytes),
                         ],
                         t.sites.first(),
                     )
@@ -117,7 +127,7 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
             ),
             Kind::Prompts => table(
                 &[
-                    ("id", Align::Left),
+                    ("id", Align::Code),
                     ("kind", Align::Left),
                     ("title", Align::Left),
                     ("bytes", Align::Right),
@@ -129,7 +139,7 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
                             p.id.clone(),
                             p.kind.clone(),
                             p.title.clone(),
-                            p.bytes.to_string(),
+                            fmt::n(p.bytes),
                         ],
                         p.sites.first(),
                     )
@@ -137,7 +147,7 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
             ),
             Kind::Env => table(
                 &[
-                    ("variable", Align::Left),
+                    ("variable", Align::Code),
                     ("read as", Align::Left),
                     ("default", Align::Left),
                     ("site", Align::Left),
@@ -158,7 +168,7 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
             ),
             Kind::Settings => table(
                 &[
-                    ("key", Align::Left),
+                    ("key", Align::Code),
                     ("type", Align::Left),
                     ("default", Align::Left),
                     ("site", Align::Left),
@@ -179,7 +189,7 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
             ),
             Kind::Commands => table(
                 &[
-                    ("command", Align::Left),
+                    ("command", Align::Code),
                     ("kind", Align::Left),
                     ("aliases", Align::Left),
                     ("site", Align::Left),
@@ -193,7 +203,7 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
             ),
             Kind::Models => table(
                 &[
-                    ("model", Align::Left),
+                    ("model", Align::Code),
                     ("aliases", Align::Left),
                     ("used as", Align::Left),
                     ("site", Align::Left),
@@ -206,11 +216,17 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
                 }),
             ),
         };
-        if n > 0 {
-            out!("{}", t.render());
-        }
-        outln!();
+        d.section(
+            k.as_str(),
+            format!("{} ({})", k.as_str(), fmt::n(n)),
+            if n > 0 {
+                vec![Block::Table(t.doc())]
+            } else {
+                Vec::new()
+            },
+        );
     }
+    a.out.text(g, &d)?;
     Ok(0)
 }
 

@@ -1,5 +1,7 @@
-use super::{Global, TargetArg, print_json};
+use super::format::OutputArgs;
+use super::{Global, TargetArg};
 use crate::js::symbols::{self, Link, Symbol};
+use crate::report::doc::{Block, Doc, Inline, fmt};
 use crate::report::table::{Align, Table};
 use clap::Args;
 
@@ -16,6 +18,8 @@ pub struct SymbolsArgs {
     /// With --links: the module whose imports to resolve.
     #[arg(long, value_name = "NAME")]
     pub module: Option<String>,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(serde::Serialize)]
@@ -26,6 +30,7 @@ struct SymbolsView {
 }
 
 pub fn run(g: &Global, a: &SymbolsArgs) -> anyhow::Result<i32> {
+    let g = &a.out.global(g);
     // The pattern first: a bad one is reported before the parse.
     let re = match a.grep.as_deref().map(regex::Regex::new).transpose() {
         Ok(re) => re,
@@ -65,21 +70,33 @@ pub fn run(g: &Global, a: &SymbolsArgs) -> anyhow::Result<i32> {
         0
     };
     if g.json {
-        return print_json(&SymbolsView {
-            target: opened.label.clone(),
-            symbols: syms,
-            links,
-        })
-        .map(|_| status);
+        return a
+            .out
+            .json(
+                g,
+                &SymbolsView {
+                    target: opened.label.clone(),
+                    symbols: syms,
+                    links,
+                },
+            )
+            .map(|_| status);
     }
+    a.out.text(g, &doc(&opened.label, &syms, &links))?;
+    Ok(status)
+}
+
+/// The recovered names, then the resolved imports when asked for.
+fn doc(label: &str, syms: &[Symbol], links: &[Link]) -> Doc {
+    let mut d = Doc::new(Inline::from("Original names in ").c(label)).bare();
     let mut t = Table::new(&[
-        ("minified", Align::Left),
-        ("original", Align::Left),
-        ("module", Align::Left),
+        ("minified", Align::Code),
+        ("original", Align::Code),
+        ("module", Align::Code),
         ("line", Align::Right),
         ("pretty", Align::Right),
     ]);
-    for s in &syms {
+    for s in syms {
         t.row(vec![
             s.minified.clone(),
             s.original.clone(),
@@ -88,19 +105,20 @@ pub fn run(g: &Global, a: &SymbolsArgs) -> anyhow::Result<i32> {
             s.pretty_line.to_string(),
         ]);
     }
-    out!("{}", t.render());
-    outln!("{} symbols", syms.len());
+    d.push(Block::Table(t.doc()));
+    d.push(Block::Note(
+        fmt::count(syms.len(), "symbol", "symbols").into(),
+    ));
     if !links.is_empty() {
-        outln!();
         let mut t = Table::new(&[
-            ("module", Align::Left),
+            ("module", Align::Code),
             ("line", Align::Right),
-            ("imports", Align::Left),
-            ("from", Align::Left),
-            ("defined as", Align::Left),
+            ("imports", Align::Code),
+            ("from", Align::Code),
+            ("defined as", Align::Code),
             ("at line", Align::Right),
         ]);
-        for l in &links {
+        for l in links {
             t.row(vec![
                 l.module.clone(),
                 l.line.to_string(),
@@ -115,12 +133,22 @@ pub fn run(g: &Global, a: &SymbolsArgs) -> anyhow::Result<i32> {
                     .map_or_else(|| "-".into(), |n| n.to_string()),
             ]);
         }
-        out!("{}", t.render());
         let resolved = links.iter().filter(|l| l.definition_line.is_some()).count();
-        outln!(
-            "{} imports, {resolved} resolved to their definition",
-            links.len()
+        d.section(
+            "imports",
+            "Cross-chunk imports",
+            vec![
+                Block::Table(t.doc()),
+                Block::Note(
+                    format!(
+                        "{}, {} resolved to their definition",
+                        fmt::count(links.len(), "import", "imports"),
+                        fmt::n(resolved)
+                    )
+                    .into(),
+                ),
+            ],
         );
     }
-    Ok(status)
+    d
 }

@@ -1,6 +1,7 @@
-use super::{Global, TARGET_HELP, print_json};
+use super::format::OutputArgs;
+use super::{Global, TARGET_HELP};
 use crate::bun::digest::{bundle_digest, sha256_hex};
-use crate::report::escape::display as esc;
+use crate::report::doc::{Block, Doc, Inline, Status, facts};
 use clap::Args;
 
 #[derive(Args)]
@@ -31,6 +32,8 @@ pub struct VerifyArgs {
     /// Check the bundle digest over all JavaScript modules (docs/hashing.md).
     #[arg(long)]
     pub digest: bool,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(serde::Serialize)]
@@ -43,14 +46,15 @@ struct VerifyView {
 }
 
 pub fn run(g: &Global, a: &VerifyArgs) -> anyhow::Result<i32> {
+    let g = &a.out.global(g);
     if let Some(version) = &a.platforms {
-        return super::integrity::platforms(g, version);
+        return super::integrity::platforms(g, &a.out, version);
     }
     let Some(target) = a.target.as_deref() else {
         usage!("verify needs a TARGET");
     };
     if a.published {
-        return super::integrity::published(g, target);
+        return super::integrity::published(g, &a.out, target);
     }
     let sha256 = a.sha256.as_deref().unwrap_or_default();
     let expected = sha256.trim().to_ascii_lowercase();
@@ -83,25 +87,38 @@ pub fn run(g: &Global, a: &VerifyArgs) -> anyhow::Result<i32> {
     };
     let ok = actual == expected;
     if g.json {
-        print_json(&VerifyView {
-            target: opened.label.clone(),
-            what,
-            expected,
-            actual,
-            ok,
-        })?;
-    } else if ok {
-        outln!(
-            "OK  {} of {} matches {actual}",
-            esc(&what),
-            esc(&opened.label)
-        );
+        a.out.json(
+            g,
+            &VerifyView {
+                target: opened.label.clone(),
+                what,
+                expected,
+                actual,
+                ok,
+            },
+        )?;
     } else {
-        outln!(
-            "MISMATCH  {} of {}\n  expected {expected}\n  actual   {actual}",
-            esc(&what),
-            esc(&opened.label)
-        );
+        let mut d = Doc::new(Inline::from("Verify ").c(opened.label.clone())).bare();
+        if ok {
+            d.push(Block::Note(
+                Inline::status(Status::Pass, "OK")
+                    .t(format!("  {what} of "))
+                    .c(opened.label.clone())
+                    .t(" matches ")
+                    .c(actual),
+            ));
+        } else {
+            d.push(Block::Note(
+                Inline::status(Status::Block, "MISMATCH")
+                    .t(format!("  {what} of "))
+                    .c(opened.label.clone()),
+            ));
+            d.push(facts(vec![
+                ("  expected", Inline::code(expected)),
+                ("  actual", Inline::code(actual)),
+            ]));
+        }
+        a.out.text(g, &d)?;
     }
     Ok(if ok { 0 } else { 1 })
 }

@@ -1,9 +1,12 @@
 use super::AnalysisError;
+use super::format::OutputArgs;
 use super::outdir::OutDir;
 use super::{Global, TargetArg, print_json};
-use crate::analysis::workflows::{OptionValue, WorkflowScript};
+use crate::analysis::workflows::WorkflowScript;
+use crate::report::doc::{Block, Doc, Inline, Section, Status, fmt};
 use crate::report::escape::display as esc;
-use crate::report::table::{Align, Table, facts, thousands};
+use crate::report::table::{Align, Table, thousands};
+use crate::report::teardown;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -14,6 +17,8 @@ pub struct WorkflowsArgs {
     /// Only this workflow.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 #[derive(Args)]
@@ -73,30 +78,46 @@ pub(crate) fn load(
 }
 
 pub fn run(g: &Global, a: &WorkflowsArgs) -> anyhow::Result<i32> {
+    let g = &a.out.global(g);
     let (label, version, all) = load(g, &a.target.target, a.name.as_deref())?;
     if g.json {
-        return print_json(&WorkflowsView {
-            target: label,
-            version,
-            workflows: all,
-        })
-        .map(|_| 0);
+        return a
+            .out
+            .json(
+                g,
+                &WorkflowsView {
+                    target: label,
+                    version,
+                    workflows: all,
+                },
+            )
+            .map(|_| 0);
     }
+    a.out.text(g, &doc(&label, &all))?;
+    Ok(0)
+}
+
+/// One row per workflow, then a section each: its meta, options in words,
+/// script facts, level table and pipeline figure.
+fn doc(label: &str, all: &[WorkflowScript]) -> Doc {
+    let mut d = Doc::new(Inline::from("Bundled workflows of ").c(label)).bare();
     if all.is_empty() {
-        outln!("no bundled workflows in {}", esc(&label));
-        return Ok(0);
+        d.push(Block::Note(
+            Inline::from("no bundled workflows in ").c(label),
+        ));
+        return d;
     }
     let mut t = Table::new(&[
-        ("workflow", Align::Left),
+        ("workflow", Align::Code),
         ("hidden", Align::Left),
         ("phases", Align::Left),
         ("lines", Align::Right),
         ("bytes", Align::Right),
-        ("sha256", Align::Left),
+        ("sha256", Align::Code),
         ("syntax", Align::Left),
-        ("builder", Align::Left),
+        ("builder", Align::Code),
     ]);
-    for w in &all {
+    for w in all {
         let s = w.script.as_ref();
         t.row(vec![
             w.name.clone(),
@@ -125,72 +146,63 @@ pub fn run(g: &Global, a: &WorkflowsArgs) -> anyhow::Result<i32> {
             ),
         ]);
     }
-    out!("{}", t.render());
-    for w in &all {
-        outln!("\n== {}", esc(&w.name));
-        let mut rows = vec![("hidden", w.hidden.to_string())];
-        if let Some(d) = &w.description {
-            rows.push(("description", d.clone()));
+    d.push(Block::Table(t.doc()));
+    for w in all {
+        let mut rows: Vec<(String, Inline)> = vec![(
+            "hidden".into(),
+            if w.hidden {
+                Inline::status(Status::Changed, "true (registered but not listed)")
+            } else {
+                "false".into()
+            },
+        )];
+        if let Some(x) = &w.description {
+            rows.push(("description".into(), x.as_str().into()));
         }
-        if let Some(d) = &w.when_to_use {
-            rows.push(("when to use", d.clone()));
+        if let Some(x) = &w.when_to_use {
+            rows.push(("when to use".into(), x.as_str().into()));
         }
         for p in &w.phases {
             rows.push((
-                "phase",
-                format!(
-                    "{}{}",
-                    p.title,
-                    p.detail
-                        .as_ref()
-                        .map(|d| format!(" — {d}"))
-                        .unwrap_or_default()
-                ),
+                "phase".into(),
+                Inline::strong(p.title.clone()).t(p
+                    .detail
+                    .as_ref()
+                    .map(|d| format!(" — {d}"))
+                    .unwrap_or_default()),
             ));
         }
         for o in &w.options {
             rows.push((
-                "option",
-                match &o.value {
-                    OptionValue::Static { value } => format!("{} = {value}", o.name),
-                    OptionValue::Computed { expression, flags } => format!(
-                        "{} = computed `{expression}`{}",
-                        o.name,
-                        if flags.is_empty() {
-                            String::new()
-                        } else {
-                            format!(
-                                " reading {}",
-                                flags
-                                    .iter()
-                                    .map(|f| format!("{} (default {})", f.flag, f.default))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            )
-                        }
-                    ),
-                },
+                format!("option {}", o.name),
+                teardown::option_text(&o.value),
             ));
         }
         if let Some(s) = &w.script {
             rows.push((
-                "script",
-                format!(
-                    "{} lines ({} newlines), {} bytes, sha256 {}",
-                    s.lines,
-                    s.newlines,
-                    thousands(s.bytes as u64),
-                    s.sha256
-                ),
+                "script".into(),
+                Inline::from(format!(
+                    "{} ({} newlines), {}, sha256 ",
+                    fmt::count(s.lines, "line", "lines"),
+                    fmt::n(s.newlines),
+                    fmt::bytes(s.bytes as u64),
+                ))
+                .c(s.sha256.clone()),
             ));
         }
         if let Some(e) = &w.script_error {
-            rows.push(("not evaluated", e.to_string()));
+            rows.push((
+                "not evaluated".into(),
+                Inline::status(Status::Unknown, e.to_string()),
+            ));
         }
         if let Some(n) = &w.levels_note {
-            rows.push(("levels", format!("not derived: {n}")));
+            rows.push((
+                "levels".into(),
+                Inline::status(Status::Unknown, format!("not derived: {n}")),
+            ));
         }
-        out!("{}", facts(&rows));
+        let mut blocks = vec![Block::Facts(rows)];
         if let Some(levels) = &w.levels {
             let mut t = Table::new(&[
                 ("level", Align::Left),
@@ -204,18 +216,24 @@ pub fn run(g: &Global, a: &WorkflowsArgs) -> anyhow::Result<i32> {
             for l in levels {
                 t.row(vec![
                     l.level.clone(),
-                    l.correctness_finders.to_string(),
-                    l.cleanup_finders.to_string(),
-                    l.per_angle.to_string(),
-                    l.initial_candidate_limit.to_string(),
-                    l.sweep.map_or("none".into(), |s| s.to_string()),
-                    l.report_limit.to_string(),
+                    fmt::num(l.correctness_finders),
+                    fmt::num(l.cleanup_finders),
+                    fmt::num(l.per_angle),
+                    fmt::num(l.initial_candidate_limit),
+                    l.sweep.map_or("none".into(), fmt::num),
+                    fmt::num(l.report_limit),
                 ]);
             }
-            out!("{}", t.render());
+            blocks.push(Block::Table(t.doc()));
         }
+        blocks.extend(teardown::pipeline_figure(w));
+        d.push(Block::Section(Section::new(
+            &format!("workflow-{}", w.name),
+            Inline::code(w.name.clone()),
+            blocks,
+        )));
     }
-    Ok(0)
+    d
 }
 
 /// A workflow name used as a file name must stay a plain file name.

@@ -325,6 +325,10 @@ pub struct Doc {
     /// HTML: a small inline script filters tables (allowed by a hash in
     /// the page's content security policy; the page reads without it).
     pub scripts: bool,
+    /// Terminal: no title line. Views whose answer is a table (`ls`,
+    /// `hash`, `symbols`) start with it, so the text stays easy to pipe
+    /// through `grep` and `awk`; Markdown and HTML keep the title.
+    pub bare: bool,
 }
 
 impl Doc {
@@ -343,6 +347,11 @@ impl Doc {
     }
     pub fn push(&mut self, b: Block) {
         self.blocks.push(b);
+    }
+    /// A document whose terminal rendering has no title line ([`Doc::bare`]).
+    pub fn bare(mut self) -> Doc {
+        self.bare = true;
+        self
     }
     pub fn terminal(&self, t: &Term) -> String {
         terminal(self, t)
@@ -742,9 +751,18 @@ fn term_block(o: &mut String, b: &Block, p: &Paint, t: &Term, depth: usize) {
                 let _ = writeln!(o, "{}{}", " ".repeat(indent), p.sgr("2", &more));
             }
         }
-        Block::Note(i) => {
-            let _ = writeln!(o, "{}{}", " ".repeat(indent), term_inline(i, p, room(0)));
-        }
+        // Notes are prose: wrapped, never cut (a reason or a hint must be
+        // read whole).
+        Block::Note(i) => match room(0) {
+            Some(w) => {
+                for line in term_wrap(i, p, w.max(8)) {
+                    let _ = writeln!(o, "{}{}", " ".repeat(indent), line.trim_end());
+                }
+            }
+            None => {
+                let _ = writeln!(o, "{}{}", " ".repeat(indent), term_inline(i, p, None));
+            }
+        },
         Block::Ordered(items) => {
             for (k, i) in items.iter().enumerate() {
                 let n = format!("{}. ", k + 1);
@@ -763,7 +781,8 @@ fn term_block(o: &mut String, b: &Block, p: &Paint, t: &Term, depth: usize) {
             ..
         } => {
             if let Some(c) = caption {
-                let _ = writeln!(o, "{}{}", " ".repeat(indent), p.sgr("1", &clean(c)));
+                let caption = elide(&clean(c), room(0).unwrap_or(usize::MAX));
+                let _ = writeln!(o, "{}{}", " ".repeat(indent), p.sgr("1", &caption));
             }
             code_lines(o, text, *max_lines, p, t, indent + 2, false);
         }
@@ -782,7 +801,10 @@ fn term_block(o: &mut String, b: &Block, p: &Paint, t: &Term, depth: usize) {
                 o,
                 "{}{}",
                 " ".repeat(indent),
-                p.sgr("1", &clean(&f.caption))
+                p.sgr(
+                    "1",
+                    &elide(&clean(&f.caption), room(0).unwrap_or(usize::MAX))
+                )
             );
             for l in &f.text {
                 let _ = writeln!(
@@ -884,13 +906,17 @@ pub fn terminal(d: &Doc, t: &Term) -> String {
     let p = Paint(t.color);
     let mut o = String::new();
     let w = t.width;
-    let _ = writeln!(
-        o,
-        "{}",
-        p.sgr("1", &term_inline(&d.title, &Paint(false), w))
-    );
+    if !d.bare {
+        let _ = writeln!(
+            o,
+            "{}",
+            p.sgr("1", &term_inline(&d.title, &Paint(false), w))
+        );
+    }
     if !d.summary.is_empty() {
-        o.push('\n');
+        if !d.bare {
+            o.push('\n');
+        }
         term_facts(&mut o, &d.summary, &p, t, 2);
     }
     for b in &d.blocks {

@@ -1,6 +1,6 @@
 //! The `info` view.
 
-use super::table::{facts, thousands};
+use super::doc::{Doc, Inline, Status, facts, fmt};
 use crate::bun::BytecodeRegion;
 use crate::bun::digest::sha256_hex;
 use crate::container::ContainerInfo;
@@ -124,30 +124,37 @@ impl InfoView {
         self
     }
 
-    pub fn render(&self) -> String {
+    /// The `info` document: the facts, one per line (the title names the
+    /// target and version; the terminal shows the facts alone).
+    pub fn doc(&self) -> Doc {
         let c = &self.container;
         let b = &self.bun;
-        let mut rows = vec![
-            ("target", self.target.label.clone()),
+        let version = self.version.clone().unwrap_or_else(|| "unknown".into());
+        let mut d = Doc::new(
+            Inline::from("Claude Code ")
+                .c(version.clone())
+                .t(" — ")
+                .c(self.target.label.clone()),
+        )
+        .bare();
+        let mut rows: Vec<(&str, Inline)> = vec![
+            ("target", Inline::code(self.target.label.clone())),
             (
                 "file",
-                format!(
-                    "{} ({} bytes)",
-                    self.target.path,
-                    thousands(self.target.file_bytes)
-                ),
+                Inline::code(self.target.path.clone())
+                    .t(format!(" ({})", fmt::bytes(self.target.file_bytes))),
             ),
-            (
-                "version",
-                self.version.clone().unwrap_or_else(|| "unknown".into()),
-            ),
+            ("version", Inline::code(version)),
         ];
         if let (Some(bv), Some(pv)) = (&self.version_sources.bundle, &self.version_sources.package)
             && bv != pv
         {
             rows.push((
                 "warning",
-                format!("bundle says {bv}, package.json says {pv}"),
+                Inline::status(
+                    Status::Block,
+                    format!("bundle says {bv}, package.json says {pv}"),
+                ),
             ));
         }
         rows.push((
@@ -159,7 +166,8 @@ impl InfoView {
                     .as_deref()
                     .map(|a| format!(" {a}"))
                     .unwrap_or_default()
-            ),
+            )
+            .into(),
         ));
         if !c.slices.is_empty() {
             let s: Vec<String> = c
@@ -167,12 +175,12 @@ impl InfoView {
                 .iter()
                 .map(|s| format!("{}@{}", s.arch, s.offset))
                 .collect();
-            rows.push(("fat slices", s.join(", ")));
+            rows.push(("fat slices", s.join(", ").into()));
         }
         rows.push((
             "payload",
             format!(
-                "{} at file offset {} ({} bytes{}{})",
+                "{} at file offset {} ({}{}{})",
                 match c.placement {
                     crate::container::Placement::Section => "section",
                     crate::container::Placement::Appended => "appended",
@@ -180,7 +188,7 @@ impl InfoView {
                     crate::container::Placement::WholeFile => "whole file",
                 },
                 c.payload_offset,
-                thousands(c.payload_size),
+                fmt::bytes(c.payload_size),
                 c.section
                     .as_deref()
                     .map(|s| format!(", section {s}"))
@@ -188,7 +196,8 @@ impl InfoView {
                 c.header_width
                     .map(|w| format!(", u{} length header", w as u32 * 8))
                     .unwrap_or_default(),
-            ),
+            )
+            .into(),
         ));
         rows.push((
             "bun layout",
@@ -197,62 +206,72 @@ impl InfoView {
                     format!("{r}-byte records, {o}-byte Offsets ({})", b.layout.epoch)
                 }
                 _ => b.layout.epoch.clone(),
-            },
+            }
+            .into(),
         ));
         rows.push((
             "modules",
             format!(
                 "{} ({} JavaScript, {} zstd-compressed)",
-                b.modules, b.js_modules, b.compressed_modules
-            ),
+                fmt::n(b.modules),
+                fmt::n(b.js_modules),
+                fmt::n(b.compressed_modules)
+            )
+            .into(),
         ));
-        rows.push(("entry", format!("{} (id {})", b.entry, b.entry_point_id)));
+        rows.push((
+            "entry",
+            Inline::code(b.entry.clone()).t(format!(" (id {})", b.entry_point_id)),
+        ));
         if let Some(f) = b.flags {
             let names = if b.flag_names.is_empty() {
                 String::new()
             } else {
                 format!(" ({})", b.flag_names.join(", "))
             };
-            rows.push(("flags", format!("{f:#x}{names}")));
+            rows.push(("flags", Inline::code(format!("{f:#x}")).t(names)));
         }
         if !b.exec_argv.is_empty() {
-            rows.push(("exec argv", b.exec_argv.clone()));
+            rows.push(("exec argv", Inline::code(b.exec_argv.clone())));
         }
         rows.push((
             "bytecode",
             match &b.bytecode_region {
                 Some(r) => format!(
-                    "{} bytes, one region shared by {} modules",
-                    thousands(r.bytes),
-                    r.modules
+                    "{}, one region shared by {}",
+                    fmt::bytes(r.bytes),
+                    fmt::count(r.modules, "module", "modules")
                 ),
-                None => format!("{} bytes", thousands(b.bytecode_bytes)),
-            },
+                None => fmt::bytes(b.bytecode_bytes),
+            }
+            .into(),
         ));
-        rows.push((
-            "sourcemaps",
-            format!("{} bytes", thousands(b.sourcemap_bytes)),
-        ));
+        rows.push(("sourcemaps", fmt::bytes(b.sourcemap_bytes).into()));
         rows.push((
             "bundle",
-            format!(
-                "{} ({} bytes{})",
-                self.bundle.name,
-                thousands(self.bundle.bytes),
+            Inline::code(self.bundle.name.clone()).t(format!(
+                " ({}{})",
+                fmt::bytes(self.bundle.bytes),
                 if self.bundle.code_split {
                     ", code-split entry"
                 } else {
                     ""
                 }
-            ),
+            )),
         ));
-        rows.push(("bundle sha256", self.bundle.sha256.clone()));
+        rows.push(("bundle sha256", Inline::code(self.bundle.sha256.clone())));
         if let Some(s) = &self.signature {
-            rows.push(("signature", s.line()));
+            let st = match s.status {
+                codesign::Status::Valid | codesign::Status::AdHoc => Status::Pass,
+                codesign::Status::Unsigned => Status::Muted,
+                _ => Status::Block,
+            };
+            rows.push(("signature", Inline::status(st, s.line())));
             if s.status != codesign::Status::Unsigned {
                 rows.push(("", "(integrity only: certificate chain not checked)".into()));
             }
         }
-        facts(&rows)
+        d.push(facts(rows));
+        d
     }
 }

@@ -32,6 +32,9 @@ fn open(o: &mut String, w: f32, hgt: f32, label: &str) {
     );
 }
 
+/// The caption over the rows of finder dots.
+const LEGEND: &str = "finder agents per effort level (filled: correctness, open: cleanup)";
+
 /// Agents one level of a review workflow starts.
 pub struct LevelFan {
     pub level: String,
@@ -67,7 +70,14 @@ pub fn pipeline(name: &str, phases: &[String], levels: &[LevelFan]) -> Figure {
         .map(|l| text_w(&l.detail, 11.0))
         .fold(0.0, f32::max);
     let lv_w = lv_label + max_dots * dot + 16.0 + detail_w;
-    let w = row_w.max(lv_w).max(200.0) + 20.0;
+    // The legend above the levels is wider than a short pipeline: the
+    // picture must hold it, or it is cut at the edge.
+    let legend_w = if levels.is_empty() {
+        0.0
+    } else {
+        text_w(LEGEND, 11.0)
+    };
+    let w = row_w.max(lv_w).max(legend_w).max(200.0) + 20.0;
     let hgt = 50.0
         + if levels.is_empty() {
             0.0
@@ -103,7 +113,7 @@ pub fn pipeline(name: &str, phases: &[String], levels: &[LevelFan]) -> Figure {
     if !levels.is_empty() {
         let _ = write!(
             o,
-            "<text x=\"10\" y=\"64\" fill=\"#666\" font-size=\"11\">finder agents per effort level (filled: correctness, open: cleanup)</text>"
+            "<text x=\"10\" y=\"64\" fill=\"#666\" font-size=\"11\">{LEGEND}</text>"
         );
     }
     for (r, l) in levels.iter().enumerate() {

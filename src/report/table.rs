@@ -5,6 +5,9 @@
 pub enum Align {
     Left,
     Right,
+    /// Left-aligned names, hashes and expressions: monospace in Markdown
+    /// and HTML.
+    Code,
 }
 
 pub struct Table {
@@ -22,30 +25,16 @@ impl Table {
         }
     }
 
-    /// Cells hold text from the build (names, paths, literals): each is
-    /// escaped here, once for every table, so it can neither drive the
-    /// terminal nor break out of its row.
+    /// Cells hold text from the build (names, paths, literals) as it is:
+    /// each renderer of the document escapes it for its medium, so it can
+    /// neither drive the terminal nor break out of its row.
     pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(
-            cells
-                .into_iter()
-                .map(|c| match super::escape::display(&c) {
-                    std::borrow::Cow::Borrowed(_) => c,
-                    std::borrow::Cow::Owned(e) => e,
-                })
-                .collect(),
-        );
+        self.rows.push(cells);
     }
 
-    /// The table for stdout: no wider than the terminal or `COLUMNS`
-    /// (long cells are elided with `…`; see [`super::doc`]).
-    pub fn render(&self) -> String {
-        self.render_width(super::doc::terminal_width())
-    }
-
-    /// The table fitted to `width` columns (None: as wide as it is).
-    pub fn render_width(&self, width: Option<usize>) -> String {
-        use super::doc::{Column, Inline, Kind, Term};
+    /// The table as a block of a [`super::doc::Doc`].
+    pub fn doc(&self) -> super::doc::Table {
+        use super::doc::{Column, Inline, Kind};
         let mut t = super::doc::Table::new(
             self.headers
                 .iter()
@@ -56,16 +45,37 @@ impl Table {
                         match a {
                             Align::Right => Kind::Number,
                             Align::Left => Kind::Text,
+                            Align::Code => Kind::Code,
                         },
                     )
                 })
                 .collect(),
         );
         for r in &self.rows {
-            t.row(r.iter().map(|c| Inline::from(c.as_str())).collect());
+            t.row(
+                r.iter()
+                    .zip(&self.aligns)
+                    .map(|(c, a)| match a {
+                        Align::Code if !c.is_empty() => Inline::code(c.as_str()),
+                        _ => Inline::from(c.as_str()),
+                    })
+                    .collect(),
+            );
         }
+        t
+    }
+
+    /// The table for stdout: no wider than the terminal or `COLUMNS`
+    /// (long cells are elided with `…`; see [`super::doc`]).
+    pub fn render(&self) -> String {
+        self.render_width(super::doc::terminal_width())
+    }
+
+    /// The table fitted to `width` columns (None: as wide as it is).
+    pub fn render_width(&self, width: Option<usize>) -> String {
+        use super::doc::Term;
         super::doc::table_text(
-            &t,
+            &self.doc(),
             &Term {
                 color: false,
                 width,

@@ -91,7 +91,7 @@ fn value(v: &serde_json::Value) -> String {
     v.to_string()
 }
 
-fn verdict_inline(v: &Verdict) -> Inline {
+pub fn verdict_inline(v: &Verdict) -> Inline {
     let st = match v {
         Verdict::Passes => Status::Pass,
         Verdict::BlockedBy { .. } => Status::Block,
@@ -110,7 +110,7 @@ fn verdict_status(v: &Verdict) -> Status {
 
 /// A workflow option in words: `computed by BX_ reading tengu_x (default
 /// false)` rather than its JSON.
-fn option_text(o: &OptionValue) -> Inline {
+pub fn option_text(o: &OptionValue) -> Inline {
     match o {
         OptionValue::Static { value: v } => Inline::code(value(v)),
         OptionValue::Computed { expression, flags } => {
@@ -131,7 +131,7 @@ fn option_text(o: &OptionValue) -> Inline {
 /// Each condition of a gate judged alone under the cached values: the
 /// picture of the chain. A flag condition passes or blocks; any other
 /// depends on the run; after the first block the rest is not reached.
-fn gate_figure(name: &str, g: &Gate, config: &CachedFlags) -> Block {
+pub fn gate_figure(name: &str, g: &Gate, config: &CachedFlags) -> Block {
     let mut blocked = false;
     let steps: Vec<svg::Step> = g
         .conditions
@@ -168,7 +168,7 @@ fn gate_figure(name: &str, g: &Gate, config: &CachedFlags) -> Block {
     ))
 }
 
-fn gate_blocks(g: &Gate, config: &CachedFlags) -> Vec<Block> {
+pub fn gate_blocks(g: &Gate, config: &CachedFlags) -> Vec<Block> {
     let mut out = vec![Block::Note(
         Inline::code(g.function.as_deref().unwrap_or("(anonymous)"))
             .t(g.original
@@ -200,6 +200,32 @@ fn gate_blocks(g: &Gate, config: &CachedFlags) -> Vec<Block> {
     }
     out.push(gate_figure(&g.role.to_string(), g, config));
     out
+}
+
+/// A workflow's phase pipeline with the finder fan-out of each effort level
+/// of its level table (none when it declares no phases).
+pub fn pipeline_figure(w: &WorkflowScript) -> Option<Block> {
+    let fans: Vec<svg::LevelFan> = w
+        .levels
+        .iter()
+        .flatten()
+        .map(|l| svg::LevelFan {
+            level: l.level.clone(),
+            finders: l.correctness_finders,
+            cleanup: l.cleanup_finders,
+            detail: format!(
+                "≤{} candidates · sweep {} · report ≤{}",
+                fmt::num(l.initial_candidate_limit),
+                l.sweep.map_or("none".into(), fmt::num),
+                fmt::num(l.report_limit)
+            ),
+        })
+        .collect();
+    if w.phases.is_empty() {
+        return None;
+    }
+    let phases: Vec<String> = w.phases.iter().map(|p| p.title.clone()).collect();
+    Some(Block::Figure(svg::pipeline(&w.name, &phases, &fans)))
 }
 
 /// "macho arm64", or "js" alone.
@@ -606,26 +632,7 @@ impl Teardown {
             }
             out.push(Block::Table(tb));
         }
-        let fans: Vec<svg::LevelFan> = w
-            .levels
-            .iter()
-            .flatten()
-            .map(|l| svg::LevelFan {
-                level: l.level.clone(),
-                finders: l.correctness_finders,
-                cleanup: l.cleanup_finders,
-                detail: format!(
-                    "≤{} candidates · sweep {} · report ≤{}",
-                    fmt::num(l.initial_candidate_limit),
-                    l.sweep.map_or("none".into(), fmt::num),
-                    fmt::num(l.report_limit)
-                ),
-            })
-            .collect();
-        if !w.phases.is_empty() {
-            let phases: Vec<String> = w.phases.iter().map(|p| p.title.clone()).collect();
-            out.push(Block::Figure(svg::pipeline(&w.name, &phases, &fans)));
-        }
+        out.extend(pipeline_figure(w));
         out
     }
 
