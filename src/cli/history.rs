@@ -248,6 +248,23 @@ fn scan(g: &Global, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
     let started = Instant::now();
     let mut jobs = Vec::new();
     for p in &platforms {
+        // A list of versions the store already holds needs no registry:
+        // a rescan of known builds is then a few lookups, offline too.
+        if let Some(listed) = explicit_versions(&a.range)
+            && listed
+                .iter()
+                .map(|v| store.release_done(v, p))
+                .collect::<Result<Vec<bool>, _>>()?
+                .into_iter()
+                .all(|done| done)
+        {
+            jobs.extend(listed.into_iter().map(|v| Job {
+                version: v,
+                platform: p.clone(),
+                published: None,
+            }));
+            continue;
+        }
         let published = npm::published_versions(p)?;
         let names: Vec<String> = published.iter().map(|x| x.version.clone()).collect();
         let chosen = match history::select_range(&a.range, &names) {
@@ -290,7 +307,8 @@ fn scan(g: &Global, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
     // holds at most one finished download, so at most jobs + 2 builds are
     // on disk at once (in flight, waiting, being analysed).
     let queue = Arc::new(Mutex::new(todo));
-    let (tx, rx) = mpsc::sync_channel::<(Job, Result<npm::CachedBuild, (bool, String)>, Duration)>(1);
+    let (tx, rx) =
+        mpsc::sync_channel::<(Job, Result<npm::CachedBuild, (bool, String)>, Duration)>(1);
     let mut workers = Vec::new();
     for _ in 0..a.jobs {
         let (queue, tx, cache_dir) = (queue.clone(), tx.clone(), cache_dir.clone());
@@ -422,6 +440,18 @@ fn scan(g: &Global, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
         }
     }
     Ok(if failed > 0 { 1 } else { 0 })
+}
+
+/// The versions of a RANGE that lists them (`2.1.220` or `2.1.220,2.1.260`),
+/// normalised as the registry writes them; None for ranges and `latest`.
+fn explicit_versions(range: &str) -> Option<Vec<String>> {
+    if range.contains("..") || range.trim() == "all" {
+        return None;
+    }
+    range
+        .split(',')
+        .map(|v| semver::Version::parse(v.trim()).ok().map(|v| v.to_string()))
+        .collect()
 }
 
 /// Analyse one fetched release through the pipeline (facts come from the

@@ -237,7 +237,7 @@ pub fn items(f: &Facts) -> (Vec<Item>, Vec<(String, String)>) {
         push(
             "model",
             &m.id,
-            json!({"aliases": m.aliases, "uses": m.uses}),
+            json!({"aliases": m.aliases, "used_as": m.uses}),
         );
     }
     for (name, text) in &f.scripts {
