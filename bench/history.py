@@ -12,7 +12,7 @@
 
 Checks: cold scan ≤ 10 s, rescan ≤ 50 ms, each query ≤ 50 ms (medians).
 
-Usage: bench/history.py [--runs N] [--bin PATH] [--store FILE]
+Usage: bench/history.py [--runs N] [--bin PATH] [--store FILE] [--no-cold]
                         [--versions 2.1.260,2.1.332] [--platform P]
        (builds release unless --bin; without --store the queries run on
         the small store the cold scans filled)
@@ -27,6 +27,7 @@ ap.add_argument("--bin")
 ap.add_argument("--store")
 ap.add_argument("--versions", default="2.1.260,2.1.332")
 ap.add_argument("--platform", default="darwin-arm64")
+ap.add_argument("--no-cold", action="store_true", help="skip the cold scans (queries only; needs --store)")
 args = ap.parse_args()
 
 if args.bin:
@@ -69,7 +70,7 @@ small_store = os.path.join(work, "small.sqlite")
 print(f"\n## Cold scan of one build ({args.platform}), {args.runs} paired runs\n")
 print("| build | `history scan V` (download + analysis) | CPU | peak | `fetch V` alone | scan / fetch |")
 print("|---|---|---|---|---|---|")
-for v in args.versions.split(","):
+for v in ([] if args.no_cold else args.versions.split(",")):
     scans, cpus, peaks, fetches = [], [], [], []
     for i in range(args.runs):
         cache = tempfile.mkdtemp(prefix="cct-cache-", dir=work)
