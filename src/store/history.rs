@@ -435,13 +435,7 @@ impl FactsStore {
                     rows.iter().map(|(k, n, v)| (k.as_str(), n.as_str(), v)),
                 )?;
             }
-            tx.commit()?;
-            // One large transaction leaves a large WAL, which every later
-            // process reads back on open (30 ms a query on the full
-            // history): fold it into the database now. Best effort: a
-            // reader holding a snapshot only delays it.
-            let _ = c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
-            Ok(())
+            tx.commit()
         })
     }
 
