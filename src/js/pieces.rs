@@ -1,8 +1,8 @@
 //! Parsing and printing a large CJS-wrapped script in pieces, so that the
 //! whole AST never exists at once.
 //!
-//! A single-bundle build is one 20 MB+ script: `(function(exports, …) {`
-//! then some hundred thousand statements, then `})`. Its whole AST is most of
+//! A single-bundle build is one 20 MB+ script: a CommonJS wrapper function
+//! around some hundred thousand statements. Its whole AST is most of
 //! `pretty`'s memory. Here the body is cut at statement boundaries into
 //! pieces of about [`PIECE_BYTES`]; each piece is parsed on its own with its
 //! real byte positions (so spans, comments and the line map are those of
@@ -471,7 +471,7 @@ mod tests {
     /// and comments before its `}`.
     fn wrapped(unit: impl Fn(usize) -> String) -> String {
         let mut src = String::from(
-            "// @bun @bytecode @bun-cjs\n(function(exports, require, module) {// licence; of ours\n\n",
+            "// a pragma; of ours\n(function(e, r, m) {// licence; of ours\n\n",
         );
         let mut i = 0;
         while src.len() < print::SPLIT_MIN_BYTES + 300_000 {
