@@ -117,33 +117,12 @@ fn the_same_version_on_two_platforms_has_the_same_tools() {
 /// Every `{type:"local"|"local-jsx"|"prompt",name:"…"}` in the build's
 /// JavaScript, read from the extracted modules' raw text.
 fn raw_commands(exe: &Path) -> BTreeSet<String> {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("x");
-    bin()
-        .args([
-            "extract",
-            exe.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ])
-        .assert()
-        .success();
     let re =
         regex::Regex::new(r#"\{type:"(?:local|local-jsx|prompt)",name:"([^"]+)"[,}]"#).unwrap();
-    let mut names = BTreeSet::new();
-    let mut stack = vec![out];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "js") {
-                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
-                names.extend(re.captures_iter(&text).map(|c| c[1].to_string()));
-            }
-        }
-    }
-    names
+    extracted_js(exe)
+        .iter()
+        .flat_map(|t| re.captures_iter(t).map(|c| c[1].to_string()))
+        .collect()
 }
 
 #[test]

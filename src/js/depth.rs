@@ -1102,25 +1102,33 @@ impl<'a> Scanner<'a> {
     }
 }
 
+impl<'a> Scanner<'a> {
+    /// A scan of `src` from its start, failing past `limit`; `ends`
+    /// collects the wrapper's statement ends when given.
+    fn new(src: &'a str, limit: u32, ends: Option<Vec<u32>>) -> Scanner<'a> {
+        Scanner {
+            src: src.as_bytes(),
+            i: 0,
+            frames: vec![Frame::new(Kind::Block, 0)],
+            prev: Prev::Start,
+            prev2: Prev::Start,
+            async_at_stmt: false,
+            // swc treats the start of the input as after a line break.
+            newline: true,
+            semi_pending: false,
+            block_pending: false,
+            max: 0,
+            limit,
+            ends,
+        }
+    }
+}
+
 /// The deepest nesting any parse of `src` can reach, in the units of
 /// [`MAX_NESTING`] (an over-approximation); `Err` at the first token past
 /// `limit`. Linear time, memory proportional to the bracket depth.
 pub fn scan_with_limit(src: &str, limit: u32) -> Result<u32, TooDeep> {
-    let mut s = Scanner {
-        src: src.as_bytes(),
-        i: 0,
-        frames: vec![Frame::new(Kind::Block, 0)],
-        prev: Prev::Start,
-        prev2: Prev::Start,
-        async_at_stmt: false,
-        // swc treats the start of the input as after a line break.
-        newline: true,
-        semi_pending: false,
-        block_pending: false,
-        max: 0,
-        limit,
-        ends: None,
-    };
+    let mut s = Scanner::new(src, limit, None);
     s.run()?;
     Ok(s.max)
 }
@@ -1132,20 +1140,7 @@ pub fn scan_with_limit(src: &str, limit: u32) -> Result<u32, TooDeep> {
 /// check the cut by parsing (see `js::pieces`). `Err` when the input is
 /// nested past [`MAX_NESTING`], as [`scan`].
 pub fn wrapper_statement_ends(src: &str) -> Result<Vec<u32>, TooDeep> {
-    let mut s = Scanner {
-        src: src.as_bytes(),
-        i: 0,
-        frames: vec![Frame::new(Kind::Block, 0)],
-        prev: Prev::Start,
-        prev2: Prev::Start,
-        async_at_stmt: false,
-        newline: true,
-        semi_pending: false,
-        block_pending: false,
-        max: 0,
-        limit: MAX_NESTING,
-        ends: Some(Vec::new()),
-    };
+    let mut s = Scanner::new(src, MAX_NESTING, Some(Vec::new()));
     s.run()?;
     Ok(s.ends.unwrap_or_default())
 }

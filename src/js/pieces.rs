@@ -470,9 +470,8 @@ mod tests {
     /// `unit(i)`, with a comment and a blank line after the wrapper's `{`
     /// and comments before its `}`.
     fn wrapped(unit: impl Fn(usize) -> String) -> String {
-        let mut src = String::from(
-            "// a pragma; of ours\n(function(e, r, m) {// licence; of ours\n\n",
-        );
+        let mut src =
+            String::from("// a pragma; of ours\n(function(e, r, m) {// licence; of ours\n\n");
         let mut i = 0;
         while src.len() < print::SPLIT_MIN_BYTES + 300_000 {
             src.push_str(&unit(i));
