@@ -249,3 +249,114 @@ fn cache_info_and_clear() {
     let (_, hit) = run(cache.path(), "flags", &fixture());
     assert!(!hit, "a cleared store computes again");
 }
+
+/// A store the user names (`--store`) is never removed or overwritten, and
+/// no store — named or the cache's — goes through a link or into a FIFO,
+/// device or folder: each is a one-line error (a named store) or a note and
+/// a run without the store (the cache's), and the file is left as it was.
+#[test]
+fn a_named_store_is_never_destroyed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text = d.join("notes.txt");
+    std::fs::write(&text, "my notes\n").unwrap();
+    let theirs = d.join("theirs.db");
+    let c = rusqlite::Connection::open(&theirs).unwrap();
+    c.execute_batch("CREATE TABLE precious (x); INSERT INTO precious VALUES (42);")
+        .unwrap();
+    drop(c);
+    let theirs_bytes = std::fs::read(&theirs).unwrap();
+    let link = d.join("link.sqlite");
+    std::os::unix::fs::symlink(&text, &link).unwrap();
+    let fifo = d.join("fifo.sqlite");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let folder = d.join("folder.sqlite");
+    std::fs::create_dir(&folder).unwrap();
+    let other = d.join("other.txt");
+    std::fs::write(&other, "other notes\n").unwrap();
+    let hard = d.join("hard.sqlite");
+    std::fs::hard_link(&other, &hard).unwrap();
+    let cases: [(&Path, &str); 6] = [
+        (&text, "not a cc-teardown facts store"),
+        (&theirs, "not a cc-teardown facts store"),
+        (&link, "a symbolic link"),
+        (&fifo, "a FIFO"),
+        (&folder, "a directory"),
+        (&hard, "other hard links"),
+    ];
+    for (path, needle) in cases {
+        for args in [
+            vec!["history", "list"],
+            vec!["cache", "clear"],
+            vec!["cache", "info"],
+            vec!["locate", &fixture()],
+        ] {
+            let out = bin()
+                .args(&args)
+                .arg("--store")
+                .arg(path)
+                .timeout(std::time::Duration::from_secs(60))
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?} {path:?}: {err}");
+            assert!(err.contains(needle), "{args:?} {path:?}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&text).unwrap(), "my notes\n");
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), "other notes\n");
+    assert_eq!(std::fs::read(&theirs).unwrap(), theirs_bytes);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(std::fs::symlink_metadata(&folder).unwrap().is_dir());
+    for p in [&text, &theirs, &fifo] {
+        for suffix in ["-wal", "-shm", "-journal"] {
+            let side = format!("{}{suffix}", p.display());
+            assert!(!Path::new(&side).exists(), "{side} was created");
+        }
+    }
+    // The cache's own store behind a link: the command runs without it and
+    // the link's target is untouched.
+    let cache = d.join("cache");
+    std::fs::create_dir(&cache).unwrap();
+    std::os::unix::fs::symlink(&text, cache.join("facts.sqlite")).unwrap();
+    let out = bin()
+        .args(["locate", &fixture(), "--json", "--cache-dir"])
+        .arg(&cache)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a symbolic link"));
+    assert_eq!(std::fs::read_to_string(&text).unwrap(), "my notes\n");
+    // A named store of ours is used, and `cache clear` removes it.
+    let ours = d.join("ours.sqlite");
+    let out = bin()
+        .args(["locate", &fixture(), "--json", "--store"])
+        .arg(&ours)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(ours.exists());
+    let out = bin()
+        .args(["cache", "clear", "--store"])
+        .arg(&ours)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!ours.exists());
+}

@@ -211,3 +211,47 @@ fn every_command_has_help_with_an_example() {
         );
     }
 }
+
+/// A registry whose dist-tag names a path, not a version: refused before
+/// any folder of the cache is made or removed (the version names the
+/// folder a download replaces).
+#[test]
+fn a_dist_tag_that_is_a_path_is_refused() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut s in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            let body = r#"{"dist-tags":{"latest":"../../../victim"},"versions":{}}"#;
+            let _ = write!(
+                s,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("a/b/cache");
+    let victim = dir.path().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("keep"), "keep").unwrap();
+    for version in ["latest", "2.1.0/../../../../victim"] {
+        let out = bin()
+            .args(["fetch", version, "--platform", "linux-x64", "--cache-dir"])
+            .arg(&cache)
+            .env("NPM_CONFIG_REGISTRY", format!("http://127.0.0.1:{port}/"))
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{version}: {err}");
+        assert!(err.contains("not a version"), "{version}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(victim.join("keep")).unwrap(),
+        "keep"
+    );
+}

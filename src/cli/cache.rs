@@ -18,10 +18,10 @@ pub enum CacheAction {
 }
 
 pub fn run(g: &Global, a: &CacheArgs) -> anyhow::Result<i32> {
-    let path = g.store_path();
+    let (path, ownership) = g.store_location();
     match a.action {
         CacheAction::Info => {
-            let info = FactsStore::open(&path)?.info();
+            let info = FactsStore::open_as(&path, ownership)?.info();
             if g.json {
                 return print_json(&info).map(|_| 0);
             }
@@ -47,7 +47,7 @@ pub fn run(g: &Global, a: &CacheArgs) -> anyhow::Result<i32> {
             );
         }
         CacheAction::Clear => {
-            FactsStore::clear(&path)?;
+            FactsStore::clear(&path, ownership)?;
             if g.json {
                 return print_json(&serde_json::json!({"cleared": path.display().to_string()}))
                     .map(|_| 0);

@@ -5,7 +5,7 @@ use crate::analysis::analysed::{Analysed, Facts, FactsCache};
 use crate::bun::digest::bundle_digest;
 use crate::js::code::{CodeIndex, Depth};
 use crate::source::build::Build;
-use crate::store::{BuildRow, FactsStore};
+use crate::store::{BuildRow, FactsStore, Ownership};
 use std::io::IsTerminal;
 
 pub fn index(g: &Global, build: &Build) -> anyhow::Result<CodeIndex> {
@@ -44,30 +44,35 @@ fn with_spinner<R>(
     r
 }
 
-/// The process's facts store (None with `--no-cache`, or when it cannot be
-/// opened: a store never stops a command, it only saves work).
-pub fn store(g: &Global) -> Option<&'static FactsStore> {
-    static STORE: std::sync::OnceLock<Option<FactsStore>> = std::sync::OnceLock::new();
+/// The process's facts store: None with `--no-cache`, or when the cache's
+/// own store cannot be opened (it only saves work, so a note says so and
+/// the command goes on). A store the user named that cannot be used is an
+/// error: they asked for that file.
+pub fn store(g: &Global) -> anyhow::Result<Option<&'static FactsStore>> {
+    static STORE: std::sync::OnceLock<Result<FactsStore, String>> = std::sync::OnceLock::new();
     if g.no_cache {
-        return None;
+        return Ok(None);
     }
-    STORE
-        .get_or_init(|| {
-            FactsStore::open(&g.store_path())
-                .map_err(|e| {
-                    if !g.quiet {
-                        eprintln!("note: facts store unavailable, analysing without it: {e}");
-                    }
-                })
-                .ok()
+    let (path, ownership) = g.store_location();
+    let opened = STORE.get_or_init(|| {
+        FactsStore::open_as(&path, ownership).map_err(|e| {
+            if ownership == Ownership::Cache && !g.quiet {
+                eprintln!("note: facts store unavailable, analysing without it: {e}");
+            }
+            e.to_string()
         })
-        .as_ref()
+    });
+    match opened {
+        Ok(s) => Ok(Some(s)),
+        Err(e) if ownership == Ownership::Named => Err(anyhow::anyhow!("{e}")),
+        Err(_) => Ok(None),
+    }
 }
 
 /// Open a build's analysis: its bundle digest (remembered per file, so a
 /// build seen before is not hashed again) and the facts store behind it.
 pub fn analyse<'b>(g: &'b Global, build: &'b Build<'b>) -> anyhow::Result<Analysed<'b>> {
-    let store = store(g);
+    let store = store(g)?;
     let arch = g.arch.map_or("", |a| a.as_str());
     let file = build.opened.identity.as_ref();
     let known = store.zip(file).and_then(|(s, f)| s.digest_for(f, arch));

@@ -172,7 +172,7 @@ pub fn run(g: &Global, a: &HistoryArgs) -> anyhow::Result<i32> {
     if g.no_cache {
         usage!("history lives in the facts store; it cannot run with --no-cache");
     }
-    let Some(store) = super::code::store(g) else {
+    let Some(store) = super::code::store(g)? else {
         return Err(anyhow!(
             "the facts store cannot be opened (see the note above)"
         ));

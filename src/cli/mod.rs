@@ -296,15 +296,22 @@ impl Global {
         }
     }
 
-    /// The facts store's file: `--store`, else facts.sqlite in the cache dir.
-    pub fn store_path(&self) -> PathBuf {
-        self.store.clone().unwrap_or_else(|| {
-            let dir = self
-                .cache_dir
-                .clone()
-                .unwrap_or_else(crate::source::cache::default_cache_dir);
-            crate::store::FactsStore::path_in(&dir)
-        })
+    /// The facts store's file: `--store` (the user's file: never removed),
+    /// else facts.sqlite in the cache dir (the cache's: rebuilt when unusable).
+    pub fn store_location(&self) -> (PathBuf, crate::store::Ownership) {
+        match &self.store {
+            Some(p) => (p.clone(), crate::store::Ownership::Named),
+            None => {
+                let dir = self
+                    .cache_dir
+                    .clone()
+                    .unwrap_or_else(crate::source::cache::default_cache_dir);
+                (
+                    crate::store::FactsStore::path_in(&dir),
+                    crate::store::Ownership::Cache,
+                )
+            }
+        }
     }
 
     pub fn container_options(&self) -> ContainerOptions {

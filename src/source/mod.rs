@@ -37,6 +37,8 @@ pub enum SourceError {
     NoRegistry,
     #[error("registry: {0}")]
     Registry(String),
+    #[error("not a version: {0:?} (a version such as 2.1.220, or a dist-tag such as latest)")]
+    BadVersion(String),
     #[error("network: {0}")]
     Network(String),
     #[error("{package}@{version} is not published (nor {main}@{version})", main = npm::MAIN_PACKAGE)]

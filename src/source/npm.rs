@@ -234,6 +234,12 @@ pub fn fetch(
     } else {
         resolve_tag(version)?
     };
+    // The version names a folder of the cache that a failed or repeated
+    // download removes: it must be a version, not a path (`2.1.0/../..`,
+    // or whatever a hostile registry's dist-tag says).
+    if semver::Version::parse(&version).is_err() {
+        return Err(SourceError::BadVersion(version));
+    }
     let package = platform_package(platform);
     // Versions before native builds only exist as the main package's cli.js.
     for pkg in [package.as_str(), MAIN_PACKAGE] {

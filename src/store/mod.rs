@@ -6,7 +6,10 @@
 //!
 //! A store can only ever cost a recomputation, never a wrong answer: every
 //! body carries its SHA-256, facts are keyed by the analysis version, and a
-//! file SQLite calls corrupt, or that is not ours, is set aside and rebuilt.
+//! file in the cache directory that SQLite calls corrupt, or that is not
+//! ours, is set aside and rebuilt. A file the user named (`--store`) is
+//! never removed or overwritten: anything there but a store of ours is an
+//! error. Neither ever goes through a link or into a device, FIFO or folder.
 
 pub mod history;
 
@@ -14,7 +17,7 @@ use crate::analysis::analysed::{ANALYSIS_VERSION, Facts, FactsCache};
 use crate::analysis::diff::code::CodeFacts;
 use crate::source::FileIdentity;
 use rusqlite::{
-    Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
+    Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
 };
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -107,6 +110,100 @@ pub enum StoreError {
     },
     #[error("facts store {0}: a thread using it panicked")]
     Poisoned(String),
+    #[error("facts store {path} is {what}, not a file of its own: refused, it was left as it is")]
+    NotAFile { path: String, what: &'static str },
+    #[error(
+        "{path} is not a cc-teardown facts store ({why}); it was left as it is: name another file with --store"
+    )]
+    NotOurs { path: String, why: String },
+}
+
+/// Whose file a store's path names, which decides what may become of a
+/// file there that is not a usable store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ownership {
+    /// facts.sqlite in the cache directory: ours. A damaged, foreign or
+    /// older file there is removed and rebuilt: it only ever holds what can
+    /// be computed again.
+    Cache,
+    /// A file the user named (`--store`, `CC_TEARDOWN_STORE`): perhaps a
+    /// history someone published and hours of scanning, perhaps a typo for
+    /// another file. Never removed or overwritten; anything there but a
+    /// store of ours is an error.
+    Named,
+}
+
+/// The files SQLite keeps for a database at a path: the database, its
+/// write-ahead log and shared-memory index, and a rollback journal.
+const SIDE_FILES: [&str; 4] = ["", "-wal", "-shm", "-journal"];
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
+}
+
+/// Every file of a store at `path` is absent or a plain regular file with
+/// one name. SQLite would open a FIFO or a device, write through a
+/// symbolic link, or into a file hard-linked from elsewhere; and a store
+/// that cannot be used is removed, which must never take a device node or
+/// someone's file with it.
+fn check_files(path: &Path) -> Result<(), StoreError> {
+    for suffix in SIDE_FILES {
+        let p = with_suffix(path, suffix);
+        let meta = match std::fs::symlink_metadata(&p) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(source) => {
+                return Err(StoreError::Io {
+                    path: p.display().to_string(),
+                    source,
+                });
+            }
+        };
+        let what = file_kind(&meta);
+        if what != "a regular file" {
+            return Err(StoreError::NotAFile {
+                path: p.display().to_string(),
+                what,
+            });
+        }
+        #[cfg(unix)]
+        if std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
+            return Err(StoreError::NotAFile {
+                path: p.display().to_string(),
+                what: "a file with other hard links",
+            });
+        }
+    }
+    Ok(())
+}
+
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_symlink() {
+        return "a symbolic link";
+    }
+    if t.is_dir() {
+        return "a directory";
+    }
+    if t.is_file() {
+        return "a regular file";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    "not a regular file"
 }
 
 /// What a build is, as far as the store records it next to its facts.
@@ -139,6 +236,7 @@ pub struct StoreInfo {
 
 pub struct FactsStore {
     path: PathBuf,
+    ownership: Ownership,
     conn: Mutex<Connection>,
 }
 
@@ -155,17 +253,41 @@ impl FactsStore {
         cache_dir.join("facts.sqlite")
     }
 
-    /// Open (creating it if needed) the store at `path`. A file that is
-    /// damaged, foreign or of another schema is set aside and rebuilt.
+    /// Open (creating it if needed) the store in a cache directory's
+    /// `path`; see [`FactsStore::open_as`].
     pub fn open(path: &Path) -> Result<FactsStore, StoreError> {
-        if let Some(dir) = path.parent() {
+        Self::open_as(path, Ownership::Cache)
+    }
+
+    /// Open (creating it if needed) the store at `path`. A file there that
+    /// is damaged, foreign or of another schema is removed and rebuilt when
+    /// the cache owns it, and refused when the user named it.
+    pub fn open_as(path: &Path, ownership: Ownership) -> Result<FactsStore, StoreError> {
+        if ownership == Ownership::Cache
+            && let Some(dir) = path.parent()
+        {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
                 path: dir.display().to_string(),
                 source,
             })?;
         }
+        check_files(path)?;
         let conn = match Self::connect(path) {
             Ok(c) => c,
+            Err(e) if ownership == Ownership::Named => {
+                return Err(match e.sqlite_error_code() {
+                    Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
+                        StoreError::NotOurs {
+                            path: path.display().to_string(),
+                            why: e.to_string(),
+                        }
+                    }
+                    _ => StoreError::Sqlite {
+                        path: path.display().to_string(),
+                        source: e,
+                    },
+                });
+            }
             Err(_) => {
                 Self::remove_files(path)?;
                 Self::connect(path).map_err(|source| StoreError::Sqlite {
@@ -176,12 +298,18 @@ impl FactsStore {
         };
         Ok(FactsStore {
             path: path.to_path_buf(),
+            ownership,
             conn: Mutex::new(conn),
         })
     }
 
     fn connect(path: &Path) -> rusqlite::Result<Connection> {
-        let conn = Connection::open(path)?;
+        // No URI names (a store path is a path), and never through a link.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let conn = Connection::open_with_flags(path, flags)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
         let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -192,10 +320,15 @@ impl FactsStore {
         )?;
         let ours = app == APPLICATION_ID && version == SCHEMA_VERSION;
         if !ours && (tables > 0 || app != 0) {
-            // Someone else's file, or an older schema: rebuild.
+            // Someone else's file, or an older schema.
+            let why = if app == APPLICATION_ID {
+                format!("schema {version}, this tool reads schema {SCHEMA_VERSION}")
+            } else {
+                "another program's database".to_string()
+            };
             return Err(rusqlite::Error::SqliteFailure(
                 rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_NOTADB),
-                Some("not a cc-teardown facts store of this schema".into()),
+                Some(why),
             ));
         }
         // WAL: readers never wait for a writer; two processes analysing
@@ -213,16 +346,18 @@ impl FactsStore {
         Ok(conn)
     }
 
+    /// Remove a store's files: regular files only (checked first, so
+    /// nothing else is touched when one of them is not).
     fn remove_files(path: &Path) -> Result<(), StoreError> {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            let mut p = path.as_os_str().to_owned();
-            p.push(suffix);
+        check_files(path)?;
+        for suffix in SIDE_FILES {
+            let p = with_suffix(path, suffix);
             match std::fs::remove_file(&p) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(source) => {
                     return Err(StoreError::Io {
-                        path: PathBuf::from(p).display().to_string(),
+                        path: p.display().to_string(),
                         source,
                     });
                 }
@@ -232,9 +367,11 @@ impl FactsStore {
     }
 
     /// Throw the file away and start again (after SQLite reported damage
-    /// mid-run).
+    /// mid-run) — only a cache's own file; a named store is left as it is
+    /// and the operation just fails.
     fn rebuild(&self, conn: &mut Connection) {
-        if Self::remove_files(&self.path).is_ok()
+        if self.ownership == Ownership::Cache
+            && Self::remove_files(&self.path).is_ok()
             && let Ok(c) = Self::connect(&self.path)
         {
             *conn = c;
@@ -370,8 +507,13 @@ impl FactsStore {
         }
     }
 
-    /// Delete the store's files (`cache clear`).
-    pub fn clear(path: &Path) -> Result<(), StoreError> {
+    /// Delete the store's files (`cache clear`). A named file is deleted
+    /// only when it is a store of ours.
+    pub fn clear(path: &Path, ownership: Ownership) -> Result<(), StoreError> {
+        check_files(path)?;
+        if ownership == Ownership::Named && path.exists() {
+            drop(Self::open_as(path, Ownership::Named)?);
+        }
         Self::remove_files(path)
     }
 }
