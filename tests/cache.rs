@@ -285,7 +285,7 @@ fn a_named_store_is_never_destroyed() {
     let cases: [(&Path, &str); 6] = [
         (&text, "not a cc-teardown facts store"),
         (&theirs, "not a cc-teardown facts store"),
-        (&link, "a symbolic link"),
+        (&link, "a symlink"),
         (&fifo, "a FIFO"),
         (&folder, "a directory"),
         (&hard, "other hard links"),
@@ -341,7 +341,7 @@ fn a_named_store_is_never_destroyed() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("a symbolic link"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a symlink"));
     assert_eq!(std::fs::read_to_string(&text).unwrap(), "my notes\n");
     // A named store of ours is used, and `cache clear` removes it.
     let ours = d.join("ours.sqlite");

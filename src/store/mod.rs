@@ -161,7 +161,7 @@ fn check_files(path: &Path) -> Result<(), StoreError> {
                 });
             }
         };
-        let what = file_kind(&meta);
+        let what = crate::source::untrusted::kind_of(meta.file_type());
         if what != "a regular file" {
             return Err(StoreError::NotAFile {
                 path: p.display().to_string(),
@@ -179,32 +179,6 @@ fn check_files(path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn file_kind(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_symlink() {
-        return "a symbolic link";
-    }
-    if t.is_dir() {
-        return "a directory";
-    }
-    if t.is_file() {
-        return "a regular file";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-    }
-    "not a regular file"
-}
 
 /// What a build is, as far as the store records it next to its facts.
 #[derive(Debug, Clone, Default)]
