@@ -1404,7 +1404,7 @@ mod tests {
             "aaa aab",
         ];
         let store = store_with_texts(dir.path(), &texts);
-        let has_index = |s: &FactsStore| s.query(|c| has_text_index(c)).unwrap();
+        let has_index = |s: &FactsStore| s.query(has_text_index).unwrap();
         // A store written before the index: the first search builds it
         // from the texts already there.
         store
