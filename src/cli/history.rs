@@ -765,19 +765,18 @@ fn changes(g: &Global, store: &FactsStore, a: &ChangesArgs) -> anyhow::Result<i3
         ));
     }
     let (prev, this) = (&releases[i - 1], &releases[i]);
-    let (fa, fb) = store.facts_pair(
-        prev.digest.as_deref().unwrap_or_default(),
-        this.digest.as_deref().unwrap_or_default(),
-    );
-    let loaded = |f: Option<_>, r: &Release| {
-        f.with_context(|| {
-            format!(
-                "the stored facts of {} were made by another analysis version; rescan it (cc-teardown history scan {})",
-                r.version, r.version
-            )
-        })
+    let load = |r: &Release| {
+        r.digest
+            .as_deref()
+            .and_then(|d| store.facts_of(d))
+            .with_context(|| {
+                format!(
+                    "the stored facts of {} were made by another analysis version; rescan it (cc-teardown history scan {})",
+                    r.version, r.version
+                )
+            })
     };
-    let (fa, fb) = (loaded(fa, prev)?, loaded(fb, this)?);
+    let (fa, fb) = (load(prev)?, load(this)?);
     let mut diff = BuildDiff::default();
     compare_facts(&fa, &fb, &FACT_SECTIONS, &mut diff);
     let view = ChangesView {

@@ -842,45 +842,6 @@ impl FactsStore {
         self.load(digest)
     }
 
-    /// The stored facts of two builds (`changes`): both bodies read in one
-    /// transaction, then checked and inflated at once, one on each core —
-    /// inflating a build's facts (4 MB of JSON) is most of the command's
-    /// time. As `facts_of`: None for a build without facts of this
-    /// analysis version, or whose body fails its checksum.
-    pub fn facts_pair(&self, a: &str, b: &str) -> (Option<Facts>, Option<Facts>) {
-        let bodies = self.query(|c| {
-            let tx = Transaction::new_unchecked(c, TransactionBehavior::Deferred)?;
-            let mut out = Vec::new();
-            {
-                let mut st = tx.prepare(
-                    "SELECT f.body, f.body_sha256 FROM facts f JOIN builds b ON b.id = f.build_id
-                     WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
-                )?;
-                for d in [a, b] {
-                    out.push(
-                        st.query_row(params![d, ANALYSIS_VERSION], |r| {
-                            Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?))
-                        })
-                        .optional()?,
-                    );
-                }
-            }
-            tx.commit()?;
-            Ok(out)
-        });
-        let Ok(mut bodies) = bodies else {
-            return (None, None);
-        };
-        let (bb, ba) = (bodies.pop().flatten(), bodies.pop().flatten());
-        let decode = |row: Option<(Vec<u8>, String)>| {
-            let (body, sha) = row?;
-            (hex::encode(Sha256::digest(&body)) == sha)
-                .then(|| super::decode(&body))
-                .flatten()
-        };
-        rayon::join(|| decode(ba), || decode(bb))
-    }
-
     /// Copy the whole store into a new SQLite file at `dest` (which must
     /// not exist).
     pub fn export_sqlite(&self, dest: &std::path::Path) -> Result<(), StoreError> {
