@@ -13,7 +13,8 @@
 Checks: cold scan ≤ 10 s, rescan ≤ 50 ms, each query ≤ 50 ms (medians).
 
 Usage: bench/history.py [--runs N] [--bin PATH] [--store FILE] [--no-cold]
-                        [--versions 2.1.260,2.1.332] [--platform P]
+                        [--versions 2.1.260,2.1.332] [--platform P] [--rescan]
+                        [--compare OLD_BIN [--compare-store FILE]]
        (builds release unless --bin; without --store the queries run on
         the small store the cold scans filled)
 Exit status 0 when every check passes, 1 when one fails, 2 on error.
@@ -28,6 +29,10 @@ ap.add_argument("--store")
 ap.add_argument("--versions", default="2.1.260,2.1.332")
 ap.add_argument("--platform", default="darwin-arm64")
 ap.add_argument("--no-cold", action="store_true", help="skip the cold scans (queries only; needs --store)")
+ap.add_argument("--compare", help="another binary whose queries run beside this one's (before/after)")
+ap.add_argument("--compare-store", help="the store the --compare binary queries (default: --store); "
+                "`changes` needs facts of each binary's analysis version")
+ap.add_argument("--rescan", action="store_true", help="with --store: also rescan the whole store (asks the registry)")
 args = ap.parse_args()
 
 if args.bin:
@@ -102,7 +107,7 @@ for _ in range(max(args.runs, 5)):
     rescan.append(w)
 print(f"\nrescan of a known build ({v0}): {fmt(rescan, 'ms')}")
 checks.append(("rescan of a known build ≤ 50 ms", statistics.median(rescan) <= 0.05))
-if args.store:
+if args.store and args.rescan:
     # Every release of the store again: one look at the registry's version
     # list, then nothing to do for each.
     allscan = []
@@ -121,25 +126,44 @@ queries = [
     ("show workflow", ["history", "show", "workflow", "deep-research", "--json"]),
     ("show flag", ["history", "show", "flag", "tengu_review_workflow_routing", "--json"]),
     ("changes", ["history", "changes", v0, "--json"]),
-    ("search", ["history", "search", "tengu_review_workflow_routing", "--json"]),
+    ("changes (code-split)", ["history", "changes", "2.1.242", "--json"]),
+    ("search (flag name)", ["history", "search", "tengu_review_workflow_routing", "--json"]),
+    ("search (prompt phrase)", ["history", "search", "You are Claude Code", "--json"]),
+    ("search (2 characters)", ["history", "search", "gh", "--json"]),
     ("timeline (html)", ["history", "timeline", "--format", "html", "-o", os.path.join(work, "t.html")]),
+    ("timeline (md)", ["history", "timeline", "--format", "md", "-o", os.path.join(work, "t.md")]),
 ]
-sizes = os.path.getsize(store)
+sizes = sum(os.path.getsize(store + x) for x in ["", "-wal"] if os.path.exists(store + x))
 print(f"\n## Queries on {store} ({sizes / 1e6:,.1f} MB)\n")
 hf = shutil.which("hyperfine")
 res = os.path.join(work, "q.json")
+def quote(a):
+    return a if a and all(c.isalnum() or c in "-_./=" for c in a) else "'" + a.replace("'", "'\\''") + "'"
+
+
+if args.compare:
+    other = os.path.join(work, "cc-teardown-compare")
+    shutil.copy(args.compare, other)
 if hf:
+    # Each query of this binary, then the same of the --compare one.
     cmd = [hf, "-N", "--warmup", "3", "--runs", "20", "--export-json", res]
     for name, q in queries:
-        cmd += ["-n", name, " ".join([BIN] + q + ["--store", store])]
+        cmd += ["-n", name, " ".join(quote(a) for a in [BIN] + q + ["--store", store])]
+        if args.compare:
+            cmd += ["-n", "before: " + name,
+                    " ".join(quote(a) for a in [other] + q + ["--store", args.compare_store or store])]
     subprocess.run(cmd, check=True, capture_output=True)
     rows = {r["command"]: r for r in json.load(open(res))["results"]}
-    print("| query | median | min | max |")
-    print("|---|---|---|---|")
+    print("| query | median | min–max | user+sys (mean) |" + (" before: median | min–max | user+sys (mean) |" if args.compare else ""))
+    print("|---|---:|---|---:|" + ("---:|---|---:|" if args.compare else ""))
     for name, _ in queries:
-        r = rows[name]
-        print(f"| {name} | {r['median'] * 1000:.1f} ms | {r['min'] * 1000:.1f} ms | {r['max'] * 1000:.1f} ms |")
-        checks.append((f"query `{name}` ≤ 50 ms", r["median"] <= 0.05))
+        line = f"| {name} |"
+        for key in [name] + (["before: " + name] if args.compare else []):
+            r = rows[key]
+            line += (f" {r['median'] * 1000:.1f} ms | {r['min'] * 1000:.1f}–{r['max'] * 1000:.1f} ms"
+                     f" | {(r['user'] + r['system']) * 1000:.1f} ms |")
+        print(line)
+        checks.append((f"query `{name}` ≤ 50 ms", rows[name]["median"] <= 0.05))
 else:
     for name, q in queries:
         ws = [timed([BIN] + q + ["--store", store])[0] for _ in range(10)]

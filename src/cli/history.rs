@@ -177,7 +177,7 @@ pub fn run(g: &Global, a: &HistoryArgs) -> anyhow::Result<i32> {
             "the facts store cannot be opened (see the note above)"
         ));
     };
-    match &a.command {
+    let r = match &a.command {
         HistoryCommand::Scan(s) => scan(g, store, s),
         HistoryCommand::List(p) => list(g, store, p.platform.as_deref()),
         HistoryCommand::Show(s) => show(g, store, s),
@@ -185,7 +185,13 @@ pub fn run(g: &Global, a: &HistoryArgs) -> anyhow::Result<i32> {
         HistoryCommand::Search(s) => search(g, store, s),
         HistoryCommand::Timeline(t) => timeline(g, store, t),
         HistoryCommand::Export(e) => export(g, store, e),
-    }
+    };
+    // The process exits without dropping the store: close it, so that
+    // SQLite folds this command's write-ahead log into the database and
+    // removes it (or leaves it, without waiting, to another process that
+    // has the file open) instead of every later command reading it back.
+    store.close();
+    r
 }
 
 // ---------------------------------------------------------------- scan
@@ -860,13 +866,9 @@ fn search(g: &Global, store: &FactsStore, a: &SearchArgs) -> anyhow::Result<i32>
     }
     let mut hits: Vec<Hit> = Vec::new();
     for p in platforms(store, a.platform.platform.as_deref())? {
-        for (kind, name) in store.item_names_like(None, &a.text, 500)? {
-            let versions: Vec<String> = store
-                .item_over_releases(&kind, &name, &p)?
-                .into_iter()
-                .filter(|(_, v)| v.is_some())
-                .map(|(r, _)| r.version)
-                .collect();
+        let named = store.item_names_like(None, &a.text, 500)?;
+        let found = store.versions_with_items(&named, &p)?;
+        for ((kind, name), versions) in named.into_iter().zip(found) {
             if !versions.is_empty() {
                 hits.push(Hit {
                     kind,

@@ -62,6 +62,75 @@ CREATE INDEX IF NOT EXISTS text_items_by_build ON text_items (build_id);
 CREATE INDEX IF NOT EXISTS releases_by_build ON releases (build_id);
 ";
 
+/// The trigram index of `texts` that `search` narrows its candidates with.
+/// It is created, filled from every stored text and given the triggers that
+/// keep it current in one transaction (`ensure_text_index`), so the table's
+/// existence means the index is complete: a store written before it gets it
+/// on its first search or record. `detail=none` keeps only which texts hold
+/// each trigram (8 MB for the 32 MB of texts of every darwin-arm64 release;
+/// positions would add 73 MB); a text that holds every trigram of the
+/// needle is then searched for the needle itself. Case-sensitive, as the
+/// search is.
+const TEXT_INDEX: &str = "
+CREATE VIRTUAL TABLE texts_fts USING fts5(
+    text, content = 'texts', content_rowid = 'rowid',
+    tokenize = 'trigram case_sensitive 1', detail = 'none'
+);
+INSERT INTO texts_fts (texts_fts) VALUES ('rebuild');
+CREATE TRIGGER IF NOT EXISTS texts_fts_insert AFTER INSERT ON texts BEGIN
+    INSERT INTO texts_fts (rowid, text) VALUES (new.rowid, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS texts_fts_delete AFTER DELETE ON texts BEGIN
+    INSERT INTO texts_fts (texts_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+END;
+CREATE TRIGGER IF NOT EXISTS texts_fts_update AFTER UPDATE ON texts BEGIN
+    INSERT INTO texts_fts (texts_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+    INSERT INTO texts_fts (rowid, text) VALUES (new.rowid, new.text);
+END;
+";
+
+/// The most trigrams of a needle the index is asked for: each narrows the
+/// candidates less than the one before, and every candidate is searched
+/// for the whole needle anyway.
+const MAX_TRIGRAMS: usize = 24;
+
+/// The index query for `needle`: every distinct trigram of it (the first
+/// `MAX_TRIGRAMS`), each quoted, all required. None for a needle shorter
+/// than a trigram, which only a scan of every text answers.
+fn trigram_query(needle: &str) -> Option<String> {
+    let chars: Vec<char> = needle.chars().collect();
+    if chars.len() < 3 {
+        return None;
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for w in chars.windows(3) {
+        let t: String = w.iter().collect();
+        if !seen.contains(&t) {
+            seen.push(t);
+        }
+        if seen.len() == MAX_TRIGRAMS {
+            break;
+        }
+    }
+    Some(
+        seen.iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" AND "),
+    )
+}
+
+/// Whether the text index exists (and so is complete).
+fn has_text_index(c: &rusqlite::Connection) -> rusqlite::Result<bool> {
+    c.query_row(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'texts_fts'",
+        [],
+        |_| Ok(()),
+    )
+    .optional()
+    .map(|r| r.is_some())
+}
+
 /// What the timeline and `list` need of one build, kept beside its items
 /// when it is recorded: reading every item of every release (half a
 /// million rows once all versions are scanned) took seconds; one summary
@@ -339,6 +408,11 @@ impl FactsStore {
         self.query(|c| {
             let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
             let id = Self::build_id(&tx, digest, build)?;
+            // The texts below reach the index through its trigger; an
+            // older store gets the index (of its texts so far) first.
+            if !has_text_index(&tx)? {
+                tx.execute_batch(TEXT_INDEX)?;
+            }
             tx.execute("DELETE FROM items WHERE build_id = ?1", params![id])?;
             {
                 let mut ins = tx.prepare(
@@ -396,10 +470,16 @@ impl FactsStore {
         Ok(())
     }
 
-    /// Give every recorded build its summary (stores written before
-    /// summaries existed get them on their first query). A store that
-    /// cannot be written (a published copy, read-only) answers from the
-    /// summaries it has and says so.
+    /// Give every recorded build its summary, and the store its text index
+    /// (stores written before them get them on their first query).
+    ///
+    /// One transaction per build: a single transaction for all of them
+    /// grew the write-ahead log to the size of everything written (51 MB
+    /// for every darwin-arm64 release), and SQLite can only fold a log
+    /// into the database between transactions. Committed build by build,
+    /// the automatic checkpoint keeps the log at a few megabytes, and an
+    /// interrupted backfill keeps what it did (each build's summary is
+    /// whole on its own; the next query does the rest).
     pub fn ensure_summaries(&self) -> Result<(), StoreError> {
         let missing: Vec<i64> = self.query(|c| {
             let mut st = c.prepare(
@@ -410,33 +490,77 @@ impl FactsStore {
             let rows = st.query_map([], |r| r.get(0))?;
             rows.collect()
         })?;
-        if missing.is_empty() {
-            return Ok(());
+        for id in &missing {
+            self.query(|c| {
+                let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+                // Another process may have summarised it meanwhile.
+                let done = tx
+                    .query_row(
+                        "SELECT 1 FROM build_summary WHERE build_id = ?1",
+                        params![id],
+                        |_| Ok(()),
+                    )
+                    .optional()?
+                    .is_some();
+                if !done {
+                    let rows: Vec<(String, String, Value)> = {
+                        let mut st =
+                            tx.prepare("SELECT kind, name, value FROM items WHERE build_id = ?1")?;
+                        let rows = st.query_map(params![id], |r| {
+                            let v: String = r.get(2)?;
+                            Ok((
+                                r.get(0)?,
+                                r.get(1)?,
+                                serde_json::from_str(&v).unwrap_or(Value::Null),
+                            ))
+                        })?;
+                        rows.collect::<rusqlite::Result<_>>()?
+                    };
+                    Self::write_summary(
+                        &tx,
+                        *id,
+                        rows.iter().map(|(k, n, v)| (k.as_str(), n.as_str(), v)),
+                    )?;
+                }
+                tx.commit()
+            })?;
         }
+        Ok(())
+    }
+
+    /// Create and fill the text index when the store has none (one
+    /// transaction: the index exists complete or not at all).
+    fn ensure_text_index(&self) -> Result<(), StoreError> {
         self.query(|c| {
+            if has_text_index(c)? {
+                return Ok(());
+            }
             let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
-            for id in &missing {
-                let rows: Vec<(String, String, Value)> = {
-                    let mut st =
-                        tx.prepare("SELECT kind, name, value FROM items WHERE build_id = ?1")?;
-                    let rows = st.query_map(params![id], |r| {
-                        let v: String = r.get(2)?;
-                        Ok((
-                            r.get(0)?,
-                            r.get(1)?,
-                            serde_json::from_str(&v).unwrap_or(Value::Null),
-                        ))
-                    })?;
-                    rows.collect::<rusqlite::Result<_>>()?
-                };
-                Self::write_summary(
-                    &tx,
-                    *id,
-                    rows.iter().map(|(k, n, v)| (k.as_str(), n.as_str(), v)),
-                )?;
+            if !has_text_index(&tx)? {
+                tx.execute_batch(TEXT_INDEX)?;
             }
             tx.commit()
         })
+    }
+
+    /// Close the connection to the file, at the end of a command. The
+    /// store lives as long as the process and the process ends with
+    /// `exit`, so without this the connection was never closed: SQLite
+    /// folds the write-ahead log into the database and deletes it when
+    /// the last connection to the file closes, so every command left its
+    /// log behind, and the next process read all of it back on open
+    /// (30 ms a query after the 51 MB backfill). Closing never waits: when
+    /// another process has the file open, SQLite leaves the log to it.
+    /// The store answers nothing after this (its connection is to an empty
+    /// in-memory database).
+    pub fn close(&self) {
+        let Ok(mut conn) = self.conn.lock() else {
+            return;
+        };
+        let Ok(empty) = rusqlite::Connection::open_in_memory() else {
+            return;
+        };
+        let _ = std::mem::replace(&mut *conn, empty).close();
     }
 
     /// Every build's summary and name hashes, by build id.
@@ -583,27 +707,114 @@ impl FactsStore {
     }
 
     /// Versions (of `platform`) whose stored texts — prompts, workflow
-    /// scripts — contain `needle`, with the item that holds it.
+    /// scripts — contain `needle` (case-sensitive), with the item that
+    /// holds it.
+    ///
+    /// The texts are 32 MB once every darwin-arm64 release is stored;
+    /// searching all of them took 100 ms. The trigram index names the
+    /// texts that hold every trigram of the needle, and only those are
+    /// searched for the needle itself (with `memmem`, as fast as memory).
+    /// A needle shorter than three characters, or a store without the
+    /// index that cannot be given one (read-only), searches every text.
     pub fn versions_with_text(
         &self,
         needle: &str,
         platform: &str,
     ) -> Result<Vec<(String, String, String)>, StoreError> {
         self.ensure_summaries()?;
+        let query = trigram_query(needle);
+        let indexed = query.is_some() && self.ensure_text_index().is_ok();
+        let finder = memchr::memmem::Finder::new(needle.as_bytes());
         self.query(|c| {
-            let mut st = c.prepare(
-                // CROSS JOIN keeps this order: each distinct text is
-                // searched once, then its items looked up (SQLite's own
-                // choice searched a text once per build holding it).
-                "SELECT DISTINCT r.version, i.kind, i.name FROM texts t
-                 CROSS JOIN text_items i ON i.sha256 = t.sha256
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Deferred)?;
+            let mut found: Vec<String> = Vec::new();
+            {
+                let mut keep = |r: &rusqlite::Row| -> rusqlite::Result<()> {
+                    if finder.find(r.get_ref(1)?.as_bytes()?).is_some() {
+                        found.push(r.get(0)?);
+                    }
+                    Ok(())
+                };
+                match query.as_deref().filter(|_| indexed) {
+                    Some(q) => {
+                        let mut st = tx.prepare(
+                            "SELECT t.sha256, t.text FROM texts_fts f
+                             JOIN texts t ON t.rowid = f.rowid WHERE texts_fts MATCH ?1",
+                        )?;
+                        let mut rows = st.query(params![q])?;
+                        while let Some(r) = rows.next()? {
+                            keep(r)?;
+                        }
+                    }
+                    None => {
+                        let mut st = tx.prepare("SELECT sha256, text FROM texts")?;
+                        let mut rows = st.query([])?;
+                        while let Some(r) = rows.next()? {
+                            keep(r)?;
+                        }
+                    }
+                }
+            }
+            let mut out = std::collections::BTreeSet::new();
+            let mut st = tx.prepare(
+                "SELECT r.version, i.kind, i.name FROM text_items i
                  JOIN releases r ON r.build_id = i.build_id
-                 WHERE instr(t.text, ?1) > 0 AND r.platform = ?2 AND r.status = 'ok'",
+                 WHERE i.sha256 = ?1 AND r.platform = ?2 AND r.status = 'ok'",
             )?;
-            let rows = st.query_map(params![needle, platform], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })?;
-            rows.collect()
+            for h in &found {
+                let rows = st.query_map(params![h, platform], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })?;
+                for row in rows {
+                    out.insert(row?);
+                }
+            }
+            drop(st);
+            tx.commit()?;
+            Ok(out.into_iter().collect())
+        })
+    }
+
+    /// The versions (of `platform`, oldest first) whose release holds item
+    /// (kind, name): what `item_over_releases` says, for many items at a
+    /// time (`search`), reading the releases once.
+    pub fn versions_with_items(
+        &self,
+        items: &[(String, String)],
+        platform: &str,
+    ) -> Result<Vec<Vec<String>>, StoreError> {
+        // Build → its releases, by their place in the release order (a
+        // build published under two versions is in both).
+        let mut releases: std::collections::HashMap<i64, Vec<(usize, String)>> = Default::default();
+        for (i, r) in self
+            .releases(Some(platform))?
+            .into_iter()
+            .filter(|r| r.status == "ok")
+            .enumerate()
+        {
+            if let Some(id) = r.build_id {
+                releases.entry(id).or_default().push((i, r.version));
+            }
+        }
+        self.query(|c| {
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Deferred)?;
+            let mut out = Vec::with_capacity(items.len());
+            {
+                let mut st =
+                    tx.prepare("SELECT build_id FROM items WHERE kind = ?1 AND name = ?2")?;
+                for (kind, name) in items {
+                    let mut at: Vec<(usize, String)> = Vec::new();
+                    for id in st.query_map(params![kind, name], |r| r.get::<_, i64>(0))? {
+                        if let Some(rs) = releases.get(&id?) {
+                            at.extend(rs.iter().cloned());
+                        }
+                    }
+                    at.sort();
+                    out.push(at.into_iter().map(|(_, v)| v).collect());
+                }
+            }
+            tx.commit()?;
+            Ok(out)
         })
     }
 
@@ -720,17 +931,24 @@ impl FactsStore {
             out.push(row);
         }
         let names: std::collections::HashMap<i64, (String, String)> = self.query(|c| {
-            let mut st = c.prepare("SELECT kind, name FROM names WHERE hash = ?1")?;
+            // One read transaction for the lookups: each statement outside
+            // one takes and releases the file's locks (system calls that
+            // were a tenth of the timeline's time).
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Deferred)?;
             let mut m = std::collections::HashMap::new();
-            for (_, h, _) in &changed {
-                if !m.contains_key(h)
-                    && let Some(kn) = st
-                        .query_row(params![h], |r| Ok((r.get(0)?, r.get(1)?)))
-                        .optional()?
-                {
-                    m.insert(*h, kn);
+            {
+                let mut st = tx.prepare("SELECT kind, name FROM names WHERE hash = ?1")?;
+                for (_, h, _) in &changed {
+                    if !m.contains_key(h)
+                        && let Some(kn) = st
+                            .query_row(params![h], |r| Ok((r.get(0)?, r.get(1)?)))
+                            .optional()?
+                    {
+                        m.insert(*h, kn);
+                    }
                 }
             }
+            tx.commit()?;
             Ok(m)
         })?;
         for (i, h, added) in changed {
@@ -753,11 +971,21 @@ impl FactsStore {
     }
 }
 
-/// The values of sorted `a` that are not in sorted `b`.
-fn sorted_difference<'a>(a: &'a [i64], b: &'a [i64]) -> impl Iterator<Item = i64> + 'a {
-    a.iter()
-        .copied()
-        .filter(move |x| b.binary_search(x).is_err())
+/// The values of sorted `a` that are not in sorted `b`, in one pass over
+/// both (a binary search per name of every release was a third of the
+/// timeline's time).
+fn sorted_difference(a: &[i64], b: &[i64]) -> impl Iterator<Item = i64> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    for &x in a {
+        while j < b.len() && b[j] < x {
+            j += 1;
+        }
+        if j == b.len() || b[j] != x {
+            out.push(x);
+        }
+    }
+    out.into_iter()
 }
 
 /// The story of one item over the releases scanned.
@@ -1068,6 +1296,160 @@ mod tests {
         let removed: Vec<i64> = sorted_difference(&h, &h2).collect();
         assert_eq!(added, [name_hash("flag", "c")]);
         assert_eq!(removed.len(), 5);
+    }
+
+    #[test]
+    fn trigram_queries_quote_each_distinct_trigram() {
+        assert_eq!(trigram_query("ab"), None);
+        assert_eq!(trigram_query("éé"), None, "characters, not bytes");
+        assert_eq!(trigram_query("abc").as_deref(), Some("\"abc\""));
+        assert_eq!(
+            trigram_query("aaaa").as_deref(),
+            Some("\"aaa\""),
+            "a repeated trigram is asked once"
+        );
+        assert_eq!(
+            trigram_query("a\"b c").as_deref(),
+            Some("\"a\"\"b\" AND \"\"\"b \" AND \"b c\"")
+        );
+        let long = "x".repeat(10) + &"abcdefghijklmnopqrstuvwxyz0123456789".repeat(2);
+        let q = trigram_query(&long).unwrap();
+        assert_eq!(q.matches(" AND ").count(), MAX_TRIGRAMS - 1);
+    }
+
+    /// A store with one release of `platform` holding a prompt per text.
+    fn store_with_texts(dir: &std::path::Path, texts: &[&str]) -> FactsStore {
+        let store = FactsStore::open(&dir.join("facts.sqlite")).unwrap();
+        store
+            .query(|c| {
+                let id = FactsStore::build_id(c, "d1", &crate::store::BuildRow::default())?;
+                c.execute(
+                    "INSERT INTO releases (version, platform, build_id, status, analysis_version)
+                     VALUES ('1.0.0', 'p', ?1, 'ok', ?2)",
+                    params![id, ANALYSIS_VERSION],
+                )?;
+                for (i, t) in texts.iter().enumerate() {
+                    let h = sha(t);
+                    c.execute(
+                        "INSERT INTO texts (sha256, text) VALUES (?1, ?2)",
+                        params![h, t],
+                    )?;
+                    c.execute(
+                        "INSERT INTO items (build_id, kind, name, value) VALUES (?1, 'prompt', ?2, ?3)",
+                        params![id, format!("p{i}"), json!({"text_sha256": h}).to_string()],
+                    )?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        store
+    }
+
+    fn text_hits(store: &FactsStore, needle: &str) -> Vec<String> {
+        store
+            .versions_with_text(needle, "p")
+            .unwrap()
+            .into_iter()
+            .map(|(_, _, name)| name)
+            .collect()
+    }
+
+    #[test]
+    fn text_search_through_the_index_equals_a_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        let texts = [
+            "You are Claude Code, an agent.",
+            "you are lower case here",
+            "a \"quoted\" word and é accents: café",
+            "short",
+            "aaa aab",
+        ];
+        let store = store_with_texts(dir.path(), &texts);
+        let has_index = |s: &FactsStore| s.query(has_text_index).unwrap();
+        // A store written before the index: the first search builds it
+        // from the texts already there.
+        store
+            .query(|c| c.execute_batch("DROP TABLE IF EXISTS texts_fts"))
+            .unwrap();
+        assert!(!has_index(&store));
+        assert_eq!(text_hits(&store, "You are"), ["p0"]);
+        assert!(has_index(&store), "built by the first search");
+        // Case-sensitive, substrings anywhere, quotes and accents, and
+        // needles shorter than a trigram (a scan).
+        assert_eq!(text_hits(&store, "you are"), ["p1"]);
+        assert_eq!(text_hits(&store, "\"quoted\""), ["p2"]);
+        assert_eq!(text_hits(&store, "fé"), ["p2"]);
+        assert_eq!(text_hits(&store, "é"), ["p2"]);
+        assert_eq!(text_hits(&store, "or"), ["p2", "p3"]);
+        assert_eq!(text_hits(&store, "aude Co"), ["p0"]);
+        // Every trigram of the needle in a text, the needle not: no hit.
+        assert!(text_hits(&store, "aaab").is_empty());
+        assert_eq!(text_hits(&store, "aa aa"), ["p4"]);
+        assert!(text_hits(&store, "zzz").is_empty());
+        // A text added later reaches the index through its trigger.
+        store
+            .query(|c| {
+                c.execute(
+                    "INSERT INTO texts (sha256, text) VALUES ('h5', 'later text')",
+                    [],
+                )?;
+                c.execute(
+                    "INSERT INTO items (build_id, kind, name, value)
+                     SELECT build_id, 'prompt', 'p5', '{\"text_sha256\":\"h5\"}' FROM releases",
+                    [],
+                )?;
+                // (as recording a release writes its text references)
+                c.execute(
+                    "INSERT INTO text_items (sha256, build_id, kind, name)
+                     SELECT 'h5', build_id, 'prompt', 'p5' FROM releases",
+                    [],
+                )
+            })
+            .unwrap();
+        assert_eq!(text_hits(&store, "later"), ["p5"]);
+        // The index answers exactly as a scan of every text would.
+        for needle in ["You", "ou are", "uoted", "café", "x", "aa", "e"] {
+            let scan: Vec<String> = texts
+                .iter()
+                .chain(["later text"].iter())
+                .enumerate()
+                .filter(|(_, t)| t.contains(needle))
+                .map(|(i, _)| format!("p{i}"))
+                .collect();
+            assert_eq!(text_hits(&store, needle), scan, "{needle:?}");
+        }
+    }
+
+    #[test]
+    fn a_backfill_commits_build_by_build_and_close_leaves_no_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_with_texts(dir.path(), &["one text"]);
+        store.ensure_summaries().unwrap();
+        let summaries = |s: &FactsStore| {
+            s.query(|c| {
+                c.query_row("SELECT count(*) FROM build_summary", [], |r| {
+                    r.get::<_, i64>(0)
+                })
+            })
+            .unwrap()
+        };
+        assert_eq!(summaries(&store), 1);
+        store
+            .query(|c| c.execute_batch("DELETE FROM build_summary; DELETE FROM text_items;"))
+            .unwrap();
+        assert_eq!(store.versions_with_text("one", "p").unwrap().len(), 1);
+        assert_eq!(summaries(&store), 1, "backfilled on the query");
+        let wal = dir.path().join("facts.sqlite-wal");
+        assert!(wal.exists(), "WAL mode writes a log while open");
+        store.close();
+        assert!(
+            !wal.exists(),
+            "closing the last connection folds the log in"
+        );
+        // The file holds everything the log held.
+        let again = FactsStore::open(&dir.path().join("facts.sqlite")).unwrap();
+        assert_eq!(summaries(&again), 1);
+        assert_eq!(again.versions_with_text("text", "p").unwrap().len(), 1);
     }
 
     #[test]
