@@ -151,18 +151,15 @@ fn one_version_on_three_platforms() {
     //   Windows builds carry for the macOS-only native computer-use module
     //   (after it throws "only available on macOS"); the macOS build embeds
     //   the native module itself and reads no variable for it;
-    // - OSTYPE, USER: read on POSIX paths only (a cygwin/msys check, the
-    //   keychain's user name) that the Windows build leaves out;
+    // - OSTYPE: read on a POSIX path only (a cygwin/msys check) that the
+    //   Windows build leaves out;
     // - comspec: the Windows shell, read by the Windows build only.
     assert_eq!(strs(&d_linux["env"]["removed"]), set(&["WINDIR"]));
     assert_eq!(
         strs(&d_linux["env"]["added"]),
         set(&["COMPUTER_USE_SWIFT_NODE_PATH"])
     );
-    assert_eq!(
-        strs(&d_win["env"]["removed"]),
-        set(&["OSTYPE", "USER", "WINDIR"])
-    );
+    assert_eq!(strs(&d_win["env"]["removed"]), set(&["OSTYPE", "WINDIR"]));
     assert_eq!(
         strs(&d_win["env"]["added"]),
         set(&["COMPUTER_USE_SWIFT_NODE_PATH", "comspec"])

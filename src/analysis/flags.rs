@@ -249,7 +249,8 @@ impl<'a> Classifier<'a> {
         if let Some(k) = self.registries.alias_kind(self.ci, m, name) {
             return k;
         }
-        let Some((fm, id)) = self.resolve(m, name) else {
+        let Some((fm, id)) = required_function(self.ci, m, name).or_else(|| self.resolve(m, name))
+        else {
             return AccessorKind::Other;
         };
         let module = &self.ci.modules[fm];
@@ -297,6 +298,47 @@ impl<'a> Classifier<'a> {
         }
         result
     }
+}
+
+/// How far after a destructured binding its `import.meta.require(…)` is
+/// looked for.
+const MAX_REQUIRE_BYTES: usize = 400;
+
+/// `let {exported: name} = import.meta.require("chunk")`: the function
+/// `name` is, found through the chunk's exports (a minified local name such
+/// as `e` must not be taken for another function of that name).
+fn required_function(ci: &CodeIndex, m: usize, name: &str) -> Option<(usize, FnId)> {
+    let module = &ci.modules[m];
+    let src = module.source();
+    module.index.definitions.get(name)?.iter().find_map(|d| {
+        // The pattern closes, then its value: `…}=import.meta.require("…")`
+        // (a flat pattern, read a short way).
+        let after = src.get(d.hi as usize..src.len().min(d.hi as usize + MAX_REQUIRE_BYTES))?;
+        let close = after.find('}')?;
+        if after[..close].contains(['{', '[']) {
+            return None;
+        }
+        let rest = after[close + 1..]
+            .trim_start()
+            .strip_prefix('=')?
+            .trim_start();
+        let rest = rest.strip_prefix("import.meta.require(")?;
+        let path = rest[..rest.find(')')?].trim_matches(|c| c == '"' || c == '\'');
+        // The key before the binding: `{key: name}`.
+        let head = src
+            .get(..d.lo as usize)?
+            .trim_end()
+            .strip_suffix(':')?
+            .trim_end();
+        let k0 = head
+            .bytes()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$'))
+            .map_or(0, |i| i + 1);
+        let key = &head[k0..];
+        let t = ci.module_position(path)?;
+        let local = &ci.export_named(t, key)?.local;
+        ci.resolve_function(t, local)
+    })
 }
 
 /// A registry: an instance of a class whose `register(fn)` stores a
@@ -543,8 +585,19 @@ impl Registries {
     /// `port()?.cached(name, d)` / `port().cached(name, d)`: the kind of
     /// what was installed under `cached` into the holder `port()` returns.
     fn holder_kind(&self, ci: &CodeIndex, m: usize, c: &Call) -> Option<AccessorKind> {
-        let src = ci.modules[m].source();
-        let getter = holder_getter_of(src, c)?;
+        let module = &ci.modules[m];
+        let src = module.source();
+        // `let p = port(); … p.cached(name, d)`: the holder under a name.
+        let getter = holder_getter_of(src, c).or_else(|| {
+            let obj = object_of(src, c)?;
+            module.index.definitions.get(obj)?.iter().find_map(|d| {
+                let (lo, hi) = d.value?;
+                let v = src.get(lo as usize..hi as usize)?.strip_suffix("()")?;
+                v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+                    .then_some(v)
+            })
+        })?;
         let (t, id) = ci.resolve_function(m, getter)?;
         self.holders.get(&(t, id))?.get(&c.name).copied()
     }
@@ -1474,7 +1527,7 @@ function use() {
             ),
             (
                 "/$bunfs/root/chunk-use.js",
-                "import { pt as q } from \"./chunk-port.js\";\nfunction ce(e) { try { return q()?.cached(e, !1) === !0; } catch { return !1; } }\nvar K = \"tengu_holder_const\";\nfunction on() { return ce(K); }\nq()?.withSource(\"tengu_holder_inline\", 0);\nq().g(\"bot_protected_holder\", !0);\nq()?.plain(\"tengu_holder_plain\");\nq()?.missing(\"tengu_holder_missing\");\nnotq()?.cached(\"tengu_holder_notq\");",
+                "import { pt as q } from \"./chunk-port.js\";\nfunction ce(e) { try { return q()?.cached(e, !1) === !0; } catch { return !1; } }\nvar K = \"tengu_holder_const\";\nfunction on() { return ce(K); }\nq()?.withSource(\"tengu_holder_inline\", 0);\nq().g(\"bot_protected_holder\", !0);\nq()?.plain(\"tengu_holder_plain\");\nq()?.missing(\"tengu_holder_missing\");\nfunction al() { let n = q(); if (!n) return !1; return n.withSource(\"tengu_holder_alias\", !1).value; }\nnotq()?.cached(\"tengu_holder_notq\");",
             ),
         ]);
         let inv = inventory(&ci, &HashMap::new());
@@ -1482,11 +1535,31 @@ function use() {
         assert_eq!(kind("tengu_holder_const"), FlagKind::Feature);
         assert_eq!(kind("tengu_holder_inline"), FlagKind::Feature);
         assert_eq!(kind("bot_protected_holder"), FlagKind::Feature);
+        assert_eq!(kind("tengu_holder_alias"), FlagKind::Feature);
         // Installed as something else, not installed, or another object's
         // method: configuration as before.
         assert_eq!(kind("tengu_holder_plain"), FlagKind::Config);
         assert_eq!(kind("tengu_holder_missing"), FlagKind::Config);
         assert_eq!(kind("tengu_holder_notq"), FlagKind::Config);
+    }
+
+    #[test]
+    fn a_getter_destructured_from_a_required_chunk() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-flags.js",
+                "function g(n, d) { return s().cachedFeatureFlags?.[n] ?? d; }\nexport { g as getPinned };",
+            ),
+            (
+                "/$bunfs/root/chunk-read.js",
+                "function e(x) { return x + 1; }\nfunction on() { let { getPinned: e } = import.meta.require(\"/$bunfs/root/chunk-flags.js\"); return e(\"tengu_required_pin\", !1); }",
+            ),
+        ]);
+        let inv = inventory(&ci, &HashMap::new());
+        assert_eq!(
+            inv.get("tengu_required_pin").unwrap().kind,
+            FlagKind::Feature
+        );
     }
 
     #[test]
