@@ -590,7 +590,19 @@ impl Registries {
         // `let p = port(); … p.cached(name, d)`: the holder under a name.
         let getter = holder_getter_of(src, c).or_else(|| {
             let obj = object_of(src, c)?;
-            module.index.definitions.get(obj)?.iter().find_map(|d| {
+            // The binding in scope at the call, innermost first (minified
+            // names are reused from function to function).
+            let defs = module.index.definitions.get(obj)?;
+            let mut scope = module.index.enclosing_function(c.lo);
+            let mut def = None;
+            for _ in 0..8 {
+                def = defs.iter().find(|d| d.in_function == scope);
+                match (def, scope) {
+                    (None, Some(f)) => scope = module.index.functions[f as usize].parent,
+                    _ => break,
+                }
+            }
+            def.into_iter().find_map(|d| {
                 let (lo, hi) = d.value?;
                 let v = src.get(lo as usize..hi as usize)?.strip_suffix("()")?;
                 v.bytes()
@@ -721,11 +733,7 @@ fn holders(
         let src = m.source();
         for c in m.index.calls.iter().filter(|c| !c.member && c.args >= 1) {
             let Some(a) = &c.arg0 else { continue };
-            if !src
-                .as_bytes()
-                .get(a.lo as usize)
-                .is_some_and(|&b| b == b'{')
-            {
+            if src.as_bytes().get(a.lo as usize) != Some(&b'{') {
                 continue;
             }
             let Some(target) = ci.resolve_function(mi, &c.name) else {
