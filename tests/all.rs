@@ -21,6 +21,7 @@ mod reports;
 mod simulate;
 mod stored_diff;
 mod surface;
+mod surface_platforms;
 mod surface_text;
 mod targets;
 mod views;

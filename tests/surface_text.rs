@@ -7,6 +7,34 @@ use common::*;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
+/// Every key of a namespace table (`NAME:()=>x`) whose binding is a spec
+/// of the typed environment (`x=codec.str()`, `codec.bool()` …), by regular
+/// expressions over the raw text of each module.
+fn raw_spec_names(dir: &Path) -> BTreeSet<String> {
+    let binding =
+        regex::Regex::new(r"([A-Za-z_$][\w$]*)=[A-Za-z_$][\w$]*\.(?:str|rawStr|bool|triBool|triBoolOr|int|names|enum)\(")
+            .unwrap();
+    let entry = regex::Regex::new(r"[{,]([A-Z_][A-Za-z0-9_]*):\(\)=>([A-Za-z_$][\w$]*)").unwrap();
+    let mut out = BTreeSet::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "js") {
+            continue;
+        }
+        let t = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+        let specs: BTreeSet<&str> = binding
+            .captures_iter(&t)
+            .map(|c| c.get(1).unwrap().as_str())
+            .collect();
+        for c in entry.captures_iter(&t) {
+            if specs.contains(&c[2]) {
+                out.insert(c[1].to_string());
+            }
+        }
+    }
+    out
+}
+
 /// Every `process.env.NAME` in the JS modules of an extracted build, by a
 /// regular expression over the raw text: the baseline `.env` must hold.
 fn raw_env_names(dir: &Path) -> BTreeSet<String> {
@@ -206,6 +234,15 @@ fn real_env_holds_the_raw_text_baseline() {
             ways.contains("destructured") && ways.contains("bracket"),
             "{v}: {ways:?}"
         );
+        if v == "2.1.332" {
+            // The typed environment: every key of a namespace whose value
+            // is a spec (`NAME: () => x` with `x = codec.str()`).
+            let specs = raw_spec_names(dir.path());
+            assert!(specs.len() > 900, "{v}: {} specs", specs.len());
+            let missing: Vec<&String> = specs.difference(&found).collect();
+            assert!(missing.is_empty(), "{v}: specs missing {missing:?}");
+            assert!(ways.contains("registry"), "{v}: {ways:?}");
+        }
         // The system prompt's identity piece.
         let prompts = s["prompts"].as_array().unwrap();
         assert!(
@@ -276,6 +313,52 @@ fn real_flags_of_any_prefix() {
             .iter()
             .any(|f| !f["defaults"].as_array().unwrap().is_empty())
     );
+}
+
+/// From 2.1.330 to 2.1.331 the same flags are read through other shapes —
+/// a registry filled by `register(fn)`, then a holder installed by a setter
+/// and read as `port()?.cached(name, d)`, and constants moved to another
+/// chunk than their reads: every name in both builds keeps its kind.
+#[test]
+fn real_flags_keep_their_kind_across_read_shapes() {
+    if offline() {
+        return;
+    }
+    let kinds = |v: &str| -> HashMap<String, String> {
+        let exe = fetch(v, "darwin-arm64");
+        json(&["flags", exe.to_str().unwrap(), "--quiet"])["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap().to_string(),
+                    f["kind"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let (a, b) = (kinds("2.1.330"), kinds("2.1.331"));
+    let common = a.keys().filter(|n| b.contains_key(*n)).count();
+    assert!(common > 3000, "{common} names in both");
+    let moved: Vec<(&String, &String, &String)> = a
+        .iter()
+        .filter_map(|(n, k)| b.get(n).filter(|k2| *k2 != k).map(|k2| (n, k, k2)))
+        .collect();
+    // No read is lost: every feature flag of 2.1.330 is one in 2.1.331 (21
+    // were not, before holders, their aliases and imported constants were
+    // followed).
+    let lost: Vec<_> = moved.iter().filter(|m| m.1 == "feature").collect();
+    assert!(
+        lost.is_empty(),
+        "{} no longer feature: {lost:?}",
+        lost.len()
+    );
+    // Known gap, left visible: a few reads of 2.1.330 go through
+    // registries of other shapes (`registerFeature(fn)` storing into a
+    // field read as `reg.feature?.(name, d)`, a registry filled with a
+    // function not classified) and stay config there.
+    assert!(moved.len() <= 7, "{} moved: {moved:?}", moved.len());
 }
 
 /// Every tool's prompt is among the prompts: the longest static part of

@@ -249,7 +249,8 @@ impl<'a> Classifier<'a> {
         if let Some(k) = self.registries.alias_kind(self.ci, m, name) {
             return k;
         }
-        let Some((fm, id)) = self.resolve(m, name) else {
+        let Some((fm, id)) = required_function(self.ci, m, name).or_else(|| self.resolve(m, name))
+        else {
             return AccessorKind::Other;
         };
         let module = &self.ci.modules[fm];
@@ -299,6 +300,47 @@ impl<'a> Classifier<'a> {
     }
 }
 
+/// How far after a destructured binding its `import.meta.require(…)` is
+/// looked for.
+const MAX_REQUIRE_BYTES: usize = 400;
+
+/// `let {exported: name} = import.meta.require("chunk")`: the function
+/// `name` is, found through the chunk's exports (a minified local name such
+/// as `e` must not be taken for another function of that name).
+fn required_function(ci: &CodeIndex, m: usize, name: &str) -> Option<(usize, FnId)> {
+    let module = &ci.modules[m];
+    let src = module.source();
+    module.index.definitions.get(name)?.iter().find_map(|d| {
+        // The pattern closes, then its value: `…}=import.meta.require("…")`
+        // (a flat pattern, read a short way).
+        let after = src.get(d.hi as usize..src.len().min(d.hi as usize + MAX_REQUIRE_BYTES))?;
+        let close = after.find('}')?;
+        if after[..close].contains(['{', '[']) {
+            return None;
+        }
+        let rest = after[close + 1..]
+            .trim_start()
+            .strip_prefix('=')?
+            .trim_start();
+        let rest = rest.strip_prefix("import.meta.require(")?;
+        let path = rest[..rest.find(')')?].trim_matches(|c| c == '"' || c == '\'');
+        // The key before the binding: `{key: name}`.
+        let head = src
+            .get(..d.lo as usize)?
+            .trim_end()
+            .strip_suffix(':')?
+            .trim_end();
+        let k0 = head
+            .bytes()
+            .rposition(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'$'))
+            .map_or(0, |i| i + 1);
+        let key = &head[k0..];
+        let t = ci.module_position(path)?;
+        let local = &ci.export_named(t, key)?.local;
+        ci.resolve_function(t, local)
+    })
+}
+
 /// A registry: an instance of a class whose `register(fn)` stores a
 /// function in a field (`this.reader = fn`), which the rest of the code
 /// calls — `reg.reader?.(name, d)`, `let r = reg.reader; r(name, d)`, or a
@@ -310,6 +352,9 @@ impl<'a> Classifier<'a> {
 pub struct Registries {
     /// (module, instance binding) → the registry.
     by_instance: HashMap<(usize, String), Registry>,
+    /// Holders: (module, getter function) → what each key of the installed
+    /// object is (see [`holders`]).
+    holders: HashMap<(usize, FnId), HashMap<String, AccessorKind>>,
 }
 
 #[derive(Debug, Clone)]
@@ -328,7 +373,10 @@ const REGISTRY_WINDOW: usize = 400;
 impl Registries {
     /// Every registry of the build, and what is registered into each.
     pub fn find(ci: &CodeIndex, cls: &mut Classifier) -> Registries {
-        let mut out = Registries::default();
+        let mut out = Registries {
+            holders: holders(ci, cls),
+            ..Registries::default()
+        };
         let by_name: HashMap<&str, usize> = ci
             .modules
             .iter()
@@ -516,6 +564,11 @@ impl Registries {
     /// What a member call reads: a registry's reader (`reg.reader?.(…)`,
     /// `reg.read(…)`), or nothing known.
     pub fn member_kind(&self, ci: &CodeIndex, m: usize, c: &Call) -> AccessorKind {
+        if !self.holders.is_empty()
+            && let Some(k) = self.holder_kind(ci, m, c)
+        {
+            return k;
+        }
         if self.by_instance.is_empty() {
             return AccessorKind::Other;
         }
@@ -527,6 +580,38 @@ impl Registries {
             Some(r) if r.field == c.name || r.forwarding.contains(&c.name) => r.kind,
             _ => AccessorKind::Other,
         }
+    }
+
+    /// `port()?.cached(name, d)` / `port().cached(name, d)`: the kind of
+    /// what was installed under `cached` into the holder `port()` returns.
+    fn holder_kind(&self, ci: &CodeIndex, m: usize, c: &Call) -> Option<AccessorKind> {
+        let module = &ci.modules[m];
+        let src = module.source();
+        // `let p = port(); … p.cached(name, d)`: the holder under a name.
+        let getter = holder_getter_of(src, c).or_else(|| {
+            let obj = object_of(src, c)?;
+            // The binding in scope at the call, innermost first (minified
+            // names are reused from function to function).
+            let defs = module.index.definitions.get(obj)?;
+            let mut scope = module.index.enclosing_function(c.lo);
+            let mut def = None;
+            for _ in 0..8 {
+                def = defs.iter().find(|d| d.in_function == scope);
+                match (def, scope) {
+                    (None, Some(f)) => scope = module.index.functions[f as usize].parent,
+                    _ => break,
+                }
+            }
+            def.into_iter().find_map(|d| {
+                let (lo, hi) = d.value?;
+                let v = src.get(lo as usize..hi as usize)?.strip_suffix("()")?;
+                v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+                    .then_some(v)
+            })
+        })?;
+        let (t, id) = ci.resolve_function(m, getter)?;
+        self.holders.get(&(t, id))?.get(&c.name).copied()
     }
 
     /// `name` in module `m` bound to a registry's reader (`let r = reg.reader`).
@@ -591,6 +676,219 @@ fn registered_kind(cls: &mut Classifier, m: usize, a: &crate::js::index::Arg) ->
         merge_kind(&mut k, cls.kind(m, &c));
     }
     k
+}
+
+/// The longest setter or getter body read as a holder's: they are one
+/// statement.
+const MAX_HOLDER_BYTES: usize = 200;
+
+/// Holders: objects the app installs at start-up through a setter and
+/// reads back through a getter — `class P{port=null} var h = new P;
+/// function setPort(o){let a=h.port; return h.port=o, a}
+/// function port(){return h.port}` — then reads flags as
+/// `port()?.cached(name, d)`. Found by structure: a short function of one
+/// parameter storing it into a slot (`X.f = p` or `X = p`) and a function of
+/// no parameter returning that same slot, in one module. Every call of the
+/// setter (through chunk imports too) with an object literal installs it:
+/// each key is classified by its value (a function name, or an inline
+/// function passing its first parameter on). The map is getter → key →
+/// kind; keys installed with nothing known are left out.
+fn holders(
+    ci: &CodeIndex,
+    cls: &mut Classifier,
+) -> HashMap<(usize, FnId), HashMap<String, AccessorKind>> {
+    // (module, slot text) → setters and getters of that slot.
+    let mut setters: HashMap<(usize, FnId), String> = HashMap::new();
+    let mut getters: HashMap<(usize, String), Vec<FnId>> = HashMap::new();
+    for (mi, m) in ci.modules.iter().enumerate() {
+        let src = m.source();
+        for (id, f) in m.index.functions.iter().enumerate() {
+            let (lo, hi) = (f.body_lo as usize, f.hi as usize);
+            if hi < lo || hi - lo > MAX_HOLDER_BYTES {
+                continue;
+            }
+            let Some(body) = src.get(lo..hi) else {
+                continue;
+            };
+            if f.params == 0 {
+                if let Some(slot) = returned_slot(body) {
+                    getters
+                        .entry((mi, slot.to_string()))
+                        .or_default()
+                        .push(id as FnId);
+                }
+            } else if let Some(p) = &f.first_param
+                && let Some(slot) = stored_slot(body, p)
+            {
+                setters.insert((mi, id as FnId), slot.to_string());
+            }
+        }
+    }
+    setters.retain(|(mi, _), slot| getters.contains_key(&(*mi, slot.clone())));
+    let mut out: HashMap<(usize, FnId), HashMap<String, AccessorKind>> = HashMap::new();
+    if setters.is_empty() {
+        return out;
+    }
+    for (mi, m) in ci.modules.iter().enumerate() {
+        let src = m.source();
+        for c in m.index.calls.iter().filter(|c| !c.member && c.args >= 1) {
+            let Some(a) = &c.arg0 else { continue };
+            if src.as_bytes().get(a.lo as usize) != Some(&b'{') {
+                continue;
+            }
+            let Some(target) = ci.resolve_function(mi, &c.name) else {
+                continue;
+            };
+            let Some(slot) = setters.get(&target) else {
+                continue;
+            };
+            let installed = installed_kinds(cls, mi, src, a);
+            if installed.is_empty() {
+                continue;
+            }
+            for g in &getters[&(target.0, slot.clone())] {
+                let keys = out.entry((target.0, *g)).or_default();
+                for (k, kind) in &installed {
+                    merge_kind(keys.entry(k.clone()).or_insert(AccessorKind::Other), *kind);
+                }
+            }
+        }
+    }
+    for keys in out.values_mut() {
+        keys.retain(|_, k| *k != AccessorKind::Other);
+    }
+    out.retain(|_, keys| !keys.is_empty());
+    out
+}
+
+fn is_path(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && !s.ends_with('.')
+        && !s.contains("..")
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.')
+        && !s.starts_with("this.")
+}
+
+/// `{return X.f}` / `{return X.f;}` / an arrow's `X.f`: the slot returned.
+fn returned_slot(body: &str) -> Option<&str> {
+    let b = body.trim();
+    let e = match b.strip_prefix('{') {
+        Some(inner) => inner
+            .strip_suffix('}')?
+            .trim()
+            .strip_prefix("return ")?
+            .trim()
+            .trim_end_matches(';')
+            .trim(),
+        None => b,
+    };
+    is_path(e).then_some(e)
+}
+
+/// The slot a setter stores its parameter `p` into: `X.f = p` or `X = p`
+/// (not `==`, `=>`, `!=` …).
+fn stored_slot<'s>(body: &'s str, p: &str) -> Option<&'s str> {
+    let b = body.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    body.match_indices('=').find_map(|(i, _)| {
+        let after = body[i + 1..].trim_start();
+        let rest = after.strip_prefix(p)?;
+        if rest.starts_with(|c: char| c.is_ascii() && ident(c as u8))
+            || rest.starts_with(['=', '>'])
+        {
+            return None;
+        }
+        if i == 0 || b"=!<>+-*/%&|^?".contains(&b[i - 1]) || b.get(i + 1) == Some(&b'=') {
+            return None;
+        }
+        let head = body[..i].trim_end();
+        let start = head
+            .bytes()
+            .rposition(|c| !(ident(c) || c == b'.'))
+            .map_or(0, |j| j + 1);
+        let slot = &head[start..];
+        (is_path(slot) && slot != p).then_some(slot)
+    })
+}
+
+/// The keys of an object literal passed to a setter, each classified by its
+/// value.
+fn installed_kinds(
+    cls: &mut Classifier,
+    m: usize,
+    src: &str,
+    a: &crate::js::index::Arg,
+) -> Vec<(String, AccessorKind)> {
+    use swc_ecma_ast::{Expr, Prop, PropName, PropOrSpread};
+    let Some(text) = src.get(a.lo as usize..a.hi as usize) else {
+        return Vec::new();
+    };
+    if text.len() > MAX_ACCESSOR_BYTES {
+        return Vec::new();
+    }
+    let Ok(e) = parse_snippet(&format!("({text})")) else {
+        return Vec::new();
+    };
+    let mut e: &Expr = &e;
+    while let Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    let Expr::Object(o) = e else {
+        return Vec::new();
+    };
+    // Snippet positions start at 1 and carry the `(`.
+    let at = |lo: swc_common::BytePos| a.lo + lo.0.saturating_sub(2);
+    let mut out = Vec::new();
+    for p in &o.props {
+        let PropOrSpread::Prop(p) = p else { continue };
+        let (key, kind) = match &**p {
+            Prop::Shorthand(i) => (i.sym.to_string(), cls.kind(m, i.sym.as_ref())),
+            Prop::KeyValue(kv) => {
+                let key = match &kv.key {
+                    PropName::Ident(i) => i.sym.to_string(),
+                    PropName::Str(s) => s.value.to_string_lossy().into_owned(),
+                    _ => continue,
+                };
+                let kind = match &*kv.value {
+                    Expr::Ident(i) => cls.kind(m, i.sym.as_ref()),
+                    Expr::Arrow(_) | Expr::Fn(_) => {
+                        use swc_common::Spanned;
+                        let span = kv.value.span();
+                        let arg = crate::js::index::Arg {
+                            lo: at(span.lo),
+                            hi: at(span.hi),
+                            ident: None,
+                            string: None,
+                        };
+                        registered_kind(cls, m, &arg)
+                    }
+                    _ => continue,
+                };
+                (key, kind)
+            }
+            _ => continue,
+        };
+        out.push((key, kind));
+    }
+    out
+}
+
+/// The getter a member call is made on the result of: `port` of
+/// `port()?.cached(…)` or `port().cached(…)`.
+fn holder_getter_of<'s>(src: &'s str, c: &Call) -> Option<&'s str> {
+    let b = src.as_bytes();
+    let lo = c.lo as usize;
+    let end = (lo..b.len().min(lo + MAX_READ_NAME))
+        .find(|&i| !(b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'$'))?;
+    let rest = src[end..].strip_prefix("()")?;
+    let prop = rest.strip_prefix("?.").or_else(|| rest.strip_prefix('.'))?;
+    (end > lo
+        && prop.starts_with(c.name.as_str())
+        && !prop[c.name.len()..]
+            .starts_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '_' || ch == '$'))
+    .then(|| &src[lo..end])
 }
 
 /// The identifier a member call is made on: `reg` of `reg.read(…)` or
@@ -716,6 +1014,19 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
                     constants.insert(name.as_str(), &m.source()[lo as usize + 1..hi as usize - 1]);
                     constant_at.insert(lo, name.as_str());
                 }
+            }
+        }
+        // Constants another chunk defines and this one imports
+        // (`import {o} from "./chunk.js"; getter(o)`): a split build moves a
+        // name's constant away from its reads.
+        for imp in &m.index.imports {
+            if constants.contains_key(imp.local.as_str()) {
+                continue;
+            }
+            if let Some((t, local)) = ci.follow_import(mi, &imp.local)
+                && let Some(v) = string_constant(&ci.modules[t], local)
+            {
+                constants.insert(imp.local.as_str(), v);
             }
         }
         let used_constants: std::collections::HashSet<&str> = m
@@ -864,6 +1175,22 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
         accessors,
         counts,
     }
+}
+
+/// The name-shaped string module `m` binds `name` to, once
+/// (`var o = "tengu_…"`).
+fn string_constant<'m>(m: &'m IndexedModule, name: &str) -> Option<&'m str> {
+    let [d] = m.index.definitions.get(name)?.as_slice() else {
+        return None;
+    };
+    let (lo, hi) = d.value?;
+    if hi - lo >= MAX_CONSTANT_BYTES {
+        return None;
+    }
+    let text = m.source().get(lo as usize..hi as usize)?;
+    let inner = text.trim_matches(|c| c == '"' || c == '\'');
+    (text.len() >= 2 && text.len() == inner.len() + 2 && is_read_name(inner))
+        .then(|| &m.source()[lo as usize + 1..hi as usize - 1])
 }
 
 fn site(
@@ -1190,6 +1517,92 @@ function use() {
         ]);
         let inv = inventory(&ci, &HashMap::new());
         assert_eq!(inv.get("tengu_split_reg").unwrap().kind, FlagKind::Feature);
+    }
+
+    /// A holder set at start-up and read back through a getter, as 2.1.331
+    /// reads what 2.1.330 read through a registry; the setter, the getter
+    /// and the reads in three chunks.
+    #[test]
+    fn reads_through_a_holder_take_the_kind_of_what_is_installed() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-port.js",
+                "class P { port = null }\nvar h = new P;\nfunction setPort(o) { let a = h.port; return h.port = o, a; }\nfunction port() { return h.port; }\nexport { setPort as sp, port as pt };",
+            ),
+            (
+                "/$bunfs/root/chunk-app.js",
+                "import { sp } from \"./chunk-port.js\";\nfunction g(n, d) { return s().cachedFeatureFlags?.[n] ?? d; }\nfunction other(n) { return n.length; }\nsp({ cached: g, withSource: (e, d) => ({ ...g(e, d), x: 1 }), plain: other, g });",
+            ),
+            (
+                "/$bunfs/root/chunk-use.js",
+                "import { pt as q } from \"./chunk-port.js\";\nfunction ce(e) { try { return q()?.cached(e, !1) === !0; } catch { return !1; } }\nvar K = \"tengu_holder_const\";\nfunction on() { return ce(K); }\nq()?.withSource(\"tengu_holder_inline\", 0);\nq().g(\"bot_protected_holder\", !0);\nq()?.plain(\"tengu_holder_plain\");\nq()?.missing(\"tengu_holder_missing\");\nfunction al() { let n = q(); if (!n) return !1; return n.withSource(\"tengu_holder_alias\", !1).value; }\nnotq()?.cached(\"tengu_holder_notq\");",
+            ),
+        ]);
+        let inv = inventory(&ci, &HashMap::new());
+        let kind = |n: &str| inv.get(n).unwrap_or_else(|| panic!("{n} missing")).kind;
+        assert_eq!(kind("tengu_holder_const"), FlagKind::Feature);
+        assert_eq!(kind("tengu_holder_inline"), FlagKind::Feature);
+        assert_eq!(kind("bot_protected_holder"), FlagKind::Feature);
+        assert_eq!(kind("tengu_holder_alias"), FlagKind::Feature);
+        // Installed as something else, not installed, or another object's
+        // method: configuration as before.
+        assert_eq!(kind("tengu_holder_plain"), FlagKind::Config);
+        assert_eq!(kind("tengu_holder_missing"), FlagKind::Config);
+        assert_eq!(kind("tengu_holder_notq"), FlagKind::Config);
+    }
+
+    #[test]
+    fn a_getter_destructured_from_a_required_chunk() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-flags.js",
+                "function g(n, d) { return s().cachedFeatureFlags?.[n] ?? d; }\nexport { g as getPinned };",
+            ),
+            (
+                "/$bunfs/root/chunk-read.js",
+                "function e(x) { return x + 1; }\nfunction on() { let { getPinned: e } = import.meta.require(\"/$bunfs/root/chunk-flags.js\"); return e(\"tengu_required_pin\", !1); }",
+            ),
+        ]);
+        let inv = inventory(&ci, &HashMap::new());
+        assert_eq!(
+            inv.get("tengu_required_pin").unwrap().kind,
+            FlagKind::Feature
+        );
+    }
+
+    #[test]
+    fn holder_slots_by_structure() {
+        assert_eq!(returned_slot("{return h.port}"), Some("h.port"));
+        assert_eq!(returned_slot("{ return h.port; }"), Some("h.port"));
+        assert_eq!(returned_slot("h.port"), Some("h.port"));
+        assert_eq!(returned_slot("{return this.port}"), None);
+        assert_eq!(returned_slot("{return h.port()}"), None);
+        assert_eq!(
+            stored_slot("{let a=h.port;return h.port=o,a}", "o"),
+            Some("h.port")
+        );
+        assert_eq!(stored_slot("{cur = o}", "o"), Some("cur"));
+        assert_eq!(stored_slot("{return h.port==o}", "o"), None);
+        assert_eq!(stored_slot("{h.port=ox}", "o"), None);
+        assert_eq!(stored_slot("{this.port=o}", "o"), None);
+    }
+
+    #[test]
+    fn a_constant_imported_from_another_chunk() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-names.js",
+                "var c = \"tengu_split_const\";\nexport { c as nm };",
+            ),
+            (
+                "/$bunfs/root/chunk-read.js",
+                "import { nm } from \"./chunk-names.js\";\nfunction g(n, d) { return s().cachedFeatureFlags?.[n] ?? d; }\nfunction on(e) { return g(nm, e); }",
+            ),
+        ]);
+        let inv = inventory(&ci, &HashMap::new());
+        let f = inv.get("tengu_split_const").unwrap();
+        assert_eq!(f.kind, FlagKind::Feature);
+        assert!(f.sites.iter().any(|s| s.constant.as_deref() == Some("nm")));
     }
 
     #[test]

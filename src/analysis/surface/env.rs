@@ -16,6 +16,11 @@
 //!   whose argument in that position is a string, or evaluates to one, reads
 //!   that variable.
 //!
+//! - a helper called as `read(key, specs[key])`, `specs` a parameter of an
+//!   enclosing function, reads a *typed environment*: the keys of each
+//!   object passed there are variables read — *registry* (see
+//!   [`spec_reader`]).
+//!
 //! A truthiness helper called as `isTruthy(process.env.X)` is a member read
 //! and needs nothing more. What is computed at run time (a name built from
 //! data) is not known statically and is left out.
@@ -35,7 +40,8 @@ pub struct EnvVar {
     pub name: String,
     /// How it is read: `member` (`process.env.NAME`), `destructured`,
     /// `bracket` (`process.env["NAME"]`), `in` (`"NAME" in process.env`),
-    /// `helper` (a function taking the name).
+    /// `helper` (a function taking the name), `registry` (a key of a typed
+    /// environment's specs).
     pub how: Vec<String>,
     pub default: Option<serde_json::Value>,
     pub sites: Vec<Site>,
@@ -86,11 +92,22 @@ pub fn find(ci: &CodeIndex) -> Vec<EnvVar> {
         helpers.extend(h);
     }
     if !helpers.is_empty() {
-        let calls: Vec<Vec<Read>> = (0..ci.modules.len())
+        let calls: Vec<(Vec<Read>, Vec<Helper>)> = (0..ci.modules.len())
             .into_par_iter()
             .map(|mi| helper_calls(ci, mi, &helpers))
             .collect();
-        reads.extend(calls.into_iter().flatten());
+        let mut spec_readers: HashSet<Helper> = HashSet::new();
+        for (r, s) in calls {
+            reads.extend(r);
+            spec_readers.extend(s);
+        }
+        if !spec_readers.is_empty() {
+            let specs: Vec<Vec<Read>> = (0..ci.modules.len())
+                .into_par_iter()
+                .map(|mi| spec_keys(ci, mi, &spec_readers))
+                .collect();
+            reads.extend(specs.into_iter().flatten());
+        }
     }
     merge(reads)
 }
@@ -481,14 +498,17 @@ fn params_of(m: &IndexedModule, id: FnId) -> Option<Vec<String>> {
     }
 }
 
-/// Calls in module `mi` of a helper, each reading the variable named by its
-/// argument.
-fn helper_calls(ci: &CodeIndex, mi: usize, helpers: &HashSet<Helper>) -> Vec<Read> {
+/// The local names that denote one of `targets` in module `mi`: its own
+/// functions, and imports of another chunk's; each with the parameter
+/// positions that matter.
+fn local_names<'c>(
+    ci: &'c CodeIndex,
+    mi: usize,
+    targets: &HashSet<Helper>,
+) -> HashMap<&'c str, Vec<usize>> {
     let m = &ci.modules[mi];
-    // The local names that denote a helper here: its own functions, and
-    // imports of another chunk's.
     let mut local: HashMap<&str, Vec<usize>> = HashMap::new();
-    for h in helpers.iter().filter(|h| h.module == mi) {
+    for h in targets.iter().filter(|h| h.module == mi) {
         if let Some(n) = &m.index.functions[h.function as usize].name
             && m.index.function_named(n).map(|(id, _)| id) == Some(h.function)
         {
@@ -497,18 +517,27 @@ fn helper_calls(ci: &CodeIndex, mi: usize, helpers: &HashSet<Helper>) -> Vec<Rea
     }
     for imp in &m.index.imports {
         if let Some((t, _)) = ci.resolve_function(mi, &imp.local) {
-            for h in helpers.iter().filter(|h| h.module == t) {
+            for h in targets.iter().filter(|h| h.module == t) {
                 if ci.resolve_function(mi, &imp.local) == Some((t, h.function)) {
                     local.entry(imp.local.as_str()).or_default().push(h.param);
                 }
             }
         }
     }
+    local
+}
+
+/// Calls in module `mi` of a helper, each reading the variable named by its
+/// argument; and the spec readers found on the way (see [`spec_reader`]).
+fn helper_calls(ci: &CodeIndex, mi: usize, helpers: &HashSet<Helper>) -> (Vec<Read>, Vec<Helper>) {
+    let m = &ci.modules[mi];
+    let local = local_names(ci, mi, helpers);
     if local.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let mut ev: Option<Evaluator> = None;
     let mut out = Vec::new();
+    let mut readers = Vec::new();
     for c in m.index.calls.iter().filter(|c| !c.member) {
         let Some(params) = local.get(c.name.as_str()) else {
             continue;
@@ -522,11 +551,14 @@ fn helper_calls(ci: &CodeIndex, mi: usize, helpers: &HashSet<Helper>) -> Vec<Rea
             let Some(arg) = arg else { continue };
             let name = match (&arg.string, &arg.ident) {
                 (Some(s), _) => Some(s.clone()),
-                (None, Some(_)) => {
+                (None, Some(id)) => {
                     let ev = ev.get_or_insert_with(|| Evaluator::new(ci));
                     match ev.eval_span(mi, arg.lo, arg.hi) {
                         Ok(Value::Str(s)) => Some(s),
-                        _ => None,
+                        _ => {
+                            readers.extend(spec_reader(m, mi, c, id));
+                            None
+                        }
                     }
                 }
                 _ => None,
@@ -541,7 +573,205 @@ fn helper_calls(ci: &CodeIndex, mi: usize, helpers: &HashSet<Helper>) -> Vec<Rea
             }
         }
     }
+    (out, readers)
+}
+
+/// A typed environment: an object of specs keyed by variable names
+/// (`{NAME: codec.bool(), …}`, often assembled from namespaces), read
+/// through a function that hands each key to a helper with its spec —
+/// `function wrap(specs){ … get: (t, key) => read(key, specs[key]) … }`
+/// where `read(name, spec)` reads `process.env[name]`. A helper called with
+/// a name `key` and `X[key]`, `X` a parameter of an enclosing function,
+/// makes that function a spec reader: the keys of the object each of its
+/// calls passes there are variables read.
+fn spec_reader(
+    m: &IndexedModule,
+    mi: usize,
+    c: &crate::js::index::Call,
+    key: &str,
+) -> Option<Helper> {
+    let text = m.source().get(c.lo as usize..c.hi as usize)?;
+    let b = text.as_bytes();
+    let pat = format!("[{key}]");
+    let obj = text.match_indices(pat.as_str()).find_map(|(i, _)| {
+        let start = b[..i]
+            .iter()
+            .rposition(|&x| !is_ident_byte(x))
+            .map_or(0, |j| j + 1);
+        (start < i).then(|| &text[start..i])
+    })?;
+    let defs = m.index.definitions.get(obj)?;
+    let mut f = m.index.enclosing_function(c.lo);
+    for _ in 0..4 {
+        let id = f?;
+        if defs
+            .iter()
+            .any(|d| d.kind == DefKind::Param && d.in_function == Some(id))
+        {
+            m.index.functions[id as usize].name.as_ref()?;
+            let param = params_of(m, id)?.iter().position(|p| p == obj)?;
+            return (param < 2).then_some(Helper {
+                module: mi,
+                function: id,
+                param,
+            });
+        }
+        f = m.index.functions[id as usize].parent;
+    }
+    None
+}
+
+/// How deep spreads, imports and namespaces are followed for a spec
+/// object's keys.
+const MAX_SPEC_DEPTH: usize = 6;
+
+/// The longest object literal read for a spec object's keys.
+const MAX_SPEC_BYTES: usize = 1 << 20;
+
+/// Calls in module `mi` of a spec reader: the keys of the spec object each
+/// passes, as variables read.
+fn spec_keys(ci: &CodeIndex, mi: usize, readers: &HashSet<Helper>) -> Vec<Read> {
+    let m = &ci.modules[mi];
+    let local = local_names(ci, mi, readers);
+    let mut out = Vec::new();
+    if local.is_empty() {
+        return out;
+    }
+    for c in m.index.calls.iter().filter(|c| !c.member) {
+        let Some(params) = local.get(c.name.as_str()) else {
+            continue;
+        };
+        for &p in params {
+            let arg = match p {
+                0 => c.arg0.as_ref(),
+                _ => c.arg1.as_ref(),
+            };
+            if let Some(id) = arg.and_then(|a| a.ident.as_deref()) {
+                let mut seen = HashSet::new();
+                object_keys(ci, mi, id, 0, &mut seen, &mut out);
+            }
+        }
+    }
     out
+}
+
+/// The keys of the object `name` denotes in module `m`: a namespace the
+/// bundle builds (`helper(ns, {KEY: () => local, …})`), an object literal
+/// (spreads followed), a binding imported from another chunk, or
+/// `import.meta.require("chunk").name`.
+fn object_keys(
+    ci: &CodeIndex,
+    m: usize,
+    name: &str,
+    depth: usize,
+    seen: &mut HashSet<(usize, String)>,
+    out: &mut Vec<Read>,
+) {
+    if depth > MAX_SPEC_DEPTH || !seen.insert((m, name.to_string())) {
+        return;
+    }
+    if let Some((t, local)) = ci.follow_import(m, name) {
+        return object_keys(ci, t, local, depth + 1, seen, out);
+    }
+    let module = &ci.modules[m];
+    let src = module.source();
+    // A namespace: its export table is the second argument of a call whose
+    // first is the namespace.
+    let table = module.index.calls.iter().find_map(|c| {
+        let a1 = c.arg1.as_ref()?;
+        (!c.member && c.args == 2 && c.arg0.as_ref()?.ident.as_deref() == Some(name))
+            .then_some((a1.lo, a1.hi))
+    });
+    if let Some((lo, hi)) = table {
+        let entries: Vec<_> = module
+            .index
+            .export_table
+            .iter()
+            .filter(|e| e.lo >= lo && e.lo < hi)
+            .collect();
+        if !entries.is_empty() {
+            for e in entries {
+                if valid_name(&e.original) {
+                    out.push(Read {
+                        name: e.original.clone(),
+                        how: "registry",
+                        default: None,
+                        site: Site::at(module, e.lo),
+                    });
+                }
+            }
+            return;
+        }
+    }
+    let Some((lo, hi)) = module
+        .index
+        .definitions
+        .get(name)
+        .and_then(|d| d.iter().find_map(|d| d.value))
+    else {
+        return;
+    };
+    let (lo, hi) = (lo as usize, hi as usize);
+    if hi - lo > MAX_SPEC_BYTES {
+        return;
+    }
+    let Some(text) = src.get(lo..hi) else { return };
+    if let Some(rest) = text.strip_prefix("import.meta.require(") {
+        // `import.meta.require("/$bunfs/root/chunk.js").name`
+        let Some((path, export)) = rest.split_once(").") else {
+            return;
+        };
+        let path = path.trim_matches(|c| c == '"' || c == '\'');
+        if let Some(t) = ci.module_position(path)
+            && let Some(e) = ci.export_named(t, export)
+        {
+            let local = e.local.clone();
+            object_keys(ci, t, &local, depth + 1, seen, out);
+        }
+        return;
+    }
+    if !text.starts_with('{') {
+        return;
+    }
+    let Ok(e) = parse_snippet(&format!("({text})")) else {
+        return;
+    };
+    let mut e: &Expr = &e;
+    while let Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    let Expr::Object(o) = e else { return };
+    // Snippet positions start at 1 and carry the `(`.
+    let at = |p: swc_common::BytePos| (lo + (p.0 as usize).saturating_sub(2)) as u32;
+    for prop in &o.props {
+        use swc_ecma_ast::{Prop, PropOrSpread};
+        match prop {
+            PropOrSpread::Spread(sp) => {
+                if let Expr::Ident(i) = &*sp.expr {
+                    object_keys(ci, m, i.sym.as_ref(), depth + 1, seen, out);
+                }
+            }
+            PropOrSpread::Prop(p) => {
+                let (key, pos) = match &**p {
+                    Prop::Shorthand(i) => (i.sym.to_string(), i.span.lo),
+                    Prop::KeyValue(kv) => match &kv.key {
+                        PropName::Ident(i) => (i.sym.to_string(), i.span.lo),
+                        PropName::Str(s) => (s.value.to_string_lossy().into_owned(), s.span.lo),
+                        _ => continue,
+                    },
+                    _ => continue,
+                };
+                if valid_name(&key) {
+                    out.push(Read {
+                        name: key,
+                        how: "registry",
+                        default: None,
+                        site: Site::at(module, at(pos)),
+                    });
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -639,6 +869,37 @@ envOn(computeIt()); other("NOT_ENV");"#,
         let v = find(&ci);
         assert_eq!(names(&v), ["SPLIT_NAME", "SPLIT_TWO"]);
         assert!(v[0].sites[0].module.ends_with("chunk-use.js"));
+    }
+
+    /// A typed environment as code-split builds write one: namespaces of
+    /// specs built by the bundle's export helper, spread into one object,
+    /// handed to a function whose proxy reads each key through a helper.
+    #[test]
+    fn typed_environments_read_through_a_spec_proxy() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-codec.js",
+                "var codec = { str: () => 1, bool: () => 2 };\nexport { codec as L };",
+            ),
+            (
+                "/$bunfs/root/chunk-spec.js",
+                "import { L } from \"./chunk-codec.js\";\nvar ns = {};\nexp(ns, { SPEC_ONE: () => a, SPEC_TWO: () => b });\nvar a = L.str(), b = L.bool();\nvar shape = { ...ns };\nexport { shape as inboxShape };",
+            ),
+            (
+                "/$bunfs/root/chunk-env.js",
+                "import { inboxShape as other } from \"./chunk-spec.js\";\nfunction one(name, spec) { return () => spec.parse(process.env[name]); }\nfunction wrap(specs, base) { return new Proxy({}, { get: (t, key, r) => one(key, specs[key])() }); }\nvar all = { ...other, SPEC_THREE: L.str(), \"SPEC_FOUR\": L.bool() };\nvar env = wrap(all, null), inbox = wrap(import.meta.require(\"/$bunfs/root/chunk-spec.js\").inboxShape, null);\nfunction notSpec(x, y) { return one(y, x[y]); }\nnotSpec(lookup(), \"ignored\");",
+            ),
+        ]);
+        let v = find(&ci);
+        // `notSpec` hands a computed object: nothing is known of its keys.
+        assert_eq!(
+            names(&v),
+            ["SPEC_FOUR", "SPEC_ONE", "SPEC_THREE", "SPEC_TWO"]
+        );
+        assert_eq!(get(&v, "SPEC_ONE").how, ["registry"]);
+        // The site is the key in the namespace's table.
+        let s = &get(&v, "SPEC_ONE").sites[0];
+        assert!(s.module.ends_with("chunk-spec.js"), "{}", s.module);
     }
 
     #[test]

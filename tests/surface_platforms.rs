@@ -1,0 +1,210 @@
+//! One version built for macOS, Linux and Windows: `surface` gives the same
+//! tools with the same schemas, settings, commands and models on all three,
+//! and `diff` across platforms adds or removes environment variables and
+//! prompts only where the build itself differs by platform — the named list
+//! below, each checked against the builds' own text.
+
+use crate::common;
+
+use common::*;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+const VERSION: &str = "2.1.332";
+
+fn surface(exe: &Path) -> Value {
+    json(&["surface", exe.to_str().unwrap()])
+}
+
+fn diff(a: &Path, b: &Path) -> Value {
+    json(&["diff", a.to_str().unwrap(), b.to_str().unwrap()])
+}
+
+fn strs(v: &Value) -> BTreeSet<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+/// Each tool's name, description and input schema.
+fn tools(s: &Value) -> Vec<(String, String, Value)> {
+    s["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["description"].as_str().unwrap().to_string(),
+                t["input_schema"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The prompts of `s` with these ids.
+fn prompts<'a>(s: &'a Value, ids: &BTreeSet<String>) -> Vec<&'a Value> {
+    s["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| ids.contains(p["id"].as_str().unwrap()))
+        .collect()
+}
+
+/// The longest part of a prompt's text known statically (between its
+/// `${vN}` placeholders): what a build holding the prompt must contain.
+fn static_part(p: &Value) -> String {
+    let text = p["text"].as_str().unwrap();
+    let re = regex::Regex::new(r"\$\{v\d+\}").unwrap();
+    re.split(text).max_by_key(|s| s.len()).unwrap().to_string()
+}
+
+/// The JS text of an extracted build, every module concatenated.
+fn build_text(exe: &Path) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x");
+    bin()
+        .args([
+            "extract",
+            exe.to_str().unwrap(),
+            "--quiet",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let mut text = String::new();
+    let mut stack = vec![out];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_none_or(|x| x == "js") {
+                // Modules are `.js`, the entry point has no extension.
+                if let Ok(t) = std::fs::read(&p) {
+                    text.push_str(&String::from_utf8_lossy(&t));
+                }
+            }
+        }
+    }
+    text
+}
+
+fn modules_of(p: &Value) -> BTreeSet<String> {
+    p["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["module"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn one_version_on_three_platforms() {
+    if offline() {
+        return;
+    }
+    let mac: PathBuf = fetch(VERSION, "darwin-arm64");
+    let linux: PathBuf = fetch(VERSION, "linux-x64");
+    let win: PathBuf = fetch(VERSION, "win32-x64");
+    let s_mac = surface(&mac);
+    let s_linux = surface(&linux);
+    let s_win = surface(&win);
+
+    // The same tools, descriptions and schemas.
+    let t_mac = tools(&s_mac);
+    assert!(t_mac.len() >= 40);
+    assert_eq!(t_mac, tools(&s_linux), "darwin vs linux");
+    assert_eq!(t_mac, tools(&s_win), "darwin vs win32");
+
+    let d_linux = diff(&mac, &linux);
+    let d_win = diff(&mac, &win);
+    for (d, other) in [(&d_linux, "linux"), (&d_win, "win32")] {
+        for kind in ["tools", "commands", "settings", "models"] {
+            for side in ["added", "removed"] {
+                assert_eq!(
+                    d[kind][side].as_array().map(Vec::len),
+                    Some(0),
+                    "darwin vs {other}: {kind}.{side} = {}",
+                    d[kind][side]
+                );
+            }
+        }
+        assert_eq!(d["tools"]["changed"].as_array().map(Vec::len), Some(0));
+        assert_eq!(d["prompts"]["added"].as_array().map(Vec::len), Some(0));
+        assert_eq!(d["prompts"]["changed"].as_array().map(Vec::len), Some(0));
+    }
+
+    // Environment variables, each platform-specific in the build itself:
+    // - WINDIR: read by the computer-use executor (its Windows branch),
+    //   whose modules only the macOS build ships;
+    // - COMPUTER_USE_SWIFT_NODE_PATH: read by the stand-in the Linux and
+    //   Windows builds carry for the macOS-only native computer-use module
+    //   (after it throws "only available on macOS"); the macOS build embeds
+    //   the native module itself and reads no variable for it;
+    // - OSTYPE: read on a POSIX path only (a cygwin/msys check) that the
+    //   Windows build leaves out;
+    // - comspec: the Windows shell, read by the Windows build only.
+    assert_eq!(strs(&d_linux["env"]["removed"]), set(&["WINDIR"]));
+    assert_eq!(
+        strs(&d_linux["env"]["added"]),
+        set(&["COMPUTER_USE_SWIFT_NODE_PATH"])
+    );
+    assert_eq!(strs(&d_win["env"]["removed"]), set(&["OSTYPE", "WINDIR"]));
+    assert_eq!(
+        strs(&d_win["env"]["added"]),
+        set(&["COMPUTER_USE_SWIFT_NODE_PATH", "comspec"])
+    );
+
+    // Prompts: the computer-use prompts are in the macOS build only, in
+    // the modules only it ships (where WINDIR is read); the Windows build
+    // also lacks one message of the entry point (a POSIX path check).
+    let gone_linux = strs(&d_linux["prompts"]["removed"]);
+    let gone_win = strs(&d_win["prompts"]["removed"]);
+    assert_eq!(gone_linux.len(), 64, "{gone_linux:?}");
+    assert!(gone_linux.is_subset(&gone_win));
+    let extra: BTreeSet<String> = gone_win.difference(&gone_linux).cloned().collect();
+    assert_eq!(extra.len(), 1, "{extra:?}");
+    let windir_modules: BTreeSet<String> = s_mac["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == "WINDIR")
+        .flat_map(|e| e["sites"].as_array().unwrap().iter())
+        .map(|s| s["module"].as_str().unwrap().to_string())
+        .collect();
+    let mac_only: Vec<&Value> = prompts(&s_mac, &gone_linux);
+    assert_eq!(mac_only.len(), 64);
+    let mac_only_modules: BTreeSet<String> = mac_only.iter().flat_map(|p| modules_of(p)).collect();
+    assert!(
+        mac_only_modules.len() <= 3 && !mac_only_modules.is_disjoint(&windir_modules),
+        "{mac_only_modules:?} vs WINDIR in {windir_modules:?}"
+    );
+    let (linux_text, win_text) = (build_text(&linux), build_text(&win));
+    for p in &mac_only {
+        let part = static_part(p);
+        assert!(part.len() >= 40, "{}", p["id"]);
+        assert!(!linux_text.contains(&part), "{} is in linux", p["id"]);
+        assert!(!win_text.contains(&part), "{} is in win32", p["id"]);
+    }
+    let entry_only = prompts(&s_linux, &extra);
+    assert_eq!(entry_only.len(), 1);
+    assert!(
+        modules_of(entry_only[0])
+            .iter()
+            .all(|m| !m.contains("chunk-")),
+        "{}",
+        entry_only[0]["sites"]
+    );
+    let part = static_part(entry_only[0]);
+    assert!(linux_text.contains(&part) && !win_text.contains(&part));
+}
