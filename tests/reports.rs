@@ -336,6 +336,30 @@ fn html_report_of_2_1_220_in_headless_chromium() {
     let cache = std::env::var("HOME").unwrap() + "/.cache";
     assert!(!dom.contains(&cache), "paths are relative to home");
     assert!(dom.contains("All 1,746 flags"), "the full flag table");
+    // The pipeline of code-review: agents per phase at each level, as
+    // `simulate` counts them, for all five phases.
+    let cells = figure_cells(wf);
+    assert_eq!(cells.len(), 15, "3 levels × 5 phases: {cells:?}");
+    check_cells_against_traces(&cells, &["high", "xhigh", "max"], |level| {
+        let out = bin()
+            .args([
+                "simulate",
+                "npm:2.1.220/darwin-arm64",
+                "--workflow",
+                "code-review",
+                "--args",
+                level,
+                "--json",
+                "--quiet",
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    });
+    // Sweep runs at xhigh and max only, as the level table says.
+    assert!(cells.contains(&("high".into(), "Sweep".into(), None)));
+    assert!(cells.contains(&("xhigh".into(), "Sweep".into(), Some(1))));
+    assert!(summary.contains("high 13, xhigh 20, max 20"), "{summary}");
 }
 
 #[test]
@@ -391,4 +415,137 @@ fn html_diff_of_2_1_220_and_2_1_260_in_headless_chromium() {
     );
     assert!(dom.contains("class=\"ln d-add\""), "coloured diffs");
     assert!(dom.contains("bundle digest"));
+}
+
+/// Agents per stage of a `simulate --json` trace, by stage title.
+pub(crate) fn trace_counts(json: &str) -> std::collections::BTreeMap<String, usize> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(v["ok"], true, "the run completed: {}", v["status"]);
+    v["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["title"].as_str().unwrap().to_string(),
+                p["agents"].as_array().unwrap().len(),
+            )
+        })
+        .collect()
+}
+
+/// The measured cells of a page's pipeline figures: (level, phase, agents),
+/// agents None where the figure says the run never entered the phase.
+pub(crate) fn figure_cells(html: &str) -> Vec<(String, String, Option<usize>)> {
+    regex::Regex::new(r#"data-level="([^"]*)" data-phase="([^"]*)"(?: data-agents="([0-9]+)")?"#)
+        .unwrap()
+        .captures_iter(html)
+        .map(|c| {
+            (
+                c[1].to_string(),
+                c[2].to_string(),
+                c.get(3).map(|n| n.as_str().parse().unwrap()),
+            )
+        })
+        .collect()
+}
+
+/// Every measured cell of the figure is what `simulate` counts for that
+/// level and phase; `simulate` is run with `run_json(level)`.
+pub(crate) fn check_cells_against_traces(
+    cells: &[(String, String, Option<usize>)],
+    levels: &[&str],
+    run_json: impl Fn(&str) -> String,
+) {
+    for level in levels {
+        let counts = trace_counts(&run_json(level));
+        let row: Vec<_> = cells.iter().filter(|c| c.0 == *level).collect();
+        assert!(!row.is_empty(), "a measured row for {level}");
+        for (_, phase, n) in row {
+            assert_eq!(
+                counts.get(phase.as_str()).copied(),
+                *n,
+                "{level} / {phase}: the figure says {n:?}, the trace {counts:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn report_pipeline_holds_the_simulated_agents_per_phase() {
+    let html = run(&["report", SINGLE, "--format", "html", "--config", CONFIG]);
+    let cells = figure_cells(&html);
+    check_cells_against_traces(&cells, &["high", "xhigh"], |level| {
+        run(&[
+            "simulate",
+            SINGLE,
+            "--workflow",
+            "code-review",
+            "--args",
+            level,
+            "--json",
+        ])
+    });
+    assert!(cells.iter().any(|c| c.2.unwrap_or(0) > 1), "{cells:?}");
+    assert!(html.contains("measured: one simulated run per level"));
+    assert!(html.contains("from the level table"));
+    // The JSON report carries the same runs.
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["report", SINGLE, "--json", "--config", CONFIG])).unwrap();
+    let runs = &json["simulation"][0]["runs"];
+    assert_eq!(json["simulation"][0]["workflow"], "code-review");
+    assert!(
+        runs.as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["completed"] == true)
+    );
+    // Skipped on request: the level table's finders alone, and a note.
+    let html = run(&[
+        "report",
+        SINGLE,
+        "--format",
+        "html",
+        "--config",
+        CONFIG,
+        "--no-simulate",
+    ]);
+    assert!(figure_cells(&html).is_empty());
+    assert!(html.contains("Not simulated (--no-simulate)"));
+    let json: serde_json::Value = serde_json::from_str(&run(&[
+        "report",
+        SINGLE,
+        "--json",
+        "--config",
+        CONFIG,
+        "--no-simulate",
+    ]))
+    .unwrap();
+    assert!(json["simulation"].is_null());
+}
+
+#[test]
+fn simulate_page_draws_agents_per_stage() {
+    let args = [
+        "simulate",
+        SINGLE,
+        "--workflow",
+        "code-review",
+        "--args",
+        "xhigh",
+    ];
+    let html = run(&[&args[..], &["--format", "html"]].concat());
+    let bars: std::collections::BTreeMap<String, usize> =
+        regex::Regex::new(r#"data-label="([^"]*)" data-value="([0-9]+)""#)
+            .unwrap()
+            .captures_iter(&html)
+            .map(|c| (c[1].to_string(), c[2].parse().unwrap()))
+            .collect();
+    let counts = trace_counts(&run(&[&args[..], &["--json"]].concat()));
+    assert_eq!(bars, counts, "one bar per stage, of its agents");
+    assert!(html.contains("<figcaption>Agents per stage</figcaption>"));
+    // The terminal and Markdown have the stage table; the picture is the
+    // page's alone.
+    let text = run(&[&args[..], &["--format", "text"]].concat());
+    assert!(!text.contains("Agents per stage"));
 }

@@ -796,6 +796,9 @@ fn term_block(o: &mut String, b: &Block, p: &Paint, t: &Term, depth: usize) {
             }
             code_lines(o, text, *max_lines, p, t, indent + 2, true);
         }
+        // A figure without a text rendition is for the page alone (the
+        // blocks around it say the same in words).
+        Block::Figure(f) if f.text.is_empty() => {}
         Block::Figure(f) => {
             let _ = writeln!(
                 o,
@@ -1116,6 +1119,7 @@ fn md_block(o: &mut String, b: &Block, depth: usize) {
             }
             md_fence(o, "diff", text, *max_lines, Some(MD_LINE));
         }
+        Block::Figure(f) if f.text.is_empty() => {}
         Block::Figure(f) => {
             let _ = writeln!(o, "{}:\n", md_text(&f.caption));
             md_fence(o, "text", &f.text.join("\n"), None, None);
@@ -1583,7 +1587,7 @@ code{font-size:.9em;overflow-wrap:anywhere}
 .k-num{text-align:right;font-variant-numeric:tabular-nums}
 table{border-collapse:collapse;margin:.5rem 0;font-size:.92rem}
 td,th{border:1px solid var(--line);padding:.2rem .5rem;text-align:left;vertical-align:top}
-th{background:var(--bg2);font-family:inherit}th.k-num{text-align:right}
+th,th.k-code,th.k-num{background:var(--bg2);font-family:inherit}th.k-num{text-align:right}
 td.k-code{font-size:.85rem;overflow-wrap:anywhere}
 pre{background:var(--bg2);padding:.6rem .8rem;overflow:auto;max-height:36rem;font-size:.82rem;line-height:1.35}
 pre .ln{display:block;white-space:pre}pre .ln:empty::before{content:' '}
