@@ -357,9 +357,12 @@ fn doc(script: &ScriptRef, t: &Trace) -> Doc {
             .iter()
             .map(|p| (clip(&p.title, 40), p.agents.len() as u64))
             .collect();
-        let mut figure = svg::bars_linear("Agents per stage", &bars);
-        figure.text.clear();
-        let mut blocks = vec![Block::Table(table.doc()), Block::Figure(figure)];
+        let mut blocks = vec![Block::Table(table.doc())];
+        if !t.agents.is_empty() {
+            let mut figure = svg::bars_linear("Agents per stage", &bars);
+            figure.text.clear();
+            blocks.push(Block::Figure(figure));
+        }
         if t.phases.iter().any(|p| !p.marked) {
             blocks.push(Block::Note(
                 "(* named by agent options only, never marked by phase())".into(),

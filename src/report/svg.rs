@@ -310,11 +310,9 @@ pub fn pipeline(
             (false, true) => {
                 format!("{name}: phase pipeline and finder fan-out per effort level")
             }
-            (true, false) => {
-                format!("{name}: phase pipeline and agents per phase in simulated runs")
-            }
+            (true, false) => format!("{name}: phase pipeline and agents per phase (simulated)"),
             (false, false) => format!(
-                "{name}: phase pipeline, agents per phase per effort level (measured in simulated runs) and finder fan-out (level table)"
+                "{name}: phase pipeline, agents per phase (simulated) and finders per level (level table)"
             ),
         },
         svg: o,
