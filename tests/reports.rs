@@ -342,6 +342,11 @@ fn html_report_of_2_1_220_in_headless_chromium() {
     let cache = std::env::var("HOME").unwrap() + "/.cache";
     assert!(!dom.contains(&cache), "paths are relative to home");
     assert!(dom.contains("All 1,746 flags"), "the full flag table");
+    // The routing gate's chain: conditions judged at run time, then the
+    // flag that blocks.
+    let gate = &dom[dom.find("id=\"review-routing-gate\"").unwrap()..];
+    let gate = &gate[..gate.find("</section>").unwrap()];
+    assert!(gate.contains(">at run time</text>") && gate.contains(">blocks</text>"));
     // The pipeline of code-review: agents per phase at each level, as
     // `simulate` counts them, for all five phases.
     let cells = figure_cells(wf);
@@ -420,6 +425,10 @@ fn html_diff_of_2_1_220_and_2_1_260_in_headless_chromium() {
         "capped lists"
     );
     assert!(dom.contains("class=\"ln d-add\""), "coloured diffs");
+    assert!(
+        dom.contains("class=\"j-kw\""),
+        "JavaScript coloured in the diffs"
+    );
     assert!(dom.contains("bundle digest"));
 }
 
@@ -477,13 +486,13 @@ pub(crate) fn check_cells_against_traces(
     }
 }
 
-#[test]
-fn report_pipeline_holds_the_simulated_agents_per_phase() {
-    // The fixture's script with agents: one finder per angle of the level
-    // plus the cleanup one (3 at high, 4 at max), then one to synthesize.
+/// The fixture with a script that calls agents: one finder per angle of
+/// the level plus the cleanup one (3 at high, 4 at max), then one to
+/// synthesize.
+fn agents_fixture(dir: &std::path::Path) -> std::path::PathBuf {
     let fixture = std::fs::read_to_string(format!("{MANIFEST}/{SINGLE}")).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("agents.js");
+    assert!(fixture.contains("log(escaped)\n`"));
+    let path = dir.join("agents.js");
     let body = "await parallel(FINDERS.map(f => () => agent(\"find \" + f.kind, { label: f.kind, phase: \"Find\" })))\n\
                 phase(\"Synthesize\")\nawait agent(\"rank\", { label: \"synthesize\" })";
     std::fs::write(
@@ -491,6 +500,13 @@ fn report_pipeline_holds_the_simulated_agents_per_phase() {
         fixture.replace("log(escaped)\n`", &format!("log(escaped)\n{body}\n`")),
     )
     .unwrap();
+    path
+}
+
+#[test]
+fn report_pipeline_holds_the_simulated_agents_per_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = agents_fixture(dir.path());
     let file = path.to_str().unwrap();
     let html = run(&["report", file, "--format", "html", "--config", CONFIG]);
     let cells = figure_cells(&html);
@@ -553,13 +569,15 @@ fn report_pipeline_holds_the_simulated_agents_per_phase() {
 
 #[test]
 fn simulate_page_draws_agents_per_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = agents_fixture(dir.path());
     let args = [
         "simulate",
-        SINGLE,
+        path.to_str().unwrap(),
         "--workflow",
         "code-review",
         "--args",
-        "xhigh",
+        "max",
     ];
     let html = run(&[&args[..], &["--format", "html"]].concat());
     let bars: std::collections::BTreeMap<String, usize> =
@@ -569,6 +587,7 @@ fn simulate_page_draws_agents_per_stage() {
             .map(|c| (c[1].to_string(), c[2].parse().unwrap()))
             .collect();
     let counts = trace_counts(&run(&[&args[..], &["--json"]].concat()));
+    assert_eq!(counts.get("Find"), Some(&4), "{counts:?}");
     assert_eq!(bars, counts, "one bar per stage, of its agents");
     assert!(html.contains("<figcaption>Agents per stage</figcaption>"));
     // The terminal and Markdown have the stage table; the picture is the
@@ -734,7 +753,9 @@ fn report_survives_scripts_that_loop_or_grow() {
         assert_eq!(runs.len(), 2, "{name}: high and max");
         for r in runs {
             assert_eq!(r["completed"], false, "{name}: {r}");
-            assert!(r["status"].as_str().unwrap().contains(why), "{name}: {r}");
+            let status = r["status"].as_str().unwrap();
+            assert!(status.contains(why), "{name}: {r}");
+            assert!(!status.contains("--"), "no option report lacks: {status}");
         }
     }
 }

@@ -88,11 +88,18 @@ pub struct StageAgents {
 
 impl LevelRun {
     pub fn from_trace(level: &str, t: &crate::analysis::simulate::Trace) -> LevelRun {
+        // The status's advice names `simulate`'s options (`--timeout-ms`,
+        // `--memory-mb`), which `report` does not have: dropped here.
+        let status = t.status.describe();
+        let status = match status.find(" (raise it with") {
+            Some(at) => status[..at].to_string(),
+            None => status,
+        };
         LevelRun {
             level: level.to_string(),
             args: level.to_string(),
             completed: t.succeeded(),
-            status: t.status.describe(),
+            status,
             agents: t.agents.len(),
             stages: t
                 .phases
