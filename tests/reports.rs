@@ -45,6 +45,7 @@ fn report_snapshots() {
         ("text", "report.txt"),
     ] {
         let out = run(&["report", SINGLE, "--format", format, "--config", CONFIG]);
+        crate::views::assert_no_bad_plural(name, &out);
         insta::assert_snapshot!(name, out);
     }
 }
@@ -58,6 +59,7 @@ fn diff_snapshots() {
         ("human", "diff.txt"),
     ] {
         let out = run(&["diff", a, b, "--format", format]);
+        crate::views::assert_no_bad_plural(name, &out);
         insta::assert_snapshot!(name, out);
     }
 }
@@ -301,6 +303,10 @@ fn html_report_of_2_1_220_in_headless_chromium() {
     let summary = &dom[dom.find("id=\"summary\"").unwrap()..dom.find("id=\"contents\"").unwrap()];
     for fact in [
         "d60e0e81efcc86861d9a7094b027b2b7b7cbd99469eebbcd6a5b707030211120",
+        // The bundle digest, the platform and the container.
+        "d596c5c8272e706223590c1a073daace48aef77de59cbab1bdfdbef5f74b5956",
+        "darwin-arm64",
+        "macho arm64, single bundle",
         "code-review",
         "blocked by tengu_review_workflow_routing = false",
     ] {
@@ -336,6 +342,35 @@ fn html_report_of_2_1_220_in_headless_chromium() {
     let cache = std::env::var("HOME").unwrap() + "/.cache";
     assert!(!dom.contains(&cache), "paths are relative to home");
     assert!(dom.contains("All 1,746 flags"), "the full flag table");
+    // The routing gate's chain: conditions judged at run time, then the
+    // flag that blocks.
+    let gate = &dom[dom.find("id=\"review-routing-gate\"").unwrap()..];
+    let gate = &gate[..gate.find("</section>").unwrap()];
+    assert!(gate.contains(">at run time</text>") && gate.contains(">blocks</text>"));
+    // The pipeline of code-review: agents per phase at each level, as
+    // `simulate` counts them, for all five phases.
+    let cells = figure_cells(wf);
+    assert_eq!(cells.len(), 15, "3 levels × 5 phases: {cells:?}");
+    check_cells_against_traces(&cells, &["high", "xhigh", "max"], |level| {
+        let out = bin()
+            .args([
+                "simulate",
+                "npm:2.1.220/darwin-arm64",
+                "--workflow",
+                "code-review",
+                "--args",
+                level,
+                "--json",
+                "--quiet",
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    });
+    // Sweep runs at xhigh and max only, as the level table says.
+    assert!(cells.contains(&("high".into(), "Sweep".into(), None)));
+    assert!(cells.contains(&("xhigh".into(), "Sweep".into(), Some(1))));
+    assert!(summary.contains("high 13, xhigh 20, max 20"), "{summary}");
 }
 
 #[test]
@@ -390,5 +425,337 @@ fn html_diff_of_2_1_220_and_2_1_260_in_headless_chromium() {
         "capped lists"
     );
     assert!(dom.contains("class=\"ln d-add\""), "coloured diffs");
+    assert!(
+        dom.contains("class=\"j-kw\""),
+        "JavaScript coloured in the diffs"
+    );
     assert!(dom.contains("bundle digest"));
+}
+
+/// Agents per stage of a `simulate --json` trace, by stage title.
+pub(crate) fn trace_counts(json: &str) -> std::collections::BTreeMap<String, usize> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(v["ok"], true, "the run completed: {}", v["status"]);
+    v["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["title"].as_str().unwrap().to_string(),
+                p["agents"].as_array().unwrap().len(),
+            )
+        })
+        .collect()
+}
+
+/// The measured cells of a page's pipeline figures: (level, phase, agents),
+/// agents None where the figure says the run never entered the phase.
+pub(crate) fn figure_cells(html: &str) -> Vec<(String, String, Option<usize>)> {
+    regex::Regex::new(r#"data-level="([^"]*)" data-phase="([^"]*)"(?: data-agents="([0-9]+)")?"#)
+        .unwrap()
+        .captures_iter(html)
+        .map(|c| {
+            (
+                c[1].to_string(),
+                c[2].to_string(),
+                c.get(3).map(|n| n.as_str().parse().unwrap()),
+            )
+        })
+        .collect()
+}
+
+/// Every measured cell of the figure is what `simulate` counts for that
+/// level and phase; `simulate` is run with `run_json(level)`.
+pub(crate) fn check_cells_against_traces(
+    cells: &[(String, String, Option<usize>)],
+    levels: &[&str],
+    run_json: impl Fn(&str) -> String,
+) {
+    for level in levels {
+        let counts = trace_counts(&run_json(level));
+        let row: Vec<_> = cells.iter().filter(|c| c.0 == *level).collect();
+        assert!(!row.is_empty(), "a measured row for {level}");
+        for (_, phase, n) in row {
+            assert_eq!(
+                counts.get(phase.as_str()).copied(),
+                *n,
+                "{level} / {phase}: the figure says {n:?}, the trace {counts:?}"
+            );
+        }
+    }
+}
+
+/// The fixture with a script that calls agents: one finder per angle of
+/// the level plus the cleanup one (3 at high, 4 at max), then one to
+/// synthesize.
+fn agents_fixture(dir: &std::path::Path) -> std::path::PathBuf {
+    let fixture = std::fs::read_to_string(format!("{MANIFEST}/{SINGLE}")).unwrap();
+    assert!(fixture.contains("log(escaped)\n`"));
+    let path = dir.join("agents.js");
+    let body = "await parallel(FINDERS.map(f => () => agent(\"find \" + f.kind, { label: f.kind, phase: \"Find\" })))\n\
+                phase(\"Synthesize\")\nawait agent(\"rank\", { label: \"synthesize\" })";
+    std::fs::write(
+        &path,
+        fixture.replace("log(escaped)\n`", &format!("log(escaped)\n{body}\n`")),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn report_pipeline_holds_the_simulated_agents_per_phase() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = agents_fixture(dir.path());
+    let file = path.to_str().unwrap();
+    let html = run(&["report", file, "--format", "html", "--config", CONFIG]);
+    let cells = figure_cells(&html);
+    check_cells_against_traces(&cells, &["high", "max"], |level| {
+        run(&[
+            "simulate",
+            file,
+            "--workflow",
+            "code-review",
+            "--args",
+            level,
+            "--json",
+        ])
+    });
+    for (level, finders) in [("high", 3), ("max", 4)] {
+        for (phase, n) in [("Scope", 0), ("Find", finders), ("Synthesize", 1)] {
+            assert!(
+                cells.contains(&(level.into(), phase.into(), Some(n))),
+                "{level} {phase} {n}: {cells:?}"
+            );
+        }
+    }
+    assert!(html.contains("measured: one simulated run per level"));
+    assert!(html.contains("from the level table"));
+    assert!(
+        html.contains("high 4, max 5 agents per run"),
+        "the summary line"
+    );
+    // The JSON report carries the same runs.
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["report", file, "--json", "--config", CONFIG])).unwrap();
+    assert_eq!(json["simulation"][0]["workflow"], "code-review");
+    let runs = json["simulation"][0]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|r| r["completed"] == true), "{runs:?}");
+    assert_eq!(runs[1]["agents"], 5);
+    // Skipped on request: the level table's finders alone, and a note.
+    let html = run(&[
+        "report",
+        SINGLE,
+        "--format",
+        "html",
+        "--config",
+        CONFIG,
+        "--no-simulate",
+    ]);
+    assert!(figure_cells(&html).is_empty());
+    assert!(html.contains("Not simulated (--no-simulate)"));
+    let json: serde_json::Value = serde_json::from_str(&run(&[
+        "report",
+        SINGLE,
+        "--json",
+        "--config",
+        CONFIG,
+        "--no-simulate",
+    ]))
+    .unwrap();
+    assert!(json["simulation"].is_null());
+}
+
+#[test]
+fn simulate_page_draws_agents_per_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = agents_fixture(dir.path());
+    let args = [
+        "simulate",
+        path.to_str().unwrap(),
+        "--workflow",
+        "code-review",
+        "--args",
+        "max",
+    ];
+    let html = run(&[&args[..], &["--format", "html"]].concat());
+    let bars: std::collections::BTreeMap<String, usize> =
+        regex::Regex::new(r#"data-label="([^"]*)" data-value="([0-9]+)""#)
+            .unwrap()
+            .captures_iter(&html)
+            .map(|c| (c[1].to_string(), c[2].parse().unwrap()))
+            .collect();
+    let counts = trace_counts(&run(&[&args[..], &["--json"]].concat()));
+    assert_eq!(counts.get("Find"), Some(&4), "{counts:?}");
+    assert_eq!(bars, counts, "one bar per stage, of its agents");
+    assert!(html.contains("<figcaption>Agents per stage</figcaption>"));
+    // The terminal and Markdown have the stage table; the picture is the
+    // page's alone.
+    let text = run(&[&args[..], &["--format", "text"]].concat());
+    assert!(!text.contains("Agents per stage"));
+}
+
+/// Long human output on a terminal goes through `$PAGER` with `LESS=FRX`
+/// (as git does); `--no-pager` and a pipe print directly. The terminal is
+/// a pseudo-terminal made by util-linux `script`.
+#[test]
+fn long_output_on_a_terminal_is_paged() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no `script` to make a terminal");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pager = dir.path().join("pager.sh");
+    std::fs::write(
+        &pager,
+        "#!/bin/sh\necho \"$LESS\" > \"$1.less\"\ncat > \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&pager, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let exe = std::path::PathBuf::from(env!("CARGO_BIN_EXE_cc-teardown"));
+    let on_a_terminal = |extra: &str, paged: &std::path::Path| {
+        let cmd = format!(
+            "{} diff fixtures/js/diff/a.js fixtures/js/diff/b.js{extra}",
+            exe.display()
+        );
+        let out = std::process::Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .current_dir(MANIFEST)
+            .env("PAGER", format!("{} {}", pager.display(), paged.display()))
+            .env("LINES", "5")
+            .env("COLUMNS", "100")
+            .env_remove("LESS")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let paged = dir.path().join("paged.txt");
+    let screen = on_a_terminal("", &paged);
+    let text = std::fs::read_to_string(&paged).expect("the pager got the output");
+    assert!(text.contains("What changed"), "{text}");
+    assert!(!screen.contains("What changed"), "only the pager wrote");
+    let less = std::fs::read_to_string(dir.path().join("paged.txt.less")).unwrap();
+    assert_eq!(less.trim(), "FRX");
+    let unpaged = dir.path().join("unpaged.txt");
+    let screen = on_a_terminal(" --no-pager", &unpaged);
+    assert!(!unpaged.exists(), "--no-pager");
+    assert!(screen.contains("What changed"));
+    // A pipe is never paged.
+    let out = bin()
+        .current_dir(MANIFEST)
+        .args(["diff", "fixtures/js/diff/a.js", "fixtures/js/diff/b.js"])
+        .env(
+            "PAGER",
+            format!("{} {}", pager.display(), unpaged.display()),
+        )
+        .env("LINES", "5")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("What changed"));
+    assert!(!unpaged.exists(), "a pipe");
+}
+
+/// The package says what it is, under which licence, for which compiler;
+/// the licence text ships beside it. (`repository` is left out: the
+/// project has no public address to name yet.)
+#[test]
+fn cargo_manifest_describes_the_package() {
+    let toml = std::fs::read_to_string(format!("{MANIFEST}/Cargo.toml")).unwrap();
+    let package = &toml[..toml.find("[dependencies]").unwrap()];
+    for key in ["description = \"", "license = \"", "rust-version = \""] {
+        assert!(package.contains(key), "{key}");
+    }
+    let licence = std::fs::read_to_string(format!("{MANIFEST}/LICENSE")).unwrap();
+    assert!(licence.contains("MIT") && licence.contains("Apache"));
+}
+
+/// The flag table's script in Chromium: a click on a header sorts the rows
+/// (twice: the other way), typing in the box filters them. For the test
+/// the page's policy is taken out so that a driver script can click.
+#[test]
+fn flag_table_sorts_and_filters_in_chromium() {
+    let html = run(&["report", SINGLE, "--format", "html", "--config", CONFIG]);
+    let start = html
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .unwrap();
+    let end = start + html[start..].find('>').unwrap() + 1;
+    let driver = "<script>\
+        var t=document.querySelector('.filter+table');\
+        var th=Array.prototype.find.call(t.tHead.rows[0].cells,function(c){return c.textContent==='flag';});\
+        th.click();th.click();\
+        var names=Array.prototype.map.call(t.tBodies[0].rows,function(r){return r.cells[0].textContent;});\
+        document.body.setAttribute('data-order',names.join(' '));\
+        var b=document.querySelector('.filter-box');b.value='ROUT';b.dispatchEvent(new Event('input'));\
+        var shown=Array.prototype.filter.call(t.tBodies[0].rows,function(r){return !r.hidden;}).length;\
+        document.body.setAttribute('data-shown',String(shown));\
+        </script></body>";
+    let page = format!("{}{}", &html[..start], &html[end..]).replace("</body>", driver);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.html");
+    std::fs::write(&path, page).unwrap();
+    let (dom, _) = render(&path, &dir.path().join("report.png"));
+    assert!(
+        dom.contains("data-order=\"tengu_fixture_workflows tengu_fixture_routing tengu_fixture_routed tengu_fixture_listed tengu_fixture_avocet\""),
+        "sorted by name, descending: {}",
+        &dom[dom.find("<body").unwrap()..][..200]
+    );
+    assert!(dom.contains("aria-sort=\"descending\""));
+    assert!(
+        dom.contains("data-shown=\"2\""),
+        "filtered to the two rout… flags"
+    );
+}
+
+/// A workflow script that never ends, or grows without bound, holds the
+/// report for its run's caps (2 s, 64 MB) and no longer: the report is
+/// written, exit 0, and says which runs stopped and why.
+#[test]
+fn report_survives_scripts_that_loop_or_grow() {
+    let fixture = std::fs::read_to_string(format!("{MANIFEST}/{SINGLE}")).unwrap();
+    assert!(fixture.contains("log(escaped)\n`"));
+    let dir = tempfile::tempdir().unwrap();
+    for (name, body, why) in [
+        ("loop", "while (true) {}", "time limit"),
+        (
+            "grow",
+            "const a = []; while (true) a.push(\"x\".repeat(1 << 20) + a.length)",
+            "memory cap",
+        ),
+    ] {
+        let path = dir.path().join(format!("{name}.js"));
+        std::fs::write(
+            &path,
+            fixture.replace("log(escaped)\n`", &format!("log(escaped)\n{body}\n`")),
+        )
+        .unwrap();
+        let started = std::time::Instant::now();
+        let out = bin()
+            .args(["report", path.to_str().unwrap(), "--json", "--quiet"])
+            .env("HOME", "/nonexistent-home")
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(took.as_secs() < 20, "{name}: {took:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let runs = v["simulation"][0]["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 2, "{name}: high and max");
+        for r in runs {
+            assert_eq!(r["completed"], false, "{name}: {r}");
+            let status = r["status"].as_str().unwrap();
+            assert!(status.contains(why), "{name}: {r}");
+            assert!(!status.contains("--"), "no option report lacks: {status}");
+        }
+    }
 }

@@ -57,8 +57,21 @@ fn every_view_in_three_renderers() {
                     }
                 }
             }
+            assert_no_bad_plural(&format!("{cmd} --format {format}"), &out);
             insta::assert_snapshot!(format!("{cmd}.{ext}"), out);
         }
+    }
+}
+
+/// "1 symbols", "(1 sites)": a count of one with a plural noun, which
+/// `fmt::count` exists to prevent.
+pub(crate) fn assert_no_bad_plural(what: &str, out: &str) {
+    let re = regex::Regex::new(
+        r"(?:^|[^0-9,.])1 (symbols|sites|modules|lines|flags|agents|calls|bytes|chunks|functions|workflows|values|files|names|conditions|gates|rows|fan-outs|agent calls|more lines)\b",
+    )
+    .unwrap();
+    if let Some(m) = re.find(out) {
+        panic!("{what}: a plural after 1: {:?}", m.as_str());
     }
 }
 

@@ -2,7 +2,6 @@ use super::outdir::{OutDir, OutputError};
 use super::{Global, TargetArg, print_json};
 use crate::bun::digest::sha256_hex;
 use crate::report::modules::ModuleRow;
-use crate::report::table::thousands;
 use clap::Args;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -200,9 +199,9 @@ pub fn run(g: &Global, a: &ExtractArgs) -> anyhow::Result<i32> {
         .map(|m| if a.raw { m.row.bytes } else { m.decoded_bytes })
         .sum();
     println!(
-        "wrote {} modules ({} bytes{}) and manifest.json to {}",
-        manifest.modules.len(),
-        thousands(total),
+        "wrote {} ({}{}) and manifest.json to {}",
+        crate::report::doc::fmt::count(manifest.modules.len(), "module", "modules"),
+        crate::report::doc::fmt::bytes(total),
         if a.raw { ", stored bytes" } else { ", decoded" },
         crate::report::escape::display(&root.display().to_string())
     );

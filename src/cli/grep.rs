@@ -143,14 +143,8 @@ pub fn run(g: &Global, a: &GrepArgs) -> anyhow::Result<i32> {
     let color = g.color.enabled(std::io::stdout().is_terminal());
     // Every piece of a hit comes from the build: each is escaped before it
     // is coloured, so the only escape sequences printed are the colours.
-    let paint = |code: &str, s: &str| {
-        let s = esc(s);
-        if color {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.into_owned()
-        }
-    };
+    let painter = crate::report::doc::Paint(color);
+    let paint = |code: &str, s: &str| painter.sgr(code, &esc(s));
     for h in &hits {
         let m = ci.module(&h.module).expect("hit module is indexed");
         let func = h.function.as_ref().map_or_else(

@@ -177,8 +177,8 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
             let (line, col) = parse_at(at)?;
             if line as usize > map.raw.lines() {
                 usage!(
-                    "raw line {line} is past the end ({} lines)",
-                    map.raw.lines()
+                    "raw line {line} is past the end ({})",
+                    crate::report::doc::fmt::count(map.raw.lines(), "line", "lines")
                 );
             }
             let pretty = map.raw_to_pretty(line, col).unwrap_or(1);
@@ -296,8 +296,8 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
     }
     if !view.skipped.is_empty() {
         outln!(
-            "skipped {} modules that are not JavaScript source:",
-            view.skipped.len()
+            "skipped {} that are not JavaScript source:",
+            crate::report::doc::fmt::count(view.skipped.len(), "module", "modules")
         );
         for s in view.skipped.iter().take(20) {
             outln!("  {}  ({})", esc(&s.module), s.reason);

@@ -3,6 +3,7 @@ use super::{Global, TARGET_HELP};
 use crate::analysis::simulate::{self, Limits, Options, Outcome, Scenario, Trace};
 use crate::bun::digest::sha256_hex;
 use crate::report::doc::{Block, Doc, Inline, Status, fmt};
+use crate::report::svg;
 use crate::report::table::{Align, Table};
 use anyhow::{Context, bail};
 use clap::Args;
@@ -349,7 +350,19 @@ fn doc(script: &ScriptRef, t: &Trace) -> Doc {
                 clip(&labels, 100),
             ]);
         }
+        // The same counts as a picture, for the page: the table already
+        // says them on a terminal and in Markdown (no text rendition).
+        let bars: Vec<(String, u64)> = t
+            .phases
+            .iter()
+            .map(|p| (clip(&p.title, 40), p.agents.len() as u64))
+            .collect();
         let mut blocks = vec![Block::Table(table.doc())];
+        if !t.agents.is_empty() {
+            let mut figure = svg::bars_linear("Agents per stage", &bars);
+            figure.text.clear();
+            blocks.push(Block::Figure(figure));
+        }
         if t.phases.iter().any(|p| !p.marked) {
             blocks.push(Block::Note(
                 "(* named by agent options only, never marked by phase())".into(),

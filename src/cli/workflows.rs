@@ -286,11 +286,11 @@ pub fn reconstruct(g: &Global, a: &ReconstructArgs) -> anyhow::Result<i32> {
                 if !g.json {
                     let s = w.script.as_ref().expect("facts for a text");
                     outln!(
-                        "{}: {} ({} bytes, {} lines, sha256 {}, syntax {})",
+                        "{}: {} ({}, {}, sha256 {}, syntax {})",
                         esc(&w.name),
                         esc(&p.display().to_string()),
-                        thousands(s.bytes as u64),
-                        s.lines,
+                        fmt::bytes(s.bytes as u64),
+                        fmt::count(s.lines, "line", "lines"),
                         &s.sha256[..16],
                         if s.syntax_ok { "ok" } else { "ERROR" }
                     );

@@ -503,10 +503,12 @@ pub fn elide(s: &str, n: usize) -> String {
     out
 }
 
-struct Paint(bool);
+/// The one ANSI painter: `sgr` wraps text in a colour when colour is on.
+/// The text must already be escaped for the terminal.
+pub struct Paint(pub bool);
 
 impl Paint {
-    fn sgr(&self, code: &str, s: &str) -> String {
+    pub fn sgr(&self, code: &str, s: &str) -> String {
         if self.0 && !s.is_empty() {
             format!("\x1b[{code}m{s}\x1b[0m")
         } else {
@@ -796,6 +798,9 @@ fn term_block(o: &mut String, b: &Block, p: &Paint, t: &Term, depth: usize) {
             }
             code_lines(o, text, *max_lines, p, t, indent + 2, true);
         }
+        // A figure without a text rendition is for the page alone (the
+        // blocks around it say the same in words).
+        Block::Figure(f) if f.text.is_empty() => {}
         Block::Figure(f) => {
             let _ = writeln!(
                 o,
@@ -1116,6 +1121,7 @@ fn md_block(o: &mut String, b: &Block, depth: usize) {
             }
             md_fence(o, "diff", text, *max_lines, Some(MD_LINE));
         }
+        Block::Figure(f) if f.text.is_empty() => {}
         Block::Figure(f) => {
             let _ = writeln!(o, "{}:\n", md_text(&f.caption));
             md_fence(o, "text", &f.text.join("\n"), None, None);
@@ -1287,7 +1293,7 @@ fn kind_class(k: Kind) -> &'static str {
 fn html_table(o: &mut String, tb: &Table) {
     if tb.filter {
         o.push_str(
-            "<p class=\"filter\"><label>Filter: <input type=\"search\" class=\"filter-box\" placeholder=\"type to filter rows\"></label></p>\n",
+            "<p class=\"filter\"><label>Filter: <input type=\"search\" class=\"filter-box\" placeholder=\"type to filter rows; click a header to sort\"></label></p>\n",
         );
     }
     let head = |o: &mut String| {
@@ -1583,7 +1589,7 @@ code{font-size:.9em;overflow-wrap:anywhere}
 .k-num{text-align:right;font-variant-numeric:tabular-nums}
 table{border-collapse:collapse;margin:.5rem 0;font-size:.92rem}
 td,th{border:1px solid var(--line);padding:.2rem .5rem;text-align:left;vertical-align:top}
-th{background:var(--bg2);font-family:inherit}th.k-num{text-align:right}
+th,th.k-code,th.k-num{background:var(--bg2);font-family:inherit}th.k-num{text-align:right}
 td.k-code{font-size:.85rem;overflow-wrap:anywhere}
 pre{background:var(--bg2);padding:.6rem .8rem;overflow:auto;max-height:36rem;font-size:.82rem;line-height:1.35}
 pre .ln{display:block;white-space:pre}pre .ln:empty::before{content:' '}
@@ -1603,10 +1609,14 @@ svg{max-width:100%;height:auto}
 .more{color:var(--muted)}ul.names{column-width:22rem}details.more li{color:var(--fg)}
 footer{border-top:1px solid var(--line);margin-top:2rem;color:var(--muted);font-size:.88rem}
 .filter input{font:inherit;padding:.15rem .4rem;width:18rem}
+.filter+table th{cursor:pointer}.filter+table th[aria-sort=ascending]::after{content:' ▲'}.filter+table th[aria-sort=descending]::after{content:' ▼'}
 ";
 
-/// Filters the rows of the table after each filter box; the only script.
-const FILTER_JS: &str = "document.querySelectorAll('.filter-box').forEach(function(b){var t=b.closest('p').nextElementSibling;b.addEventListener('input',function(){var q=b.value.toLowerCase();t.querySelectorAll('tbody tr').forEach(function(r){r.hidden=q!==''&&r.textContent.toLowerCase().indexOf(q)<0;});});});";
+/// The only script: the table after each filter box is filtered by what
+/// is typed in it, and sorted by a click on a column's header (numbers by
+/// value, separators ignored; a second click reverses). Without it the
+/// table is still whole, in its own order.
+const FILTER_JS: &str = "document.querySelectorAll('.filter-box').forEach(function(b){var t=b.closest('p').nextElementSibling;b.addEventListener('input',function(){var q=b.value.toLowerCase();t.querySelectorAll('tbody tr').forEach(function(r){r.hidden=q!==''&&r.textContent.toLowerCase().indexOf(q)<0;});});t.querySelectorAll('thead th').forEach(function(th,i){th.addEventListener('click',function(){var tb=t.tBodies[0],rows=Array.prototype.slice.call(tb.rows),num=th.classList.contains('k-num'),d=th.getAttribute('aria-sort')==='ascending'?-1:1;t.querySelectorAll('thead th').forEach(function(o){o.removeAttribute('aria-sort');});th.setAttribute('aria-sort',d===1?'ascending':'descending');var key=function(r){var c=r.cells[i].textContent;return num?(parseFloat(c.replace(/,/g,''))||0):c.toLowerCase();};rows.sort(function(x,y){var a=key(x),c=key(y);return (a<c?-1:a>c?1:0)*d;});rows.forEach(function(r){tb.appendChild(r);});});});});";
 
 /// The HTML page: self-contained (inline style and pictures), and a
 /// content security policy that forbids every request, so nothing the page

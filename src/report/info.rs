@@ -187,7 +187,7 @@ impl InfoView {
                     crate::container::Placement::TrailerScan => "found by trailer scan",
                     crate::container::Placement::WholeFile => "whole file",
                 },
-                c.payload_offset,
+                fmt::num(c.payload_offset),
                 fmt::bytes(c.payload_size),
                 c.section
                     .as_deref()

@@ -32,8 +32,14 @@ fn open(o: &mut String, w: f32, hgt: f32, label: &str) {
     );
 }
 
-/// The caption over the rows of finder dots.
-const LEGEND: &str = "finder agents per effort level (filled: correctness, open: cleanup)";
+/// The caption over the rows of finder dots: they are read from the
+/// script's level table, not seen in a run.
+const LEGEND: &str =
+    "finder agents per effort level, from the level table (filled: correctness, open: cleanup)";
+
+/// The caption over the measured rows: counted in a simulated run.
+const MEASURED: &str =
+    "agents per phase, measured: one simulated run per level (seed 0, generated results)";
 
 /// Agents one level of a review workflow starts.
 pub struct LevelFan {
@@ -43,9 +49,30 @@ pub struct LevelFan {
     pub detail: String,
 }
 
-/// Phases left to right; under them, one row per effort level with its
-/// finder agents drawn one by one (filled: correctness, open: cleanup).
-pub fn pipeline(name: &str, phases: &[String], levels: &[LevelFan]) -> Figure {
+/// Agents per phase that a simulated run of one level started.
+pub struct Measured {
+    pub level: String,
+    /// One per phase of the pipeline, in its order: None when the run never
+    /// entered the phase.
+    pub counts: Vec<Option<usize>>,
+    /// Agents in stages the meta does not declare.
+    pub other: usize,
+    pub total: usize,
+    /// How the run ended, when it did not complete (its counts are partial).
+    pub stopped: Option<String>,
+}
+
+/// Phases left to right. Under them, when the workflow was simulated, one
+/// row per effort level with the agents each phase started in that run
+/// (measured, under each phase's box); then one row per level of the level
+/// table with its finder agents drawn one by one (filled: correctness,
+/// open: cleanup).
+pub fn pipeline(
+    name: &str,
+    phases: &[String],
+    levels: &[LevelFan],
+    measured: &[Measured],
+) -> Figure {
     let size = 12.0;
     let boxes: Vec<(String, f32)> = phases
         .iter()
@@ -56,9 +83,36 @@ pub fn pipeline(name: &str, phases: &[String], levels: &[LevelFan]) -> Figure {
         })
         .collect();
     let gap = 26.0;
-    let row_w: f32 =
-        boxes.iter().map(|b| b.1).sum::<f32>() + gap * boxes.len().saturating_sub(1) as f32;
     let lv_label = 70.0;
+    // The measured rows are labelled on the left: the boxes move right so
+    // that each count sits under its phase.
+    let x0 = if measured.is_empty() {
+        10.0
+    } else {
+        10.0 + lv_label
+    };
+    let row_w: f32 = x0 - 10.0
+        + boxes.iter().map(|b| b.1).sum::<f32>()
+        + gap * boxes.len().saturating_sub(1) as f32;
+    let tails: Vec<String> = measured
+        .iter()
+        .map(|m| {
+            let mut s = format!("= {}", fmt::count(m.total, "agent", "agents"));
+            if m.other > 0 {
+                s.push_str(&format!(" ({} in undeclared stages)", fmt::n(m.other)));
+            }
+            if let Some(why) = &m.stopped {
+                s.push_str(&format!(" — {}", elide(why, 60)));
+            }
+            s
+        })
+        .collect();
+    let tail_w = tails.iter().map(|t| text_w(t, 11.0)).fold(0.0, f32::max);
+    let measured_w = if measured.is_empty() {
+        0.0
+    } else {
+        (row_w + 12.0 + tail_w).max(text_w(MEASURED, 11.0))
+    };
     let dot = 14.0;
     let max_dots = levels
         .iter()
@@ -77,8 +131,15 @@ pub fn pipeline(name: &str, phases: &[String], levels: &[LevelFan]) -> Figure {
     } else {
         text_w(LEGEND, 11.0)
     };
-    let w = row_w.max(lv_w).max(legend_w).max(200.0) + 20.0;
-    let hgt = 50.0
+    let w = row_w.max(lv_w).max(legend_w).max(measured_w).max(200.0) + 20.0;
+    let m_top = 50.0;
+    let m_h = if measured.is_empty() {
+        0.0
+    } else {
+        24.0 + 24.0 * measured.len() as f32
+    };
+    let hgt = m_top
+        + m_h
         + if levels.is_empty() {
             0.0
         } else {
@@ -92,7 +153,8 @@ pub fn pipeline(name: &str, phases: &[String], levels: &[LevelFan]) -> Figure {
         &format!("{name}: phases and fan-out per level"),
     );
     o.push_str("<defs><marker id=\"ah\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"#555\"/></marker></defs>");
-    let mut x = 10.0;
+    let mut x = x0;
+    let mut centres = Vec::new();
     for (i, (t, bw)) in boxes.iter().enumerate() {
         let _ = write!(
             o,
@@ -100,6 +162,7 @@ pub fn pipeline(name: &str, phases: &[String], levels: &[LevelFan]) -> Figure {
             x + bw / 2.0,
             h(t)
         );
+        centres.push((x + bw / 2.0, *bw));
         if i + 1 < boxes.len() {
             let _ = write!(
                 o,
@@ -110,14 +173,82 @@ pub fn pipeline(name: &str, phases: &[String], levels: &[LevelFan]) -> Figure {
         }
         x += bw + gap;
     }
+    if !measured.is_empty() {
+        let _ = write!(
+            o,
+            "<text x=\"10\" y=\"{:.1}\" fill=\"#666\" font-size=\"11\">{MEASURED}</text>",
+            m_top + 14.0
+        );
+        // Bar widths share one scale across the figure: the levels compare.
+        let most = measured
+            .iter()
+            .flat_map(|m| m.counts.iter().flatten())
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(1) as f32;
+        for (r, m) in measured.iter().enumerate() {
+            let y = m_top + 36.0 + 24.0 * r as f32;
+            let _ = write!(
+                o,
+                "<text x=\"10\" y=\"{:.1}\" font-weight=\"bold\">{}</text>",
+                y + 4.0,
+                h(&elide(&m.level, 9))
+            );
+            for ((cx, bw), (c, phase)) in centres.iter().zip(m.counts.iter().zip(phases)) {
+                match c {
+                    Some(n) => {
+                        // A pill that always holds its number, growing to
+                        // the box's width for the most agents in the figure.
+                        let label = fmt::num(*n as u64);
+                        let least = text_w(&label, size) + 10.0;
+                        let len = least + (bw - 8.0 - least).max(0.0) * (*n as f32 / most);
+                        let _ = write!(
+                            o,
+                            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{len:.1}\" height=\"16\" rx=\"3\" fill=\"#c9dcf7\"/><text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-weight=\"bold\" fill=\"#0d47a1\" data-level=\"{}\" data-phase=\"{}\" data-agents=\"{n}\">{}</text>",
+                            cx - len / 2.0,
+                            y - 8.0,
+                            y + 4.0,
+                            h(&m.level),
+                            h(phase),
+                            label
+                        );
+                    }
+                    None => {
+                        let _ = write!(
+                            o,
+                            "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#9e9e9e\" data-level=\"{}\" data-phase=\"{}\">–<title>not reached</title></text>",
+                            y + 4.0,
+                            h(&m.level),
+                            h(phase)
+                        );
+                    }
+                }
+            }
+            let _ = write!(
+                o,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"{}\">{}</text>",
+                row_w + 22.0,
+                y + 4.0,
+                if m.stopped.is_some() {
+                    colour(Status::Unknown)
+                } else {
+                    "#333"
+                },
+                h(&tails[r])
+            );
+        }
+    }
+    let l_top = m_top + m_h;
     if !levels.is_empty() {
         let _ = write!(
             o,
-            "<text x=\"10\" y=\"64\" fill=\"#666\" font-size=\"11\">{LEGEND}</text>"
+            "<text x=\"10\" y=\"{:.1}\" fill=\"#666\" font-size=\"11\">{LEGEND}</text>",
+            l_top + 14.0
         );
     }
     for (r, l) in levels.iter().enumerate() {
-        let y = 86.0 + 26.0 * r as f32;
+        let y = l_top + 36.0 + 26.0 * r as f32;
         let _ = write!(
             o,
             "<text x=\"10\" y=\"{:.1}\" font-weight=\"bold\">{}</text>",
@@ -144,6 +275,27 @@ pub fn pipeline(name: &str, phases: &[String], levels: &[LevelFan]) -> Figure {
     }
     o.push_str("</svg>");
     let mut text = vec![phases.join(" → ")];
+    if !measured.is_empty() {
+        text.push(
+            "agents per phase, measured in one simulated run per level (seed 0, generated results):"
+                .into(),
+        );
+        for (m, tail) in measured.iter().zip(&tails) {
+            let cells: Vec<String> = m
+                .counts
+                .iter()
+                .zip(phases)
+                .map(|(c, p)| match c {
+                    Some(n) => format!("{p} {}", fmt::n(*n)),
+                    None => format!("{p} –"),
+                })
+                .collect();
+            text.push(format!("{:<6} {} {tail}", m.level, cells.join(" · ")));
+        }
+    }
+    if !levels.is_empty() && !measured.is_empty() {
+        text.push("finders, from the level table:".into());
+    }
     for l in levels {
         text.push(format!(
             "{:<6} {} {}",
@@ -153,10 +305,15 @@ pub fn pipeline(name: &str, phases: &[String], levels: &[LevelFan]) -> Figure {
         ));
     }
     Figure {
-        caption: if levels.is_empty() {
-            format!("{name}: phase pipeline")
-        } else {
-            format!("{name}: phase pipeline and finder fan-out per effort level")
+        caption: match (levels.is_empty(), measured.is_empty()) {
+            (true, true) => format!("{name}: phase pipeline"),
+            (false, true) => {
+                format!("{name}: phase pipeline and finder fan-out per effort level")
+            }
+            (true, false) => format!("{name}: phase pipeline and agents per phase (simulated)"),
+            (false, false) => format!(
+                "{name}: phase pipeline, agents per phase (simulated) and finders per level (level table)"
+            ),
         },
         svg: o,
         text,
@@ -239,8 +396,19 @@ pub fn gate_chain(name: &str, steps: &[Step], verdict: (&str, Status)) -> Figure
     }
 }
 
-/// Horizontal bars: one per (label, value).
+/// Horizontal bars: one per (label, value), length the square root of the
+/// value (for counts that differ by orders of magnitude).
 pub fn bars(title: &str, items: &[(String, u64)]) -> Figure {
+    bars_scaled(title, items, true)
+}
+
+/// Horizontal bars, length proportional to the value (for counts of one
+/// order, such as agents per stage).
+pub fn bars_linear(title: &str, items: &[(String, u64)]) -> Figure {
+    bars_scaled(title, items, false)
+}
+
+fn bars_scaled(title: &str, items: &[(String, u64)], sqrt: bool) -> Figure {
     let label_w = items
         .iter()
         .map(|(l, _)| text_w(l, 12.0))
@@ -257,16 +425,22 @@ pub fn bars(title: &str, items: &[(String, u64)]) -> Figure {
         let y = 10.0 + row * i as f32;
         // Area, not length, would mislead less for counts this skewed, but
         // a square root keeps small areas visible while preserving order.
+        let share = if sqrt {
+            (*v as f32).sqrt() / max.sqrt()
+        } else {
+            *v as f32 / max
+        };
         let len = if *v == 0 {
             0.0
         } else {
-            (bar_max * ((*v as f32).sqrt() / max.sqrt())).max(2.0)
+            (bar_max * share).max(2.0)
         };
         let _ = write!(
             o,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"{label_w:.1}\" y=\"{y:.1}\" width=\"{len:.1}\" height=\"16\" fill=\"#1565c0\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><rect x=\"{label_w:.1}\" y=\"{y:.1}\" width=\"{len:.1}\" height=\"16\" fill=\"#1565c0\" data-label=\"{}\" data-value=\"{v}\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
             label_w - 8.0,
             y + 12.0,
+            h(l),
             h(l),
             label_w + len + 6.0,
             y + 12.0,
@@ -275,7 +449,11 @@ pub fn bars(title: &str, items: &[(String, u64)]) -> Figure {
     }
     o.push_str("</svg>");
     Figure {
-        caption: format!("{title} (bar length: square root of the count)"),
+        caption: if sqrt {
+            format!("{title} (bar length: square root of the count)")
+        } else {
+            title.to_string()
+        },
         svg: o,
         text: items
             .iter()

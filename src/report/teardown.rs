@@ -50,6 +50,105 @@ pub struct Teardown {
     /// Who made the report, when and how (human renderings only).
     #[serde(skip)]
     pub provenance: Provenance,
+    /// Simulated runs of each workflow with a level table, one per level;
+    /// None when the report was asked not to run them (`--no-simulate`).
+    pub simulation: Option<Vec<WorkflowRuns>>,
+}
+
+/// The simulated runs of one workflow.
+#[derive(Serialize, Clone, Debug)]
+pub struct WorkflowRuns {
+    pub workflow: String,
+    pub runs: Vec<LevelRun>,
+}
+
+/// One simulated run of a workflow at one effort level (its `args` are the
+/// level's name, as the /code-review skill passes it), seed 0, every agent
+/// result generated from the call's schema.
+#[derive(Serialize, Clone, Debug)]
+pub struct LevelRun {
+    pub level: String,
+    pub args: String,
+    /// The run completed (else its counts are those up to where it stopped).
+    pub completed: bool,
+    /// How the run ended, in words.
+    pub status: String,
+    pub agents: usize,
+    /// Agents per stage, in order of first appearance.
+    pub stages: Vec<StageAgents>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct StageAgents {
+    pub stage: String,
+    /// A phase the workflow's meta declares.
+    pub declared: bool,
+    pub agents: usize,
+}
+
+impl LevelRun {
+    pub fn from_trace(level: &str, t: &crate::analysis::simulate::Trace) -> LevelRun {
+        // The status's advice names `simulate`'s options (`--timeout-ms`,
+        // `--memory-mb`), which `report` does not have: dropped here.
+        let status = t.status.describe();
+        let status = match status.find(" (raise it with") {
+            Some(at) => status[..at].to_string(),
+            None => status,
+        };
+        LevelRun {
+            level: level.to_string(),
+            args: level.to_string(),
+            completed: t.succeeded(),
+            status,
+            agents: t.agents.len(),
+            stages: t
+                .phases
+                .iter()
+                .map(|p| StageAgents {
+                    stage: p.title.to_string(),
+                    declared: p.declared,
+                    agents: p.agents.len(),
+                })
+                .collect(),
+        }
+    }
+
+    /// A run that could not be made or did not end in time.
+    pub fn failed(level: &str, why: String) -> LevelRun {
+        LevelRun {
+            level: level.to_string(),
+            args: level.to_string(),
+            completed: false,
+            status: why,
+            agents: 0,
+            stages: Vec::new(),
+        }
+    }
+
+    /// The agents of each phase in `phases` (None: the run never entered
+    /// it), as the pipeline figure draws them.
+    fn measured(&self, phases: &[String]) -> svg::Measured {
+        let counts = phases
+            .iter()
+            .map(|p| {
+                let mut hit = self.stages.iter().filter(|s| &s.stage == p).peekable();
+                hit.peek().is_some().then(|| hit.map(|s| s.agents).sum())
+            })
+            .collect();
+        let other = self
+            .stages
+            .iter()
+            .filter(|s| !phases.contains(&s.stage))
+            .map(|s| s.agents)
+            .sum();
+        svg::Measured {
+            level: self.level.clone(),
+            counts,
+            other,
+            total: self.agents,
+            stopped: (!self.completed).then(|| self.status.clone()),
+        }
+    }
 }
 
 impl Teardown {
@@ -205,6 +304,12 @@ pub fn gate_blocks(g: &Gate, config: &CachedFlags) -> Vec<Block> {
 /// A workflow's phase pipeline with the finder fan-out of each effort level
 /// of its level table (none when it declares no phases).
 pub fn pipeline_figure(w: &WorkflowScript) -> Option<Block> {
+    pipeline_figure_with(w, &[])
+}
+
+/// The pipeline with, over the level table's finders, the agents per phase
+/// that simulated runs (one per level) started: measured, not read.
+pub fn pipeline_figure_with(w: &WorkflowScript, runs: &[LevelRun]) -> Option<Block> {
     let fans: Vec<svg::LevelFan> = w
         .levels
         .iter()
@@ -225,7 +330,19 @@ pub fn pipeline_figure(w: &WorkflowScript) -> Option<Block> {
         return None;
     }
     let phases: Vec<String> = w.phases.iter().map(|p| p.title.clone()).collect();
-    Some(Block::Figure(svg::pipeline(&w.name, &phases, &fans)))
+    let measured: Vec<svg::Measured> = runs.iter().map(|r| r.measured(&phases)).collect();
+    Some(Block::Figure(svg::pipeline(
+        &w.name, &phases, &fans, &measured,
+    )))
+}
+
+/// Lines `a–b`, or `a` alone for a one-line function.
+fn span(a: u32, b: u32) -> String {
+    if a == b {
+        a.to_string()
+    } else {
+        format!("{a}–{b}")
+    }
 }
 
 /// "macho arm64", or "js" alone.
@@ -309,6 +426,21 @@ impl Teardown {
                 };
                 gate_lines.push((key.to_string(), what.extend(verdict_inline(v))));
             }
+        }
+        // What the simulated runs started, in one line per workflow.
+        for wr in t.simulation.iter().flatten() {
+            let mut i = Inline::code(wr.workflow.clone()).t(": ");
+            for (k, r) in wr.runs.iter().enumerate() {
+                if k > 0 {
+                    i = i.t(", ");
+                }
+                i = if r.completed {
+                    i.t(format!("{} {}", r.level, fmt::n(r.agents)))
+                } else {
+                    i.t(format!("{} ", r.level)).s(Status::Unknown, "stopped")
+                };
+            }
+            summary.push(("simulated", i.t(" agents per run")));
         }
         if t.routing_gate.is_none() {
             summary.push((
@@ -458,8 +590,8 @@ impl Teardown {
                 Inline::code(f.module.clone()),
                 // Line numbers are positions to jump to (`pretty --at`),
                 // written as an editor shows them: no separators.
-                format!("{}–{}", f.raw_start, f.raw_end).into(),
-                format!("{}–{}", f.pretty_start, f.pretty_end).into(),
+                span(f.raw_start, f.raw_end).into(),
+                span(f.pretty_start, f.pretty_end).into(),
             ]);
         }
         let mut role_blocks = vec![Block::Table(roles)];
@@ -632,7 +764,32 @@ impl Teardown {
             }
             out.push(Block::Table(tb));
         }
-        out.extend(pipeline_figure(w));
+        let runs = self
+            .simulation
+            .iter()
+            .flatten()
+            .find(|r| r.workflow == w.name);
+        out.extend(pipeline_figure_with(
+            w,
+            runs.map_or(&[][..], |r| r.runs.as_slice()),
+        ));
+        if w.phases.is_empty() {
+            return out;
+        }
+        // Say where the numbers come from, and what the reader can change.
+        out.push(Block::Note(match (&self.simulation, runs) {
+            (None, _) => Inline::from(
+                "Not simulated (--no-simulate): the finders are the level table's; the agents per phase are not shown.",
+            ),
+            (Some(_), Some(_)) => Inline::from(
+                "Agents per phase: counted in a simulated run of the script per level (",
+            )
+            .c(format!("simulate … --workflow {} --args LEVEL", w.name))
+            .t(", seed 0, every result generated from its schema). Counts after the first phase follow the generated results (e.g. one verifier per candidate location), so they show the shape of the fan-out, not a real session's numbers."),
+            (Some(_), None) => Inline::from(
+                "Not simulated: the workflow has no level table to choose its args from.",
+            ),
+        }));
         out
     }
 
@@ -690,7 +847,13 @@ impl Teardown {
                 all.row(vec![
                     Inline::code(f.name.clone()),
                     f.kind.as_str().into(),
-                    Inline::code(f.defaults.iter().map(value).collect::<Vec<_>>().join(" | ")),
+                    // A default can be a JSON object of kilobytes: cut, so
+                    // the table keeps room for its other columns (`flags
+                    // --json` has every value whole).
+                    Inline::code(super::doc::elide(
+                        &f.defaults.iter().map(value).collect::<Vec<_>>().join(" | "),
+                        48,
+                    )),
                     t.config
                         .values
                         .get(&f.name)
