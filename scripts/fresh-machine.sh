@@ -7,13 +7,16 @@
 #
 # Usage (as root, on a Debian host with rustup's toolchain in ~/.rustup):
 #   scripts/fresh-machine.sh DIR [BRANCH]     # BRANCH defaults to main
+#   scripts/fresh-machine.sh --setup-only DIR [BRANCH]   # make it, clone, stop
 # DIR/root is reused if it exists (delete it for a new machine). Everything
 # the chroot gets from the host is what a new machine of the same kind has
 # already: the apt sources and settings, the local CA certificates, npm's
 # configuration files and the network/TLS environment variables.
 set -euo pipefail
 [ "$(id -u)" -eq 0 ] || { echo "run as root (chroot, mounts)" >&2; exit 2; }
-[ $# -ge 1 ] || { echo "usage: $0 DIR [BRANCH]" >&2; exit 2; }
+setup_only=0
+if [ "${1:-}" = --setup-only ]; then setup_only=1; shift; fi
+[ $# -ge 1 ] || { echo "usage: $0 [--setup-only] DIR [BRANCH]" >&2; exit 2; }
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && git rev-parse --path-format=absolute --git-common-dir)"
 dir="$(mkdir -p "$1" && cd "$1" && pwd)"
@@ -25,7 +28,7 @@ need debootstrap:debootstrap
 # The Debian archive apt already uses here: never a host name of our own.
 mirror="$(grep -h -o -E '^URIs: *[^ ]+/debian$|^deb +(\[[^]]*\] +)?[^ ]+/debian ' \
   /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
-  head -1 | sed -E 's/^URIs: *//; s/^deb +(\[[^]]*\] +)?//; s/ +$//')"
+  head -1 | sed -E 's/^URIs: *//; s/^deb +(\[[^]]*\] +)?//; s/ +$//' || true)"
 suite="$(. /etc/os-release && echo "$VERSION_CODENAME")"
 [ -n "$mirror" ] || { echo "no Debian archive in this host's apt sources" >&2; exit 2; }
 
@@ -49,8 +52,8 @@ for f in /etc/npmrc /usr/etc/npmrc "$HOME/.npmrc"; do
 done
 
 mounts=()
-bind() { # bind SRC DEST [ro]
-  mkdir -p "$2"
+bind() { # bind SRC DEST [ro]: a folder or a file
+  if [ -d "$1" ]; then mkdir -p "$2"; else [ -e "$2" ] || touch "$2"; fi
   mount --rbind "$1" "$2"
   mounts+=("$2")
   mount --make-rslave "$2"
@@ -64,7 +67,7 @@ trap cleanup EXIT
 mkdir -p "$root/proc" && mount -t proc proc "$root/proc" && mounts+=("$root/proc")
 bind /sys "$root/sys"
 bind /dev "$root/dev"
-touch "$root/etc/resolv.conf" && bind /etc/resolv.conf "$root/etc/resolv.conf"
+bind /etc/resolv.conf "$root/etc/resolv.conf"
 bind "${RUSTUP_HOME:-$HOME/.rustup}" "$root/root/.rustup" ro
 bind "${CARGO_HOME:-$HOME/.cargo}/bin" "$root/root/.cargo/bin" ro
 bind "$repo" "$root/src/repo.git" ro
@@ -89,6 +92,10 @@ in_root 'for c in node npm chromium; do ! command -v $c >/dev/null || { echo "$c
   ! [ -e /root/.cache/cc-teardown ] || { echo "a download cache is already here"; exit 1; }'
 
 in_root "rm -rf /root/cc-teardown && git clone -q -b '$branch' file:///src/repo.git /root/cc-teardown"
+if ((setup_only)); then
+  echo "ready: $root (the clone is /root/cc-teardown; nothing run)"
+  exit 0
+fi
 status=0
 in_root 'cd /root/cc-teardown && time nice -n 10 scripts/run.sh info npm:2.1.220/darwin-arm64' \
   >"$dir/run.log" 2>&1 || status=$?
