@@ -182,6 +182,30 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
     for section in ["workflows", "flags", "tools", "env", "commands"] {
         assert_eq!(changes[section], diff[section], "section {section}");
     }
+    // The scan stored every consecutive pair's answer; without it the
+    // facts are compared again, to the same answer, which is stored anew.
+    let stored = |store: &Path| -> i64 {
+        let c = rusqlite::Connection::open(store).unwrap();
+        c.query_row("SELECT count(*) FROM changes", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(stored(&store), VERSIONS.len() as i64 - 1);
+    rusqlite::Connection::open(&store)
+        .unwrap()
+        .execute("DELETE FROM changes", [])
+        .unwrap();
+    let (again, code) = run(&store, &["history", "changes", "2.1.242"]);
+    assert_eq!(code, 0);
+    assert_eq!(again, changes, "compared again: the same answer");
+    assert_eq!(stored(&store), 1);
+    let human = bin()
+        .args(["history", "changes", "2.1.242", "--store"])
+        .arg(&store)
+        .output()
+        .unwrap();
+    let human = String::from_utf8_lossy(&human.stdout);
+    assert!(human.contains("2.1.242 against 2.1.241"), "{human}");
+    assert!(human.contains("flags"), "{human}");
 
     // 6. Exports: the SQLite copy is a store with the same releases.
     let copy = dir.path().join("copy.sqlite");

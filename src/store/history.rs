@@ -60,7 +60,19 @@ CREATE TABLE IF NOT EXISTS text_items (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS text_items_by_build ON text_items (build_id);
 CREATE INDEX IF NOT EXISTS releases_by_build ON releases (build_id);
+CREATE TABLE IF NOT EXISTS changes (
+    from_digest TEXT NOT NULL,
+    to_digest   TEXT NOT NULL,
+    analysis_version TEXT NOT NULL,
+    body        BLOB NOT NULL,
+    body_sha256 TEXT NOT NULL,
+    PRIMARY KEY (from_digest, to_digest, analysis_version)
+) WITHOUT ROWID;
 ";
+
+/// The most a stored `changes` answer may inflate to (the largest, at the
+/// switch to code-split builds, is ~130 kB of JSON).
+const MAX_CHANGES_BYTES: u64 = 64 << 20;
 
 /// The trigram index of `texts` that `search` narrows its candidates with.
 /// It is created, filled from every stored text and given the triggers that
@@ -837,6 +849,49 @@ impl FactsStore {
     }
 
     /// The stored facts of a build, by digest (this analysis version only).
+    /// The answer `history changes` gave for the builds `from` → `to`, as
+    /// it printed it, when this analysis version stored one: comparing two
+    /// builds' facts inflates and parses both (4 MB of JSON each on the
+    /// newest builds), the stored answer is a few kilobytes. A body that
+    /// does not match its hash or does not inflate is a miss.
+    pub fn stored_changes(&self, from: &str, to: &str) -> Option<String> {
+        let (body, sha): (Vec<u8>, String) = self
+            .query(|c| {
+                c.query_row(
+                    "SELECT body, body_sha256 FROM changes
+                     WHERE from_digest = ?1 AND to_digest = ?2 AND analysis_version = ?3",
+                    params![from, to, ANALYSIS_VERSION],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+            })
+            .ok()??;
+        (hex::encode(Sha256::digest(&body)) == sha).then_some(())?;
+        String::from_utf8(super::inflate(&body, MAX_CHANGES_BYTES)?).ok()
+    }
+
+    /// Keep the answer of `history changes` for `from` → `to` (best effort:
+    /// a store that cannot take it only costs the next query the comparison).
+    pub fn store_changes(&self, from: &str, to: &str, text: &str) {
+        let Ok(body) = zstd::bulk::compress(text.as_bytes(), super::ZSTD_LEVEL) else {
+            return;
+        };
+        let _ = self.query(|c| {
+            c.execute(
+                "INSERT OR REPLACE INTO changes
+                 (from_digest, to_digest, analysis_version, body_sha256, body)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    from,
+                    to,
+                    ANALYSIS_VERSION,
+                    hex::encode(Sha256::digest(&body)),
+                    body
+                ],
+            )
+        });
+    }
+
     pub fn facts_of(&self, digest: &str) -> Option<Facts> {
         use crate::analysis::analysed::FactsCache;
         self.load(digest)

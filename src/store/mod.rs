@@ -179,7 +179,6 @@ fn check_files(path: &Path) -> Result<(), StoreError> {
     Ok(())
 }
 
-
 /// What a build is, as far as the store records it next to its facts.
 #[derive(Debug, Clone, Default)]
 pub struct BuildRow {
