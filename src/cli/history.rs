@@ -917,13 +917,7 @@ fn search(g: &Global, store: &FactsStore, a: &SearchArgs) -> anyhow::Result<i32>
                 });
             }
         }
-        let mut by_item: std::collections::BTreeMap<(String, String), Vec<String>> =
-            Default::default();
-        for (v, kind, name) in store.versions_with_text(&a.text, &p)? {
-            by_item.entry((kind, name)).or_default().push(v);
-        }
-        for ((kind, name), mut versions) in by_item {
-            versions.sort_by_key(|v| semver::Version::parse(v).ok());
+        for (kind, name, versions) in store.items_with_text(&a.text, &p)? {
             hits.push(Hit {
                 kind,
                 name,

@@ -85,19 +85,27 @@ pub fn needs_escape(s: &str) -> bool {
 /// Outside strings JSON text is ASCII, so any such character is inside a
 /// string, where `\uXXXX` means the same character: the data is unchanged.
 pub fn json_safe(json: String) -> String {
-    if !json.chars().any(is_unsafe) {
+    // Most output is ASCII without controls but the layout's line breaks:
+    // one pass over the bytes says so (history searches print megabytes).
+    if !json.bytes().any(|b| b >= 0x7f || (b < 0x20 && b != b'\n')) {
+        return json;
+    }
+    let unsafe_char = |c: char| c != '\n' && is_unsafe(c);
+    if !json.chars().any(unsafe_char) {
         return json;
     }
     let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
+    let mut from = 0;
+    for (i, c) in json.char_indices() {
         // serde_json escapes line breaks inside strings, so a raw one is
         // the pretty printer's layout.
-        if is_unsafe(c) && c != '\n' {
+        if unsafe_char(c) {
+            out.push_str(&json[from..i]);
             let _ = write!(out, "\\u{:04x}", c as u32);
-        } else {
-            out.push(c);
+            from = i + c.len_utf8();
         }
     }
+    out.push_str(&json[from..]);
     out
 }
 

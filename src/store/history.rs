@@ -718,73 +718,132 @@ impl FactsStore {
         })
     }
 
-    /// Versions (of `platform`) whose stored texts — prompts, workflow
-    /// scripts — contain `needle` (case-sensitive), with the item that
-    /// holds it.
-    ///
-    /// The texts are 32 MB once every darwin-arm64 release is stored;
-    /// searching all of them took 100 ms. The trigram index names the
-    /// texts that hold every trigram of the needle, and only those are
-    /// searched for the needle itself (with `memmem`, as fast as memory).
-    /// A needle shorter than three characters, or a store without the
-    /// index that cannot be given one (read-only), searches every text.
-    pub fn versions_with_text(
-        &self,
-        needle: &str,
-        platform: &str,
-    ) -> Result<Vec<(String, String, String)>, StoreError> {
+    /// The texts (by SHA-256) that contain `needle`, exactly: the trigram
+    /// index narrows them, each candidate is then searched for the needle
+    /// itself; a needle shorter than a trigram, or a store without the
+    /// index, scans every text.
+    fn texts_containing(&self, needle: &str) -> Result<Vec<String>, StoreError> {
         self.ensure_summaries()?;
         let query = trigram_query(needle);
         let indexed = query.is_some() && self.ensure_text_index().is_ok();
         let finder = memchr::memmem::Finder::new(needle.as_bytes());
         self.query(|c| {
-            let tx = Transaction::new_unchecked(c, TransactionBehavior::Deferred)?;
             let mut found: Vec<String> = Vec::new();
-            {
-                let mut keep = |r: &rusqlite::Row| -> rusqlite::Result<()> {
-                    if finder.find(r.get_ref(1)?.as_bytes()?).is_some() {
-                        found.push(r.get(0)?);
+            let mut keep = |r: &rusqlite::Row| -> rusqlite::Result<()> {
+                if finder.find(r.get_ref(1)?.as_bytes()?).is_some() {
+                    found.push(r.get(0)?);
+                }
+                Ok(())
+            };
+            match query.as_deref().filter(|_| indexed) {
+                Some(q) => {
+                    let mut st = c.prepare(
+                        "SELECT t.sha256, t.text FROM texts_fts f
+                         JOIN texts t ON t.rowid = f.rowid WHERE texts_fts MATCH ?1",
+                    )?;
+                    let mut rows = st.query(params![q])?;
+                    while let Some(r) = rows.next()? {
+                        keep(r)?;
                     }
-                    Ok(())
-                };
-                match query.as_deref().filter(|_| indexed) {
-                    Some(q) => {
-                        let mut st = tx.prepare(
-                            "SELECT t.sha256, t.text FROM texts_fts f
-                             JOIN texts t ON t.rowid = f.rowid WHERE texts_fts MATCH ?1",
-                        )?;
-                        let mut rows = st.query(params![q])?;
-                        while let Some(r) = rows.next()? {
-                            keep(r)?;
-                        }
-                    }
-                    None => {
-                        let mut st = tx.prepare("SELECT sha256, text FROM texts")?;
-                        let mut rows = st.query([])?;
-                        while let Some(r) = rows.next()? {
-                            keep(r)?;
-                        }
+                }
+                None => {
+                    let mut st = c.prepare("SELECT sha256, text FROM texts")?;
+                    let mut rows = st.query([])?;
+                    while let Some(r) = rows.next()? {
+                        keep(r)?;
                     }
                 }
             }
-            let mut out = std::collections::BTreeSet::new();
-            let mut st = tx.prepare(
-                "SELECT r.version, i.kind, i.name FROM text_items i
-                 JOIN releases r ON r.build_id = i.build_id
-                 WHERE i.sha256 = ?1 AND r.platform = ?2 AND r.status = 'ok'",
-            )?;
-            for h in &found {
-                let rows = st.query_map(params![h, platform], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                })?;
-                for row in rows {
-                    out.insert(row?);
-                }
-            }
-            drop(st);
-            tx.commit()?;
-            Ok(out.into_iter().collect())
+            Ok(found)
         })
+    }
+
+    /// (version, kind, name) of every item of `platform`'s releases whose
+    /// text (a prompt, a workflow script) contains `needle`.
+    pub fn versions_with_text(
+        &self,
+        needle: &str,
+        platform: &str,
+    ) -> Result<Vec<(String, String, String)>, StoreError> {
+        Ok(self
+            .items_with_text(needle, platform)?
+            .into_iter()
+            .flat_map(|(kind, name, versions)| {
+                versions
+                    .into_iter()
+                    .map(move |v| (v, kind.clone(), name.clone()))
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect())
+    }
+
+    /// Every item (kind, name) of `platform`'s releases whose text contains
+    /// `needle`, sorted by kind and name, with the versions that hold it,
+    /// oldest first. A common needle is in most texts of most builds
+    /// (hundreds of thousands of item rows): rows are grouped by the
+    /// borrowed names and release positions, and strings are made only
+    /// once per distinct item.
+    pub fn items_with_text(
+        &self,
+        needle: &str,
+        platform: &str,
+    ) -> Result<Vec<(String, String, Vec<String>)>, StoreError> {
+        let found = self.texts_containing(needle)?;
+        let ok: Vec<Release> = self
+            .releases(Some(platform))?
+            .into_iter()
+            .filter(|r| r.status == "ok")
+            .collect();
+        let mut positions: std::collections::HashMap<i64, Vec<usize>> = Default::default();
+        for (i, r) in ok.iter().enumerate() {
+            if let Some(id) = r.build_id {
+                positions.entry(id).or_default().push(i);
+            }
+        }
+        let mut by_item: std::collections::HashMap<
+            String,
+            std::collections::HashMap<String, Vec<usize>>,
+        > = Default::default();
+        self.query(|c| {
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Deferred)?;
+            {
+                let mut st =
+                    tx.prepare("SELECT build_id, kind, name FROM text_items WHERE sha256 = ?1")?;
+                for h in &found {
+                    let mut rows = st.query(params![h])?;
+                    while let Some(r) = rows.next()? {
+                        let Some(at) = positions.get(&r.get::<_, i64>(0)?) else {
+                            continue;
+                        };
+                        let kind = r.get_ref(1)?.as_str()?;
+                        let name = r.get_ref(2)?.as_str()?;
+                        let names = match by_item.get_mut(kind) {
+                            Some(n) => n,
+                            None => by_item.entry(kind.to_string()).or_default(),
+                        };
+                        match names.get_mut(name) {
+                            Some(v) => v.extend_from_slice(at),
+                            None => {
+                                names.insert(name.to_string(), at.clone());
+                            }
+                        }
+                    }
+                }
+            }
+            tx.commit()
+        })?;
+        let mut out: Vec<(String, String, Vec<String>)> = Vec::new();
+        for (kind, names) in by_item {
+            for (name, mut at) in names {
+                at.sort_unstable();
+                at.dedup();
+                let versions = at.into_iter().map(|i| ok[i].version.clone()).collect();
+                out.push((kind.clone(), name, versions));
+            }
+        }
+        out.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        Ok(out)
     }
 
     /// The versions (of `platform`, oldest first) whose release holds item
