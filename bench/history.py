@@ -128,7 +128,7 @@ queries = [
     ("changes", ["history", "changes", v0, "--json"]),
     ("changes (code-split)", ["history", "changes", "2.1.242", "--json"]),
     ("search (flag name)", ["history", "search", "tengu_review_workflow_routing", "--json"]),
-    ("search (prompt phrase)", ["history", "search", "You are Claude Code", "--json"]),
+    ("search (a phrase in most prompts)", ["history", "search", "the user", "--json"]),
     ("search (2 characters)", ["history", "search", "gh", "--json"]),
     ("timeline (html)", ["history", "timeline", "--format", "html", "-o", os.path.join(work, "t.html")]),
     ("timeline (md)", ["history", "timeline", "--format", "md", "-o", os.path.join(work, "t.md")]),

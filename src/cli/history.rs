@@ -888,14 +888,23 @@ fn ellipsis(names: &[String], max: usize) -> String {
 
 // ---------------------------------------------------------------- search
 
+/// One item a search found. Fields in name order, as `--json` has always
+/// printed them (they went through a `serde_json::Value`, whose maps are
+/// sorted): serialised directly now, which a megabyte answer needs.
 #[derive(serde::Serialize)]
 struct Hit {
-    kind: String,
-    name: String,
     /// `name` (the text is in the item's name) or `text` (in its text).
     r#in: &'static str,
+    kind: String,
+    name: String,
     platform: String,
     versions: Vec<String>,
+}
+
+#[derive(serde::Serialize)]
+struct SearchView<'a> {
+    hits: &'a [Hit],
+    text: &'a str,
 }
 
 fn search(g: &Global, store: &FactsStore, a: &SearchArgs) -> anyhow::Result<i32> {
@@ -928,7 +937,10 @@ fn search(g: &Global, store: &FactsStore, a: &SearchArgs) -> anyhow::Result<i32>
         }
     }
     if g.json {
-        print_json(&serde_json::json!({ "text": a.text, "hits": hits }))?;
+        print_json(&SearchView {
+            hits: &hits,
+            text: &a.text,
+        })?;
     } else if hits.is_empty() {
         outln!("{:?} is in no release scanned", a.text);
     } else {
