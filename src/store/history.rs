@@ -758,26 +758,6 @@ impl FactsStore {
         })
     }
 
-    /// (version, kind, name) of every item of `platform`'s releases whose
-    /// text (a prompt, a workflow script) contains `needle`.
-    pub fn versions_with_text(
-        &self,
-        needle: &str,
-        platform: &str,
-    ) -> Result<Vec<(String, String, String)>, StoreError> {
-        Ok(self
-            .items_with_text(needle, platform)?
-            .into_iter()
-            .flat_map(|(kind, name, versions)| {
-                versions
-                    .into_iter()
-                    .map(move |v| (v, kind.clone(), name.clone()))
-            })
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect())
-    }
-
     /// Every item (kind, name) of `platform`'s releases whose text contains
     /// `needle`, sorted by kind and name, with the versions that hold it,
     /// oldest first. A common needle is in most texts of most builds
@@ -1461,10 +1441,10 @@ mod tests {
 
     fn text_hits(store: &FactsStore, needle: &str) -> Vec<String> {
         store
-            .versions_with_text(needle, "p")
+            .items_with_text(needle, "p")
             .unwrap()
             .into_iter()
-            .map(|(_, _, name)| name)
+            .map(|(_, name, _)| name)
             .collect()
     }
 
@@ -1472,7 +1452,7 @@ mod tests {
     fn text_search_through_the_index_equals_a_scan() {
         let dir = tempfile::tempdir().unwrap();
         let texts = [
-            "You are Claude Code, an agent.",
+            "You are Test Harness, an agent.",
             "you are lower case here",
             "a \"quoted\" word and é accents: café",
             "short",
@@ -1495,7 +1475,7 @@ mod tests {
         assert_eq!(text_hits(&store, "fé"), ["p2"]);
         assert_eq!(text_hits(&store, "é"), ["p2"]);
         assert_eq!(text_hits(&store, "or"), ["p2", "p3"]);
-        assert_eq!(text_hits(&store, "aude Co"), ["p0"]);
+        assert_eq!(text_hits(&store, "est Ha"), ["p0"]);
         // Every trigram of the needle in a text, the needle not: no hit.
         assert!(text_hits(&store, "aaab").is_empty());
         assert_eq!(text_hits(&store, "aa aa"), ["p4"]);
@@ -1551,7 +1531,7 @@ mod tests {
         store
             .query(|c| c.execute_batch("DELETE FROM build_summary; DELETE FROM text_items;"))
             .unwrap();
-        assert_eq!(store.versions_with_text("one", "p").unwrap().len(), 1);
+        assert_eq!(store.items_with_text("one", "p").unwrap().len(), 1);
         assert_eq!(summaries(&store), 1, "backfilled on the query");
         let wal = dir.path().join("facts.sqlite-wal");
         assert!(wal.exists(), "WAL mode writes a log while open");
@@ -1563,7 +1543,7 @@ mod tests {
         // The file holds everything the log held.
         let again = FactsStore::open(&dir.path().join("facts.sqlite")).unwrap();
         assert_eq!(summaries(&again), 1);
-        assert_eq!(again.versions_with_text("text", "p").unwrap().len(), 1);
+        assert_eq!(again.items_with_text("text", "p").unwrap().len(), 1);
     }
 
     #[test]

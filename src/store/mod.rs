@@ -483,7 +483,7 @@ impl FactsStore {
     /// Delete the store's files (`cache clear`). A named file is deleted
     /// only when it is a store of ours.
     pub fn clear(path: &Path, ownership: Ownership) -> Result<(), StoreError> {
-        check_files(path)?;
+        // Both steps check the files' kinds first (open_as, remove_files).
         if ownership == Ownership::Named && path.exists() {
             drop(Self::open_as(path, Ownership::Named)?);
         }
