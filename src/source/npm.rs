@@ -282,7 +282,7 @@ pub fn fetch(
     let parent = dir.parent().expect("entry dir has a parent");
     std::fs::create_dir_all(parent).map_err(|e| SourceError::io(parent, e))?;
     let _lock =
-        EntryLock::acquire(dir.with_extension("lock")).map_err(|e| SourceError::io(&dir, e))?;
+        EntryLock::acquire(super::cache::lock_path(&dir)).map_err(|e| SourceError::io(&dir, e))?;
     // Someone else may have finished the download while we waited.
     if let Some(hit) = read_cached(&dir, &pkg, &version, platform) {
         return Ok(hit);
