@@ -5,7 +5,38 @@ use clap::Parser;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's `mi_option_purge_delay` (its place in `mi_option_t` of the
+/// pinned libmimalloc-sys; `tests/cli_trust.rs` proves the place by
+/// setting the option through its environment variable).
+const MI_OPTION_PURGE_DELAY: libc::c_int = 15;
+
+/// Keep freed memory instead of handing it back to the kernel. A cold
+/// analysis builds and frees thousands of ASTs; memory purged after
+/// mimalloc's default second came back zeroed by the kernel on the next
+/// touch, and that zeroing was a large share of a cold run's system time
+/// (docs/performance.md). A command lives for seconds, and its peak stays
+/// what it was: the freed memory is reused, not added to. A user's
+/// `MIMALLOC_PURGE_DELAY` still wins.
+fn keep_freed_memory() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets one integer option of the allocator; mimalloc reads
+        // its options atomically and allows changing them at any time.
+        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
+    }
+    if std::env::var("CC_TEARDOWN_DEBUG").is_ok_and(|v| v.split(',').any(|x| x == "alloc")) {
+        // SAFETY: reads one integer option.
+        let delay = unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) };
+        eprintln!("debug: allocator purge delay {delay}");
+    }
+}
+
+unsafe extern "C" {
+    fn mi_option_set(option: libc::c_int, value: libc::c_long);
+    fn mi_option_get(option: libc::c_int) -> libc::c_long;
+}
+
 fn main() {
+    keep_freed_memory();
     // `cc-teardown ls … | head` must end quietly, as Unix tools do, rather
     // than panic on a closed stdout.
     #[cfg(unix)]

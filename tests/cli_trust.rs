@@ -463,3 +463,33 @@ fn grep_and_symbols_exit_1_when_nothing_is_found() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
     }
 }
+
+/// The allocator keeps freed memory (src/main.rs): the option the binary
+/// sets by its place in mimalloc's option list is the one the
+/// `MIMALLOC_PURGE_DELAY` variable names, and a user's value still wins.
+#[test]
+fn the_allocator_keeps_freed_memory_unless_told_otherwise() {
+    let delay = |env: Option<&str>| {
+        let mut c = bin();
+        c.env("CC_TEARDOWN_DEBUG", "alloc")
+            .env_remove("MIMALLOC_PURGE_DELAY");
+        if let Some(v) = env {
+            c.env("MIMALLOC_PURGE_DELAY", v);
+        }
+        let out = c.arg("--version").output().unwrap();
+        assert!(out.status.success());
+        stderr(&out)
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("debug: allocator purge delay ")
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| panic!("no allocator line: {}", stderr(&out)))
+    };
+    assert_eq!(delay(None), "-1", "freed memory is kept");
+    assert_eq!(
+        delay(Some("250")),
+        "250",
+        "the variable sets the option read back"
+    );
+}
