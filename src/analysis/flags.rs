@@ -137,9 +137,22 @@ pub fn is_read_name(s: &str) -> bool {
 /// The longest name read as a flag whatever its prefix.
 const MAX_READ_NAME: usize = 100;
 
+/// What every flag name starts with, and what the names read through
+/// getters whatever their prefix hold (`bot_protected_tengu_…`).
+const FLAG_PREFIX: &str = "tengu_";
+
+/// Whether a module's source may hold a flag read: the test by which the
+/// analyses' index makes a module's pretty line map at once rather than on
+/// demand ([`crate::js::code::Depth::LinesWhere`]). A module it refuses
+/// that holds one anyway (a flag name imported from another chunk) only
+/// costs a second parse.
+pub fn may_read_flags(src: &str) -> bool {
+    memchr::memmem::find(src.as_bytes(), FLAG_PREFIX.as_bytes()).is_some()
+}
+
 pub fn is_flag_name(s: &str) -> bool {
-    s.starts_with("tengu_")
-        && s.len() > 6
+    s.starts_with(FLAG_PREFIX)
+        && s.len() > FLAG_PREFIX.len()
         && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
@@ -1169,7 +1182,14 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
             }
         })
         .collect();
-    accessors.sort_by(|a, b| b.sites.cmp(&a.sites).then(a.name.cmp(&b.name)));
+    // Ties broken by module: the rows come out of a hash map, whose order
+    // changes from run to run.
+    accessors.sort_by(|a, b| {
+        b.sites
+            .cmp(&a.sites)
+            .then(a.name.cmp(&b.name))
+            .then(a.module.cmp(&b.module))
+    });
     FlagInventory {
         flags,
         accessors,
@@ -1338,6 +1358,35 @@ function plain(n) { return n + 1; }
         assert_eq!(inv.accessors.len(), 1);
         assert_eq!(inv.accessors[0].name, "g");
         assert_eq!(inv.accessors[0].module, "/$bunfs/root/chunk-get.js");
+    }
+
+    /// Accessors of one name with as many sites, in several chunks, come
+    /// out in one order however the hash maps behind them iterate.
+    #[test]
+    fn accessor_rows_that_tie_are_ordered_by_module() {
+        let chunk = |n: usize| {
+            (
+                format!("/$bunfs/root/chunk-{n}.js"),
+                format!(
+                    "function g(n, d) {{ return s().cachedFeatureFlags?.[n] ?? d; }}\nfunction on() {{ return g(\"tengu_tie_{n}\", !1); }}"
+                ),
+            )
+        };
+        let chunks: Vec<(String, String)> = (0..12).map(chunk).collect();
+        let refs: Vec<(&str, &str)> = chunks
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let ci = testjs::chunks(&refs);
+        let modules: Vec<String> = inventory(&ci, &HashMap::new())
+            .accessors
+            .into_iter()
+            .map(|a| a.module)
+            .collect();
+        let mut sorted = modules.clone();
+        sorted.sort();
+        assert_eq!(modules.len(), 12);
+        assert_eq!(modules, sorted);
     }
 
     /// Flags used every way the inventory tells apart.
