@@ -49,61 +49,77 @@ impl Facts {
     /// Analyse an indexed build: roles first, the workflows they lead to,
     /// then gates and flags side by side on both cores.
     pub fn compute(ci: &CodeIndex, syms: &[Symbol]) -> Facts {
-        Self::compute_timed(ci, syms, &mut Vec::new())
+        let facts = Self::compute_timed(
+            ci,
+            || Ok::<_, std::convert::Infallible>(syms),
+            &mut Vec::new(),
+        );
+        match facts {
+            Ok(f) => f,
+            Err(never) => match never {},
+        }
     }
 
-    /// [`Facts::compute`], recording the time each stage took.
-    pub fn compute_timed(
+    /// [`Facts::compute`], recording the time each stage took. The surface
+    /// needs neither symbols nor roles, so it is found while `syms`
+    /// recovers the names and the roles, workflows, gates and flags follow
+    /// them: the serial stages no longer leave a core idle.
+    pub fn compute_timed<'s, E: Send>(
         ci: &CodeIndex,
-        syms: &[Symbol],
+        syms: impl FnOnce() -> Result<&'s [Symbol], E> + Send,
         times: &mut Vec<(&'static str, Duration)>,
-    ) -> Facts {
+    ) -> Result<Facts, E> {
         let t = Instant::now();
-        let originals = symbols::original_names(syms);
-        let locator = Locator::new(ci, syms);
-        let roles = locator.locate();
-        times.push(("roles", t.elapsed()));
-        let t = Instant::now();
-        let workflows = workflows::bundled(ci, &roles, &locator);
-        times.push(("workflows", t.elapsed()));
-        let t = Instant::now();
-        let ((gates, tg), ((flags, tf), (surface, ts))) = rayon::join(
+        let ((surface, ts), rest) = rayon::join(
             || {
                 let t = Instant::now();
-                (
-                    gates::discover(ci, &roles, &workflows, &originals),
-                    t.elapsed(),
-                )
+                (surface::extract(ci), t.elapsed())
             },
-            || {
-                rayon::join(
+            || -> Result<_, E> {
+                let mut times = Vec::new();
+                let syms = syms()?;
+                let t = Instant::now();
+                let originals = symbols::original_names(syms);
+                let locator = Locator::new(ci, syms);
+                let roles = locator.locate();
+                times.push(("roles", t.elapsed()));
+                let t = Instant::now();
+                let workflows = workflows::bundled(ci, &roles, &locator);
+                times.push(("workflows", t.elapsed()));
+                let ((gates, tg), (flags, tf)) = rayon::join(
+                    || {
+                        let t = Instant::now();
+                        (
+                            gates::discover(ci, &roles, &workflows, &originals),
+                            t.elapsed(),
+                        )
+                    },
                     || {
                         let t = Instant::now();
                         (flags::inventory(ci, &originals), t.elapsed())
                     },
-                    || {
-                        let t = Instant::now();
-                        (surface::extract(ci), t.elapsed())
-                    },
-                )
+                );
+                times.push(("gates (cpu)", tg));
+                times.push(("flags (cpu)", tf));
+                Ok((roles, workflows, gates, flags, times))
             },
         );
-        times.push(("gates (cpu)", tg));
-        times.push(("flags (cpu)", tf));
+        let (roles, workflows, gates, flags, rest_times) = rest?;
+        times.extend(rest_times);
         times.push(("surface (cpu)", ts));
-        times.push(("gates ∥ flags ∥ surface", t.elapsed()));
+        times.push(("analyses", t.elapsed()));
         let scripts = workflows
             .iter()
             .filter_map(|w| w.text.clone().map(|t| (w.name.clone(), t)))
             .collect();
-        Facts {
+        Ok(Facts {
             roles,
             workflows,
             scripts,
             flags,
             gates,
             surface,
-        }
+        })
     }
 
     /// The facts as a store gives them back. Serde keeps less than the
@@ -159,6 +175,18 @@ pub struct Analysed<'g> {
     code: OnceLock<CodeFacts>,
     /// How long each stage took in this run (for `CC_TEARDOWN_DEBUG=timings`).
     times: Mutex<Vec<(&'static str, Duration)>>,
+    /// Free the code index when dropped (see [`Analysed::last_use`]).
+    free_index: bool,
+}
+
+impl Drop for Analysed<'_> {
+    fn drop(&mut self) {
+        if !self.free_index
+            && let Some(ci) = self.index.take()
+        {
+            std::mem::forget(ci);
+        }
+    }
 }
 
 impl<'g> Analysed<'g> {
@@ -175,14 +203,26 @@ impl<'g> Analysed<'g> {
             budget,
             digest,
             cache,
-            depth: Depth::Lines,
+            depth: Depth::LinesWhere(crate::analysis::flags::may_read_flags),
             index: OnceLock::new(),
             symbols: OnceLock::new(),
             facts: OnceLock::new(),
             from_cache: OnceLock::new(),
             code: OnceLock::new(),
             times: Mutex::new(Vec::new()),
+            free_index: true,
         }
+    }
+
+    /// This analysis is its process's last use of the build (one command,
+    /// then exit): its code index is left to the operating system rather
+    /// than freed when it is dropped. Freeing a code-split build's index,
+    /// millions of allocations, took a sixth of a second on one core after
+    /// the answer was printed. A process that analyses build after build
+    /// (`history scan`) must not ask for this.
+    pub fn last_use(mut self) -> Analysed<'g> {
+        self.free_index = false;
+        self
     }
 
     /// Also record function shapes when the index is built (what function
@@ -242,7 +282,9 @@ impl<'g> Analysed<'g> {
         }
         let ci = self.index()?;
         let t = Instant::now();
-        let s = symbols::recover(ci);
+        // The facts use the names; a symbol's pretty line is the
+        // `symbols` command's, which indexes with every line map.
+        let s = symbols::recover_names(ci);
         self.record("symbols", t.elapsed());
         Ok(self.symbols.get_or_init(|| s))
     }
@@ -256,9 +298,9 @@ impl<'g> Analysed<'g> {
         if let Some(f) = self.facts.get() {
             return Ok(f);
         }
-        let (ci, syms) = (self.index()?, self.symbols()?);
+        let ci = self.index()?;
         let mut times = Vec::new();
-        let facts = Facts::compute_timed(ci, syms, &mut times);
+        let facts = Facts::compute_timed(ci, || self.symbols(), &mut times)?;
         let t = Instant::now();
         let facts = facts.as_stored();
         times.push(("round trip", t.elapsed()));
@@ -292,7 +334,7 @@ impl<'g> Analysed<'g> {
         self.record("code facts", t.elapsed());
         // Without shapes there are no units: such facts are incomplete and
         // must not be seen by a later diff.
-        if self.depth == Depth::Shapes
+        if matches!(self.depth, Depth::Shapes)
             && let Some(c) = self.cache
         {
             let t = Instant::now();

@@ -129,7 +129,7 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
     timings.insert("open", t0.elapsed().as_millis() as u64);
     let shapes = sections.iter().any(|s| s.needs_shapes());
     let side = |b| -> anyhow::Result<_> {
-        let an = super::code::analyse(g, b)?;
+        let an = super::code::analyse(g, b)?.last_use();
         Ok(if shapes { an.with_shapes() } else { an })
     };
     let (sa, sb) = (side(&ba)?, side(&bb)?);

@@ -68,7 +68,7 @@ pub fn run(g: &Global, a: &FlagsArgs) -> anyhow::Result<i32> {
     let config = super::gates::config_for(a.config.as_ref())?;
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
-    let an = super::code::analyse(g, &build)?;
+    let an = super::code::analyse(g, &build)?.last_use();
     let mut inv = super::code::facts(g, &an)?.flags.clone();
     if let Some(re) = &re {
         inv.flags.retain(|f| re.is_match(&f.name));

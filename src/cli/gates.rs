@@ -71,7 +71,7 @@ pub fn run(g: &Global, a: &GatesArgs) -> anyhow::Result<i32> {
     let config = config_for(a.config.as_ref())?;
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
-    let an = super::code::analyse(g, &build)?;
+    let an = super::code::analyse(g, &build)?.last_use();
     let facts = super::code::facts(g, &an)?;
     let roles = &facts.roles;
     let mut all = facts.gates.clone();

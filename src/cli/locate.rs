@@ -25,7 +25,7 @@ pub fn run(g: &Global, a: &LocateArgs) -> anyhow::Result<i32> {
     let g = &a.out.global(g);
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
-    let an = super::code::analyse(g, &build)?;
+    let an = super::code::analyse(g, &build)?.last_use();
     let roles = &super::code::facts(g, &an)?.roles;
     if g.json {
         return a

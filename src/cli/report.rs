@@ -53,7 +53,7 @@ pub fn run(g: &Global, a: &ReportArgs) -> anyhow::Result<i32> {
             .into_iter()
             .find(|i| std::path::Path::new(&i.resolved) == opened.path)
     });
-    let an = super::code::analyse(g, &build)?;
+    let an = super::code::analyse(g, &build)?.last_use();
     let facts = super::code::facts(g, &an)?;
     let roles = facts.roles.clone();
     let wfs = facts.workflows.clone();

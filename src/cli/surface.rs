@@ -77,7 +77,7 @@ pub fn run(g: &Global, a: &SurfaceArgs) -> anyhow::Result<i32> {
     let on = |k: Kind| kinds.contains(&k);
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
-    let an = super::code::analyse(g, &build)?;
+    let an = super::code::analyse(g, &build)?.last_use();
     let s: &Surface = &super::code::facts(g, &an)?.surface;
     if let Some(dir) = &a.export {
         export(dir, a.force, build.version().best(), &s.prompts)?;

@@ -53,7 +53,7 @@ pub(crate) fn load(
 ) -> anyhow::Result<(String, Option<String>, Vec<WorkflowScript>)> {
     let opened = g.open(target)?;
     let build = g.build(&opened)?;
-    let an = super::code::analyse(g, &build)?;
+    let an = super::code::analyse(g, &build)?.last_use();
     let mut all = super::code::facts(g, &an)?.workflows.clone();
     if let Some(n) = only {
         let available: Vec<String> = all.iter().map(|w| w.name.clone()).collect();

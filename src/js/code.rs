@@ -3,6 +3,7 @@
 
 use super::JsError;
 use super::index::{ExportEntry, ImportEntry, ModuleIndex};
+use super::lines::LineMap;
 use super::parse::{self, Goal, Parsed};
 use super::print::{self, Printed};
 use super::shape::Shapes;
@@ -24,10 +25,16 @@ pub struct IndexedModule {
     pub printed: Printed,
     /// Rename-proof function hashes, when built with [`Depth::Shapes`].
     pub shapes: Option<Shapes>,
+    /// The grammar the module parsed with (to parse it again).
+    goal: Goal,
+    /// Built with [`Depth::LinesWhere`] for a module its test refused:
+    /// `printed.map` knows raw positions only, and the pretty line map is
+    /// made here on first use.
+    lazy_lines: Option<OnceLock<LineMap>>,
 }
 
 /// How much of each module to build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum Depth {
     /// Parse and print (what `pretty` needs).
     Print,
@@ -35,6 +42,15 @@ pub enum Depth {
     /// analyses need: their facts carry pretty line numbers, never code).
     /// `printed.code` is then empty.
     Lines,
+    /// [`Depth::Lines`], but the line map is made at once only for the
+    /// modules whose source the test accepts, and for any other module
+    /// the first time one of its pretty lines is asked for (by parsing it
+    /// again). The analyses' facts ask for pretty lines in about half of a
+    /// code-split build's bytes (the modules that read flags, and a few
+    /// more), and the line maps were a seventh of a cold run: the test
+    /// guesses which modules those are, and a wrong guess costs time,
+    /// never a different line.
+    LinesWhere(fn(&str) -> bool),
     /// Index, and keep the printed text (what `grep` shows).
     Index,
     /// Also record function shapes (what `diff` needs).
@@ -53,7 +69,36 @@ impl IndexedModule {
 
     /// Pretty line of a byte offset.
     pub fn pretty_line(&self, offset: u32) -> u32 {
-        self.printed.map.pretty_line_of(offset).unwrap_or(1)
+        self.line_map().pretty_line_of(offset).unwrap_or(1)
+    }
+
+    /// Whether the pretty line map is made already (asking for a pretty
+    /// line of this module costs nothing more).
+    pub fn has_line_map(&self) -> bool {
+        self.lazy_lines.as_ref().is_none_or(|l| l.get().is_some())
+    }
+
+    /// The pretty line map: the one built with the index, or (a module
+    /// [`Depth::LinesWhere`] left without one) one made now from the
+    /// module parsed again with its comments, exactly as [`Depth::Lines`]
+    /// makes it. The module parsed before, so it parses again; should it
+    /// not, every offset answers line 1 rather than fail a view.
+    pub fn line_map(&self) -> &LineMap {
+        let Some(lazy) = &self.lazy_lines else {
+            return &self.printed.map;
+        };
+        lazy.get_or_init(|| {
+            // Parsed, mapped and freed on a stack as deep as parsing needs
+            // (freeing recurses once per AST level too).
+            let made = super::depth::with_stack(|| {
+                parse::parse(&self.name, self.file.src.to_string(), self.goal)
+                    .and_then(|(parsed, comments)| print::line_map(&parsed, &comments))
+            });
+            match made {
+                Ok(p) => p.map,
+                Err(_) => self.printed.map.clone(),
+            }
+        })
     }
 }
 
@@ -147,7 +192,7 @@ impl CodeIndex {
                     } else {
                         Goal::Script
                     };
-                    if depth == Depth::Print {
+                    if matches!(depth, Depth::Print) {
                         // `pretty` of a large script: parsed and printed
                         // piece by piece when it can be (bounded memory).
                         match super::pieces::print_in_pieces(m.name, src, goal) {
@@ -167,6 +212,8 @@ impl CodeIndex {
                                         index: ModuleIndex::default(),
                                         printed,
                                         shapes: None,
+                                        goal,
+                                        lazy_lines: None,
                                     },
                                     t,
                                 ));
@@ -175,16 +222,27 @@ impl CodeIndex {
                         }
                     }
                     let t1 = Instant::now();
-                    let (mut parsed, comments) = parse::parse(m.name, src, goal)?;
+                    // Without a line map to make now, the comments are not
+                    // needed (they only move printed lines).
+                    let lines_now = match depth {
+                        Depth::LinesWhere(wants) => wants(&src),
+                        _ => true,
+                    };
+                    let (mut parsed, comments) = if lines_now {
+                        parse::parse(m.name, src, goal)?
+                    } else {
+                        (parse::parse_bare(m.name, src, goal)?, Default::default())
+                    };
                     t.parse = t1.elapsed();
                     let program = &parsed.program;
                     let file = &parsed.file;
-                    if depth == Depth::Print {
+                    if matches!(depth, Depth::Print) {
                         // Nothing else reads the AST meanwhile: a big
                         // module can be printed on both cores.
                         let t3 = Instant::now();
                         let printed = print::print_split(&mut parsed, &comments);
                         t.print = t3.elapsed();
+                        let goal = parsed.goal;
                         return Ok((
                             IndexedModule {
                                 graph_index: m.index,
@@ -193,6 +251,8 @@ impl CodeIndex {
                                 index: ModuleIndex::default(),
                                 printed: printed?,
                                 shapes: None,
+                                goal,
+                                lazy_lines: None,
                             },
                             t,
                         ));
@@ -201,12 +261,18 @@ impl CodeIndex {
                         let t2 = Instant::now();
                         let base = file.start_pos.0;
                         let i = ModuleIndex::build_program(program, base);
-                        let shapes = (depth == Depth::Shapes).then(|| Shapes::build(program, base));
+                        let shapes =
+                            matches!(depth, Depth::Shapes).then(|| Shapes::build(program, base));
                         (i, shapes, t2.elapsed())
                     };
                     let print_it = || {
                         let t3 = Instant::now();
-                        let printed = if depth == Depth::Lines {
+                        let printed = if !lines_now {
+                            Ok(Printed {
+                                code: String::new(),
+                                map: LineMap::raw_only(parsed.file.src.as_bytes()),
+                            })
+                        } else if matches!(depth, Depth::Lines | Depth::LinesWhere(_)) {
                             print::line_map(&parsed, &comments)
                         } else {
                             print::print(&parsed, &comments)
@@ -234,6 +300,7 @@ impl CodeIndex {
                             (index, shapes, printed)
                         })
                     };
+                    let goal = parsed.goal;
                     Ok((
                         IndexedModule {
                             graph_index: m.index,
@@ -242,6 +309,8 @@ impl CodeIndex {
                             index,
                             printed: printed?,
                             shapes,
+                            goal,
+                            lazy_lines: (!lines_now).then(OnceLock::new),
                         },
                         t,
                     ))

@@ -176,6 +176,15 @@ impl LineMap {
         .for_lookups()
     }
 
+    /// A map of raw positions only: no pretty line is known
+    /// (`pretty_line_of` answers None).
+    pub fn raw_only(raw_text: &[u8]) -> LineMap {
+        LineMap {
+            raw: LineIndex::new(raw_text),
+            ..LineMap::default()
+        }
+    }
+
     /// Whether `pretty_line_of`, `pretty_lines` and the raw positions
     /// answer alike for every offset in both maps (both reduced by
     /// [`LineMap::for_lookups`]): their entries are the same.

@@ -67,23 +67,35 @@ pub fn parse(
     src: String,
     goal: Goal,
 ) -> Result<(Parsed, SingleThreadedComments), JsError> {
-    depth::with_stack(|| parse_bounded(name, src, goal))
+    depth::with_stack(|| parse_bounded(name, src, goal, true))
+}
+
+/// [`parse`] without collecting comments: what indexing needs (the
+/// comments only change how a module prints, and taking each one costs
+/// the parser a map operation).
+pub fn parse_bare(name: &str, src: String, goal: Goal) -> Result<Parsed, JsError> {
+    depth::with_stack(|| parse_bounded(name, src, goal, false)).map(|(p, _)| p)
 }
 
 fn parse_bounded(
     name: &str,
     src: String,
     goal: Goal,
+    with_comments: bool,
 ) -> Result<(Parsed, SingleThreadedComments), JsError> {
     depth::check_source(name, &src)?;
     let cm: Lrc<SourceMap> = Default::default();
     let file = cm.new_source_file(Lrc::new(FileName::Custom(name.to_string())), src);
     let comments = SingleThreadedComments::default();
-    let (program, comments) = match parse_file(&file, goal, &comments) {
+    let keep = |c| if with_comments { Some(c) } else { None };
+    let (program, comments) = match parse_file(&file, goal, keep(&comments)) {
         Ok(p) => (p, comments),
         Err(e) if goal == Goal::Script => {
             let c2 = SingleThreadedComments::default();
-            (parse_file(&file, Goal::Module, &c2).map_err(|_| e)?, c2)
+            (
+                parse_file(&file, Goal::Module, keep(&c2)).map_err(|_| e)?,
+                c2,
+            )
         }
         Err(e) => return Err(e),
     };
@@ -110,9 +122,13 @@ fn parse_bounded(
 fn parse_file(
     file: &SourceFile,
     goal: Goal,
-    comments: &SingleThreadedComments,
+    comments: Option<&SingleThreadedComments>,
 ) -> Result<Program, JsError> {
-    let mut parser = Parser::new(syntax(), StringInput::from(file), Some(comments));
+    let mut parser = Parser::new(
+        syntax(),
+        StringInput::from(file),
+        comments.map(|c| c as &dyn swc_common::comments::Comments),
+    );
     let result = match goal {
         Goal::Script => parser.parse_script().map(Program::Script),
         Goal::Module => parser.parse_module().map(Program::Module),

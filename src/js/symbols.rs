@@ -22,6 +22,7 @@ pub struct Symbol {
     pub module: String,
     /// Raw line of the definition (or of the export when it has none).
     pub line: u32,
+    /// Its pretty line; 0 from [`recover_names`].
     pub pretty_line: u32,
     pub source: SymbolSource,
 }
@@ -49,33 +50,44 @@ pub fn primary_definition<'a>(m: &'a IndexedModule, name: &str) -> Option<&'a De
         .or_else(|| defs.first())
 }
 
-fn symbol(m: &IndexedModule, e: &ExportEntry, source: SymbolSource) -> Symbol {
+fn symbol(m: &IndexedModule, e: &ExportEntry, source: SymbolSource, lines: bool) -> Symbol {
     let at = primary_definition(m, &e.local).map_or(e.lo, |d| d.lo);
     Symbol {
         minified: e.local.clone(),
         original: e.original.clone(),
         module: m.name.clone(),
         line: m.raw_pos(at).0,
-        pretty_line: m.pretty_line(at),
+        pretty_line: if lines { m.pretty_line(at) } else { 0 },
         source,
     }
 }
 
 /// Every minified → original name the build reveals.
 pub fn recover(ci: &CodeIndex) -> Vec<Symbol> {
+    recover_with(ci, true)
+}
+
+/// [`recover`] with `pretty_line` 0: what the analyses read of symbols
+/// (the names), without asking every module for its pretty line map, which
+/// an index built with [`super::code::Depth::LinesWhere`] makes on demand.
+pub fn recover_names(ci: &CodeIndex) -> Vec<Symbol> {
+    recover_with(ci, false)
+}
+
+fn recover_with(ci: &CodeIndex, lines: bool) -> Vec<Symbol> {
     let mut out = Vec::new();
     for m in &ci.modules {
         out.extend(
             m.index
                 .export_table
                 .iter()
-                .map(|e| symbol(m, e, SymbolSource::ExportTable)),
+                .map(|e| symbol(m, e, SymbolSource::ExportTable, lines)),
         );
         out.extend(
             m.index
                 .esm_exports
                 .iter()
-                .map(|e| symbol(m, e, SymbolSource::EsmExport)),
+                .map(|e| symbol(m, e, SymbolSource::EsmExport, lines)),
         );
     }
     out
