@@ -300,7 +300,12 @@ impl<'g> Analysed<'g> {
         }
         let ci = self.index()?;
         let mut times = Vec::new();
-        let facts = Facts::compute_timed(ci, || self.symbols(), &mut times)?;
+        // On threads with a parser's stack: the analyses parse snippets and
+        // walk expressions under `depth::with_stack`, which on rayon's
+        // 2 MiB workers mapped and unmapped a fresh 128 MiB stack each time
+        // (10,000 times in a cold run of 2.1.332).
+        let pool = crate::js::parse::pool()?;
+        let facts = pool.install(|| Facts::compute_timed(ci, || self.symbols(), &mut times))?;
         let t = Instant::now();
         let facts = facts.as_stored();
         times.push(("round trip", t.elapsed()));
