@@ -425,7 +425,8 @@ impl CodeIndex {
             .map(|i| &self.modules[i])
     }
 
-    fn resolve_import_position(&self, from: &IndexedModule, source: &str) -> Option<usize> {
+    /// Position in `modules` of the module an import source names.
+    pub fn resolve_import_position(&self, from: &IndexedModule, source: &str) -> Option<usize> {
         if let Some(m) = self.module_position(source) {
             return Some(m);
         }

@@ -515,12 +515,30 @@ fn local_names<'c>(
             local.entry(n.as_str()).or_default().push(h.param);
         }
     }
+    // Only an import from a helper's own chunk can denote it: the chunk an
+    // import names is looked up once per source (a chunk imports dozens of
+    // names from each of a few chunks), and the import is followed only
+    // into a helper's chunk.
+    let helper_modules: HashSet<usize> = targets.iter().map(|h| h.module).collect();
+    let mut source_of: HashMap<&str, Option<usize>> = HashMap::new();
     for imp in &m.index.imports {
-        if let Some((t, _)) = ci.resolve_function(mi, &imp.local) {
-            for h in targets.iter().filter(|h| h.module == t) {
-                if ci.resolve_function(mi, &imp.local) == Some((t, h.function)) {
-                    local.entry(imp.local.as_str()).or_default().push(h.param);
-                }
+        // The name denotes what its first import binds (as `resolve_function`
+        // follows it).
+        let Some(first) = ci.import_named(mi, &imp.local) else {
+            continue;
+        };
+        let from = *source_of
+            .entry(first.source.as_str())
+            .or_insert_with(|| ci.resolve_import_position(m, &first.source));
+        if !from.is_some_and(|t| helper_modules.contains(&t)) {
+            continue;
+        }
+        if let Some((t, function)) = ci.resolve_function(mi, &imp.local) {
+            for h in targets
+                .iter()
+                .filter(|h| h.module == t && h.function == function)
+            {
+                local.entry(imp.local.as_str()).or_default().push(h.param);
             }
         }
     }
