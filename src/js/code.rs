@@ -452,3 +452,49 @@ fn release(parsed: Parsed) -> swc_common::sync::Lrc<swc_common::SourceFile> {
     }
     file
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Comments, nesting and multi-line literals move pretty lines; a map
+    /// made on demand must answer every offset as the one made at once.
+    const SRC: &str = "/* lead */ var a = 1, b = { x: 1, y: [2, 3] };\n\
+        function f(e, t) { if (e) { return `multi\nline` + t; } // tail\n return g(e, function () { return 1; }); }\n\
+        class K { m() { return f(1, 2); } }\nexport { f as named };\n";
+
+    fn build(depth: Depth) -> CodeIndex {
+        let mut g = BunGraph::single_js("/$bunfs/root/chunk-a.js", SRC.as_bytes());
+        g.modules[0].format = ModuleFormat::Esm;
+        CodeIndex::build_filtered(&g, &Budget::new(1 << 20), |_| true, depth).unwrap()
+    }
+
+    #[test]
+    fn a_line_map_made_on_demand_answers_as_one_made_at_once() {
+        let eager = build(Depth::Lines);
+        let lazy = build(Depth::LinesWhere(|_| false));
+        let accepted = build(Depth::LinesWhere(|_| true));
+        let (e, l, a) = (&eager.modules[0], &lazy.modules[0], &accepted.modules[0]);
+        assert!(e.has_line_map() && a.has_line_map());
+        assert!(!l.has_line_map(), "a refused module has no map until asked");
+        assert_eq!(l.index.functions.len(), e.index.functions.len());
+        for offset in 0..SRC.len() as u32 {
+            assert_eq!(l.raw_pos(offset), e.raw_pos(offset), "raw at {offset}");
+            assert_eq!(
+                l.pretty_line(offset),
+                e.pretty_line(offset),
+                "pretty at {offset}"
+            );
+            assert_eq!(
+                a.pretty_line(offset),
+                e.pretty_line(offset),
+                "pretty at {offset}"
+            );
+        }
+        assert!(l.has_line_map(), "made once, on first use");
+        assert!(
+            e.pretty_line(SRC.len() as u32 - 2) > 5,
+            "the fixture spreads over pretty lines"
+        );
+    }
+}
