@@ -177,7 +177,9 @@ const MAX_DEFAULT_CHARS: usize = 80;
 /// the telemetry sink.
 pub struct Classifier<'a> {
     ci: &'a CodeIndex,
-    memo: HashMap<(usize, String), AccessorKind>,
+    /// Answers by module, then name: asked once per call with a flag-like
+    /// argument, so a lookup must not allocate a key.
+    memo: HashMap<usize, HashMap<String, AccessorKind>>,
     /// Registries whose reader is known, so a wrapper reading through one
     /// is classified like a wrapper of a getter.
     registries: Registries,
@@ -209,22 +211,32 @@ impl<'a> Classifier<'a> {
     }
 
     fn kind_at(&mut self, m: usize, name: &str, depth: usize) -> AccessorKind {
-        if let Some(k) = self.memo.get(&(m, name.to_string())) {
+        if let Some(k) = self.memo.get(&m).and_then(|n| n.get(name)) {
             return *k;
         }
         // Provisional answer breaks cycles.
-        self.memo.insert((m, name.to_string()), AccessorKind::Other);
+        self.remember(m, name, AccessorKind::Other);
         let k = self.compute(m, name, depth);
-        self.memo.insert((m, name.to_string()), k);
+        self.remember(m, name, k);
         k
     }
 
+    fn remember(&mut self, key: usize, name: &str, k: AccessorKind) {
+        let names = self.memo.entry(key).or_default();
+        match names.get_mut(name) {
+            Some(old) => *old = k,
+            None => {
+                names.insert(name.to_string(), k);
+            }
+        }
+    }
+
     fn method_kind(&mut self, m: usize, method: &str, depth: usize) -> AccessorKind {
-        let key = (usize::MAX - m, method.to_string());
-        if let Some(k) = self.memo.get(&key) {
+        let key = usize::MAX - m;
+        if let Some(k) = self.memo.get(&key).and_then(|n| n.get(method)) {
             return *k;
         }
-        self.memo.insert(key.clone(), AccessorKind::Other);
+        self.remember(key, method, AccessorKind::Other);
         let mut found = AccessorKind::Other;
         // This module first, then the others in order; only modules that
         // define a function of that name can answer.
@@ -253,7 +265,7 @@ impl<'a> Classifier<'a> {
                 break;
             }
         }
-        self.memo.insert(key, found);
+        self.remember(key, method, found);
         found
     }
 
@@ -400,7 +412,7 @@ impl Registries {
         let mut classes: HashMap<(usize, String), (String, Vec<String>)> = HashMap::new();
         for (mi, m) in ci.modules.iter().enumerate() {
             let src = m.source();
-            if !src.contains("register(") {
+            if memchr::memmem::find(src.as_bytes(), b"register(").is_none() {
                 continue;
             }
             for (at, _) in src.match_indices("register(") {
