@@ -46,21 +46,9 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// Analyse an indexed build: roles first, the workflows they lead to,
-    /// then gates and flags side by side on both cores.
-    pub fn compute(ci: &CodeIndex, syms: &[Symbol]) -> Facts {
-        let facts = Self::compute_timed(
-            ci,
-            || Ok::<_, std::convert::Infallible>(syms),
-            &mut Vec::new(),
-        );
-        match facts {
-            Ok(f) => f,
-            Err(never) => match never {},
-        }
-    }
-
-    /// [`Facts::compute`], recording the time each stage took. The surface
+    /// Analyse an indexed build, recording the time each stage took: roles
+    /// first, the workflows they lead to, then gates and flags side by side
+    /// on both cores. The surface
     /// needs neither symbols nor roles, so it is found while `syms`
     /// recovers the names and the roles, workflows, gates and flags follow
     /// them: the serial stages no longer leave a core idle.

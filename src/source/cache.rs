@@ -141,6 +141,37 @@ mod tests {
         assert!(again.join().unwrap());
     }
 
+    /// Siblings of a planted link: a FIFO (opening one could block), a
+    /// folder; each refused, at once, and left as it was.
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_file_that_is_a_fifo_or_a_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join(".1.0.0.lock");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo on a path we own.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let folder = dir.path().join(".2.0.0.lock");
+        std::fs::create_dir(&folder).unwrap();
+        for path in [&fifo, &folder] {
+            let start = Instant::now();
+            assert!(
+                EntryLock::acquire(path.clone()).is_err(),
+                "{}",
+                path.display()
+            );
+            assert!(start.elapsed() < Duration::from_secs(5), "refused at once");
+        }
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        assert!(folder.is_dir());
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_lock_file_that_is_a_link_is_refused() {
