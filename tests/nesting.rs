@@ -196,6 +196,57 @@ fn snippets_and_the_ast_check_are_bounded_too() {
     assert!(is_too_deep(&e), "{e}");
 }
 
+/// Small modules are measured by the index walk, not before it: that walk
+/// must refuse every AST the separate check refuses, at the same node —
+/// in the parts it does not itself descend into too (a declaration's
+/// pattern, a method's key, a parameter's default) — and accept the
+/// deepest one the check accepts.
+#[test]
+fn the_index_walk_measures_as_the_parse_check_does() {
+    let k = MAX_NESTING as usize - 10;
+    let chain = format!("a{}{}{}", rep(".b", k), rep("+c", k), rep("||d", k));
+    let places = [
+        format!("var x={chain};"),
+        format!("var [z = {chain}] = q;"),
+        format!("let {{ z = {chain} }} = q;"),
+        format!("class K {{ [{chain}]() {{}} }}"),
+        format!("var o = {{ [{chain}]() {{}} }};"),
+        format!("function f(p = {chain}) {{}}"),
+        format!("var f = (p = {chain}) => 1;"),
+        format!("for (var [w = {chain}] of q);"),
+        format!("try {{}} catch ({{ e = {chain} }}) {{}}"),
+    ];
+    for src in places {
+        assert!(depth::scan(&src).is_ok(), "the scan lets it through");
+        let by_parse = parse::with_big_stack(|| {
+            parse::parse("/$bunfs/root/cli.js", src.clone(), Goal::Script)
+                .err()
+                .map(|e| e.to_string())
+        });
+        let graph = BunGraph::single_js("/$bunfs/root/cli.js", src.as_bytes());
+        let by_index = parse::with_big_stack(|| {
+            CodeIndex::build_filtered(&graph, &Budget::new(1 << 30), |_| true, Depth::Lines)
+        })
+        .err()
+        .map(|e| e.to_string());
+        let by_parse = by_parse.expect("too deep for the parse check");
+        assert!(by_parse.contains("nesting deeper than"), "{by_parse}");
+        assert_eq!(
+            by_index.as_deref(),
+            Some(by_parse.as_str()),
+            "{}",
+            &src[..20]
+        );
+    }
+    let ok = deepest_accepted();
+    let graph = BunGraph::single_js("/$bunfs/root/cli.js", ok.as_bytes());
+    let ci = parse::with_big_stack(|| {
+        CodeIndex::build_filtered(&graph, &Budget::new(1 << 30), |_| true, Depth::Lines)
+    })
+    .unwrap();
+    assert_eq!(ci.modules[0].index.definitions.len(), 1, "var x, indexed");
+}
+
 /// Two chains the scan sees one at a time: an AST near `AST_LIMIT`, the
 /// deepest any command walks.
 fn deepest_accepted() -> String {

@@ -1174,7 +1174,7 @@ pub fn too_deep(name: &str, src: &str, offset: usize) -> super::JsError {
 /// Measures AST depth (in expressions, statements and patterns: every
 /// recursive path through swc's AST passes through one of them), never
 /// descending past the limit.
-struct Measure {
+pub struct Measure {
     depth: u32,
     max: u32,
     limit: u32,
@@ -1219,6 +1219,21 @@ pub fn check_program(program: &Program) -> Result<u32, Span> {
 /// levels.
 pub fn check_expr(e: &Expr) -> Result<u32, Span> {
     measure(|m| e.visit_with(m))
+}
+
+/// [`check_program`] for a subtree met `level` AST levels down: for a walk
+/// that counts the levels as it goes ([`crate::js::index`]) and does not
+/// itself descend into every part (a declaration's pattern). `Ok` when the
+/// subtree stays within [`AST_LIMIT`] counted from the program's root.
+pub fn check_at<N: VisitWith<Measure>>(node: &N, level: u32) -> Result<(), Span> {
+    let mut m = Measure {
+        depth: level,
+        max: level,
+        limit: AST_LIMIT,
+        over: None,
+    };
+    node.visit_with(&mut m);
+    m.over.map_or(Ok(()), Err)
 }
 
 fn measure(walk: impl FnOnce(&mut Measure)) -> Result<u32, Span> {

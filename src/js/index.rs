@@ -2,10 +2,13 @@
 //! literals, call sites, and the export/import facts symbol recovery needs.
 //! Built in one pass over the AST; positions are raw byte offsets.
 
-use super::parse::Parsed;
+use super::JsError;
+use super::depth::{self, AST_LIMIT};
+use super::parse::{Parsed, Unmeasured};
 use serde::Serialize;
 use std::collections::HashMap;
-use swc_common::Spanned;
+use swc_common::comments::SingleThreadedComments;
+use swc_common::{Span, Spanned};
 use swc_ecma_ast::*;
 use swc_ecma_visit::{Visit, VisitWith};
 
@@ -138,15 +141,43 @@ impl ModuleIndex {
         Self::build_program(&p.program, p.file.start_pos.0)
     }
 
-    /// Index a program whose source file starts at swc position `base`.
+    /// Index a program whose source file starts at swc position `base`
+    /// (parsed, so its depth is checked).
     pub fn build_program(program: &Program, base: u32) -> ModuleIndex {
+        match Self::walk(program, base) {
+            Ok(out) => out,
+            // A checked AST is within the limit, which the walk stops at: an
+            // index of what lies above it rather than a failure.
+            Err((out, _)) => out,
+        }
+    }
+
+    /// Index a module whose AST's depth is not measured yet, measuring it
+    /// on the way: the same levels [`depth::check_program`] counts, the
+    /// same limit. Within it, the index and the module as
+    /// [`super::parse::parse`] returns it; past it, the same error.
+    pub fn build_measured(
+        un: Unmeasured,
+    ) -> Result<(ModuleIndex, Parsed, SingleThreadedComments), JsError> {
+        match Self::walk(un.program(), un.base()) {
+            Ok(out) => {
+                let (parsed, comments) = un.measured();
+                Ok((out, parsed, comments))
+            }
+            Err((_, span)) => Err(un.too_deep(span)),
+        }
+    }
+
+    fn walk(program: &Program, base: u32) -> Result<ModuleIndex, (ModuleIndex, Span)> {
         let mut v = Indexer {
             base,
             out: ModuleIndex::default(),
             stack: Vec::new(),
             pending_name: None,
+            level: 0,
+            over: None,
         };
-        // Recurses once per AST level: run where the parse limit fits.
+        // Recurses once per AST level (up to the limit): run where it fits.
         super::depth::with_stack(|| program.visit_with(&mut v));
         let mut out = v.out;
         for (i, f) in out.functions.iter().enumerate() {
@@ -154,7 +185,10 @@ impl ModuleIndex {
                 out.by_name.entry(n.clone()).or_insert(i as FnId);
             }
         }
-        out
+        match v.over {
+            None => Ok(out),
+            Some(span) => Err((out, span)),
+        }
     }
 
     /// The innermost function containing byte `offset`.
@@ -198,9 +232,45 @@ struct Indexer {
     stack: Vec<FnId>,
     /// The name the next function expression will be bound to.
     pending_name: Option<String>,
+    /// AST levels (expressions, statements, patterns) above the node being
+    /// visited, counted as [`depth::check_program`] counts them.
+    level: u32,
+    /// The first node past [`AST_LIMIT`]: nothing more is visited.
+    over: Option<Span>,
 }
 
 impl Indexer {
+    /// One AST level down, unless that passes the limit (then the walk
+    /// stops where it is: `over` is set and every visit returns at once).
+    #[inline]
+    fn down(&mut self, span: impl FnOnce() -> Span) -> bool {
+        if self.over.is_some() {
+            return false;
+        }
+        if self.level >= AST_LIMIT {
+            self.over = Some(span());
+            return false;
+        }
+        self.level += 1;
+        true
+    }
+
+    /// A part of the AST this walk does not descend into (a declaration's
+    /// pattern, a method's key), measured from the current level so the
+    /// walk still measures everything [`depth::check_program`] does.
+    fn measure_part<N: VisitWith<depth::Measure>>(&mut self, node: &N) -> bool {
+        if self.over.is_some() {
+            return false;
+        }
+        match depth::check_at(node, self.level) {
+            Ok(()) => true,
+            Err(span) => {
+                self.over = Some(span);
+                false
+            }
+        }
+    }
+
     fn off(&self, pos: swc_common::BytePos) -> u32 {
         pos.0.saturating_sub(self.base)
     }
@@ -228,11 +298,14 @@ impl Indexer {
             value: value.map(|s| self.span(s)),
             in_function: self.current(),
         };
-        self.out
-            .definitions
-            .entry(name.to_string())
-            .or_default()
-            .push(d);
+        // Minified code binds the same few names over and over (`e`, `t`
+        // in every function): a key is made only the first time.
+        match self.out.definitions.get_mut(name) {
+            Some(defs) => defs.push(d),
+            None => {
+                self.out.definitions.insert(name.to_string(), vec![d]);
+            }
+        }
     }
 
     fn enter(
@@ -266,6 +339,11 @@ impl Indexer {
     fn function(&mut self, name: Option<String>, kind: FnKind, f: &swc_ecma_ast::Function) {
         let body_lo = f.body.as_ref().map_or(f.span.lo, |b| b.span.lo);
         let params: Vec<&Pat> = f.params.iter().map(|p| &p.pat).collect();
+        // Bound only once measured (the walk measures them again as it
+        // visits them: parameters are small).
+        if !params.iter().all(|p| self.measure_part(*p)) {
+            return;
+        }
         self.enter(name, kind, f.span, body_lo, &params);
         for p in &params {
             self.bind_pat(p, DefKind::Param, None);
@@ -386,6 +464,27 @@ fn getter_target(e: &Expr) -> Option<&Ident> {
 }
 
 impl Visit for Indexer {
+    fn visit_expr(&mut self, e: &Expr) {
+        if self.down(|| e.span()) {
+            e.visit_children_with(self);
+            self.level -= 1;
+        }
+    }
+
+    fn visit_stmt(&mut self, st: &Stmt) {
+        if self.down(|| st.span()) {
+            st.visit_children_with(self);
+            self.level -= 1;
+        }
+    }
+
+    fn visit_pat(&mut self, p: &Pat) {
+        if self.down(|| p.span()) {
+            p.visit_children_with(self);
+            self.level -= 1;
+        }
+    }
+
     fn visit_fn_decl(&mut self, n: &FnDecl) {
         self.define(
             &n.ident.sym,
@@ -408,6 +507,9 @@ impl Visit for Indexer {
 
     fn visit_arrow_expr(&mut self, n: &ArrowExpr) {
         let name = self.pending_name.take();
+        if !n.params.iter().all(|p| self.measure_part(p)) {
+            return;
+        }
         self.enter(
             name,
             FnKind::Arrow,
@@ -433,11 +535,15 @@ impl Visit for Indexer {
     }
 
     fn visit_class_method(&mut self, n: &ClassMethod) {
-        self.function(prop_name(&n.key), FnKind::Method, &n.function);
+        if self.measure_part(&n.key) {
+            self.function(prop_name(&n.key), FnKind::Method, &n.function);
+        }
     }
 
     fn visit_method_prop(&mut self, n: &MethodProp) {
-        self.function(prop_name(&n.key), FnKind::Method, &n.function);
+        if self.measure_part(&n.key) {
+            self.function(prop_name(&n.key), FnKind::Method, &n.function);
+        }
     }
 
     fn visit_key_value_prop(&mut self, n: &KeyValueProp) {
@@ -456,6 +562,9 @@ impl Visit for Indexer {
             VarDeclKind::Const => DefKind::Const,
         };
         for d in &n.decls {
+            if !self.measure_part(&d.name) {
+                return;
+            }
             self.bind_pat(&d.name, kind, d.init.as_ref().map(|e| e.span()));
             if let (Pat::Ident(b), Some(init)) = (&d.name, &d.init)
                 && is_fn_expr(init)
@@ -469,6 +578,9 @@ impl Visit for Indexer {
 
     fn visit_using_decl(&mut self, n: &UsingDecl) {
         for d in &n.decls {
+            if !self.measure_part(&d.name) {
+                return;
+            }
             self.bind_pat(&d.name, DefKind::Const, d.init.as_ref().map(|e| e.span()));
             d.init.visit_with(self);
         }

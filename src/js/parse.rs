@@ -77,7 +77,82 @@ pub fn parse_bare(name: &str, src: String, goal: Goal) -> Result<Parsed, JsError
     depth::with_stack(|| parse_bounded(name, src, goal, false)).map(|(p, _)| p)
 }
 
+/// A module parsed whose AST's depth is not measured yet. Only a walk that
+/// counts the levels itself and stops at [`depth::AST_LIMIT`] may read it:
+/// [`super::index::ModuleIndex::build_measured`], which then hands back the
+/// [`Parsed`] module (or frees a too-deep AST without recursing). On most
+/// modules that saves a walk of the whole AST: the index walk measures as
+/// it goes.
+pub struct Unmeasured {
+    name: String,
+    parsed: Parsed,
+    comments: SingleThreadedComments,
+}
+
+impl Unmeasured {
+    /// The AST, for a walk that bounds its own depth.
+    pub(super) fn program(&self) -> &Program {
+        &self.parsed.program
+    }
+
+    /// The swc position the module's source starts at.
+    pub(super) fn base(&self) -> u32 {
+        self.parsed.file.start_pos.0
+    }
+
+    /// The walk stayed within [`depth::AST_LIMIT`]: the module as
+    /// [`parse`] returns it.
+    pub(super) fn measured(self) -> (Parsed, SingleThreadedComments) {
+        (self.parsed, self.comments)
+    }
+
+    /// The walk met a node past the limit at `span`: the AST is taken apart
+    /// without recursing, and the module refused as [`parse`] refuses it.
+    pub(super) fn too_deep(self, span: swc_common::Span) -> JsError {
+        let file = self.parsed.file.clone();
+        let at = span.lo.0.saturating_sub(file.start_pos.0) as usize;
+        depth::dismantle_program(self.parsed.program);
+        depth::too_deep(&self.name, &file.src, at)
+    }
+}
+
+/// [`parse`] (`with_comments`) or [`parse_bare`], leaving the measure of
+/// the AST's depth to the first walk over it (see [`Unmeasured`]).
+pub fn parse_unmeasured(
+    name: &str,
+    src: String,
+    goal: Goal,
+    with_comments: bool,
+) -> Result<Unmeasured, JsError> {
+    depth::with_stack(|| parse_unbounded(name, src, goal, with_comments)).map(
+        |(parsed, comments)| Unmeasured {
+            name: name.to_string(),
+            parsed,
+            comments,
+        },
+    )
+}
+
 fn parse_bounded(
+    name: &str,
+    src: String,
+    goal: Goal,
+    with_comments: bool,
+) -> Result<(Parsed, SingleThreadedComments), JsError> {
+    let (parsed, comments) = parse_unbounded(name, src, goal, with_comments)?;
+    if let Err(span) = depth::check_program(&parsed.program) {
+        return Err(Unmeasured {
+            name: name.to_string(),
+            parsed,
+            comments,
+        }
+        .too_deep(span));
+    }
+    Ok((parsed, comments))
+}
+
+/// Scan, then parse; the AST's depth is the caller's to check.
+fn parse_unbounded(
     name: &str,
     src: String,
     goal: Goal,
@@ -99,11 +174,6 @@ fn parse_bounded(
         }
         Err(e) => return Err(e),
     };
-    if let Err(span) = depth::check_program(&program) {
-        let at = span.lo.0.saturating_sub(file.start_pos.0) as usize;
-        depth::dismantle_program(program);
-        return Err(depth::too_deep(name, &file.src, at));
-    }
     let goal = match program {
         Program::Module(_) => Goal::Module,
         Program::Script(_) => Goal::Script,
