@@ -1034,9 +1034,8 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
                 && hi - lo < MAX_CONSTANT_BYTES
             {
                 let text = &m.source()[lo as usize..hi as usize];
-                let inner = text.trim_matches(|c| c == '"' || c == '\'');
-                if text.len() >= 2 && text.len() == inner.len() + 2 && is_read_name(inner) {
-                    constants.insert(name.as_str(), &m.source()[lo as usize + 1..hi as usize - 1]);
+                if let Some(inner) = quoted_read_name(text) {
+                    constants.insert(name.as_str(), inner);
                     constant_at.insert(lo, name.as_str());
                 }
             }
@@ -1219,10 +1218,21 @@ fn string_constant<'m>(m: &'m IndexedModule, name: &str) -> Option<&'m str> {
     if hi - lo >= MAX_CONSTANT_BYTES {
         return None;
     }
-    let text = m.source().get(lo as usize..hi as usize)?;
-    let inner = text.trim_matches(|c| c == '"' || c == '\'');
-    (text.len() >= 2 && text.len() == inner.len() + 2 && is_read_name(inner))
-        .then(|| &m.source()[lo as usize + 1..hi as usize - 1])
+    quoted_read_name(m.source().get(lo as usize..hi as usize)?)
+}
+
+/// The name a string literal's text holds (`"tengu_x"`, `'a_b'`), when it is
+/// a name flags are read by. Such a name holds no quote, so the text is one
+/// quote, the name, one quote (every definition's value is tested: a byte
+/// test, not a trim).
+fn quoted_read_name(text: &str) -> Option<&str> {
+    let b = text.as_bytes();
+    let quote = |c: u8| c == b'"' || c == b'\'';
+    if b.len() < 2 || !quote(b[0]) || !quote(b[b.len() - 1]) {
+        return None;
+    }
+    let inner = &text[1..text.len() - 1];
+    is_read_name(inner).then_some(inner)
 }
 
 fn site(
@@ -1260,6 +1270,25 @@ mod tests {
     use super::*;
     use crate::analysis::testjs;
     use serde_json::json;
+
+    #[test]
+    fn a_constant_is_one_quoted_read_name() {
+        assert_eq!(quoted_read_name(r#""tengu_x""#), Some("tengu_x"));
+        assert_eq!(quoted_read_name("'bot_a_b'"), Some("bot_a_b"));
+        for not in [
+            "tengu_x",
+            r#""tengu_x"#,
+            r#""""#,
+            r#"''"#,
+            r#""nounderscore""#,
+            r#""two words_x""#,
+            r#"""tengu_x"""#,
+            "`tengu_x`",
+            "\"",
+        ] {
+            assert_eq!(quoted_read_name(not), None, "{not}");
+        }
+    }
 
     /// Getters of each kind, loggers, wrappers of both, and functions that
     /// are neither; written here in the shapes the classifier looks for.

@@ -62,6 +62,15 @@ fn is_prose(text: &str) -> bool {
     if text.len() < MIN_BYTES {
         return false;
     }
+    // The last test wants a word "you" or "your" (in the cases below): a
+    // text with none of these three has none, and most strings have none.
+    let b = text.as_bytes();
+    if [b"you", b"You", b"YOU"]
+        .iter()
+        .all(|w| memchr::memmem::find(b, *w).is_none())
+    {
+        return false;
+    }
     let words: Vec<&str> = text.split_whitespace().collect();
     if words.len() < MIN_WORDS {
         return false;
@@ -552,6 +561,21 @@ var again = "You are a test assistant of our own making. {LOREM}.";
 
     fn by_kind<'a>(v: &'a [Prompt], kind: &str) -> Vec<&'a Prompt> {
         v.iter().filter(|p| p.kind == kind).collect()
+    }
+
+    #[test]
+    fn prose_is_addressed_to_you() {
+        let body =
+            "please read the files listed below and then write a careful summary of them all. "
+                .repeat(3);
+        assert!(body.len() >= MIN_BYTES && body.split_whitespace().count() >= MIN_WORDS);
+        assert!(!is_prose(&body), "no you");
+        for w in ["you", "You", "YOU", "your", "Your"] {
+            assert!(is_prose(&format!("{body}, {w} must.")), "{w}");
+        }
+        // "you" inside a word, or in a case the test does not take.
+        assert!(!is_prose(&format!("{body} for youth")));
+        assert!(!is_prose(&format!("{body} yOu")));
     }
 
     #[test]
