@@ -35,6 +35,52 @@ unsafe extern "C" {
     fn mi_option_get(option: libc::c_int) -> libc::c_long;
 }
 
+/// What a SIGBUS prints, made before any file is mapped: the line on
+/// stderr, and with `--json` the error object on stdout too.
+#[cfg(unix)]
+static BUS_ERROR: std::sync::OnceLock<(Vec<u8>, Option<Vec<u8>>)> = std::sync::OnceLock::new();
+
+/// Builds and the facts store are read through memory maps. When another
+/// program truncates such a file while it is mapped (an updater rewriting
+/// the installed executable in place, say), the next read of a page past
+/// its new end raises SIGBUS, which killed the process ("Bus error").
+/// Nothing can be read there any more, so the run ends as any unreadable
+/// input does: one line, exit 2.
+#[cfg(unix)]
+extern "C" fn on_sigbus(_: libc::c_int) {
+    if let Some((line, json)) = BUS_ERROR.get() {
+        // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffers
+        // were made before the handler was installed and are never freed.
+        unsafe {
+            if let Some(j) = json {
+                libc::write(1, j.as_ptr().cast(), j.len());
+            }
+            libc::write(2, line.as_ptr().cast(), line.len());
+        }
+    }
+    // SAFETY: ends the process at once, as the signal would have.
+    unsafe { libc::_exit(2) }
+}
+
+#[cfg(unix)]
+fn end_cleanly_on_sigbus(json: bool) {
+    let message = "a file being read (a build, or the facts store) was truncated or became \
+        unreadable while mapped in memory: did another program change it meanwhile?";
+    let json = json.then(|| {
+        let v = serde_json::json!({"error": {"kind": "source", "message": message}});
+        format!("{v}\n").into_bytes()
+    });
+    let _ = BUS_ERROR.set((format!("error: {message}\n").into_bytes(), json));
+    // SAFETY: installs a handler that only calls async-signal-safe
+    // functions, before any thread starts or any file is mapped.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigbus as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
+    }
+}
+
 fn main() {
     keep_freed_memory();
     // `cc-teardown ls … | head` must end quietly, as Unix tools do, rather
@@ -51,6 +97,8 @@ fn main() {
         .skip(1)
         .take_while(|a| a != "--")
         .any(|a| a == "--json");
+    #[cfg(unix)]
+    end_cleanly_on_sigbus(json);
     let cli = match cc_teardown::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version

@@ -493,3 +493,89 @@ fn the_allocator_keeps_freed_memory_unless_told_otherwise() {
         "the variable sets the option read back"
     );
 }
+
+/// A build truncated while it is read (an updater rewriting an installed
+/// executable in place): the pages past its new end raise SIGBUS, which
+/// killed the process ("Bus error", exit 135). Now the run ends as for any
+/// unreadable input: one line, exit 2.
+#[cfg(unix)]
+#[test]
+fn a_file_truncated_while_mapped_is_an_error_not_a_crash() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let mut js = String::new();
+    for i in 0..400_000 {
+        js.push_str(&format!("function f{i}(a,b){{return a+b*{i}+\"s{i}\";}}\n"));
+    }
+    let big = dir.path().join("big.js");
+    std::fs::write(&big, &js).unwrap();
+    let exe = assert_cmd::cargo::cargo_bin("cc-teardown");
+    let start = |args: &[&std::ffi::OsStr]| {
+        Command::new(&exe)
+            .args(args)
+            .env_remove("CC_TEARDOWN_OFFLINE")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let said_so = |out: &Output| {
+        let err = stderr(out);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("error: ") && err.contains("truncated or became unreadable"),
+            "{err}"
+        );
+    };
+    // The handler, for certain: the signal itself, while `pretty` works
+    // on 20 MB (seconds), in human and JSON mode.
+    for json in [false, true] {
+        let mut args = vec!["pretty".as_ref(), big.as_os_str()];
+        if json {
+            args.push("--json".as_ref());
+        }
+        let mut child = start(&args);
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(child.try_wait().unwrap().is_none(), "still at work");
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGBUS) };
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{:?}", out.status.signal());
+        said_so(&out);
+        if json {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["error"]["kind"], "source");
+        }
+    }
+    // A real truncation, at several moments of a run that reads every
+    // page: never a signal, whichever way the race falls.
+    for delay in [5, 15, 30, 60, 120] {
+        let copy = dir.path().join(format!("copy-{delay}.js"));
+        std::fs::write(&copy, &js).unwrap();
+        let child = start(&["hash".as_ref(), copy.as_os_str()]);
+        std::thread::sleep(Duration::from_millis(delay));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&copy)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.signal(),
+            None,
+            "truncated after {delay} ms: {}",
+            stderr(&out)
+        );
+        if out.status.code() != Some(0) {
+            // Truncated before it was opened is an empty file's error.
+            assert_eq!(out.status.code(), Some(2));
+            let err = stderr(&out);
+            assert!(
+                err.starts_with("error: ") && err.lines().count() == 1,
+                "{err}"
+            );
+        }
+    }
+}
