@@ -504,7 +504,10 @@ impl Registries {
                     .enclosing_function(c.lo)
                     .map(|f| &m.index.functions[f as usize])
                 {
-                    Some(f) if f.first_param.is_some() && a.ident == f.first_param => {
+                    Some(f)
+                        if f.first_param.is_some()
+                            && a.ident.as_deref() == f.first_param.as_deref() =>
+                    {
                         if let Some(n) = &f.name {
                             wrappers.insert((*mi, n.clone()), (*mi, inst.clone()));
                         }
@@ -602,7 +605,7 @@ impl Registries {
             return AccessorKind::Other;
         };
         match self.registry(ci, m, obj) {
-            Some(r) if r.field == c.name || r.forwarding.contains(&c.name) => r.kind,
+            Some(r) if *r.field == *c.name || r.forwarding.iter().any(|f| **f == *c.name) => r.kind,
             _ => AccessorKind::Other,
         }
     }
@@ -636,7 +639,7 @@ impl Registries {
             })
         })?;
         let (t, id) = ci.resolve_function(m, getter)?;
-        self.holders.get(&(t, id))?.get(&c.name).copied()
+        self.holders.get(&(t, id))?.get(&*c.name).copied()
     }
 
     /// `name` in module `m` bound to a registry's reader (`let r = reg.reader`).
@@ -694,7 +697,7 @@ fn registered_kind(cls: &mut Classifier, m: usize, a: &crate::js::index::Arg) ->
         .filter(|c| {
             !c.member && c.arg0.as_ref().and_then(|x| x.ident.as_deref()) == Some(p.as_str())
         })
-        .map(|c| c.name.clone())
+        .map(|c| c.name.to_string())
         .collect();
     let mut k = AccessorKind::Other;
     for c in callees {
@@ -1066,7 +1069,7 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
             let (flag, constant) = match (&a0.string, &a0.ident) {
                 (Some(s), _) if is_read_name(s) => (s.clone(), None),
                 (_, Some(id)) => match constants.get(id.as_str()) {
-                    Some(f) => (f.to_string(), Some(id.clone())),
+                    Some(f) => (f.to_string(), Some(id.to_string())),
                     None => continue,
                 },
                 _ => continue,
@@ -1092,7 +1095,7 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
                 at_call.insert(a0.lo, ci_);
             }
             if kind != FlagKind::Config {
-                *accessor_sites.entry((mi, c.name.clone())).or_default() += 1;
+                *accessor_sites.entry((mi, c.name.to_string())).or_default() += 1;
             }
             let default = (kind == FlagKind::Feature)
                 .then(|| c.arg1.as_ref().map(|a| default_of(&mut ev, mi, m, a)))
@@ -1101,7 +1104,7 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
                 m,
                 c.lo,
                 kind,
-                Some(c.name.clone()),
+                Some(c.name.to_string()),
                 default,
                 constant,
                 originals,

@@ -81,8 +81,10 @@ pub struct StringLit {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Call {
-    /// The callee identifier, or the property name of a member call.
-    pub name: String,
+    /// The callee identifier, or the property name of a member call (an
+    /// atom: minified names are short and stored inline, so a call costs
+    /// no allocation for its name).
+    pub name: swc_atoms::Atom,
     pub member: bool,
     pub lo: u32,
     pub hi: u32,
@@ -98,7 +100,7 @@ pub struct Arg {
     pub lo: u32,
     pub hi: u32,
     /// The argument is this identifier.
-    pub ident: Option<String>,
+    pub ident: Option<swc_atoms::Atom>,
     /// The argument is this string literal.
     pub string: Option<String>,
 }
@@ -144,12 +146,9 @@ impl ModuleIndex {
     /// Index a program whose source file starts at swc position `base`
     /// (parsed, so its depth is checked).
     pub fn build_program(program: &Program, base: u32) -> ModuleIndex {
-        match Self::walk(program, base) {
-            Ok(out) => out,
-            // A checked AST is within the limit, which the walk stops at: an
-            // index of what lies above it rather than a failure.
-            Err((out, _)) => out,
-        }
+        // A checked AST is within the limit the walk stops at: were it not,
+        // an index of what lies above the limit rather than a failure.
+        Self::walk(program, base).0
     }
 
     /// Index a module whose AST's depth is not measured yet, measuring it
@@ -160,15 +159,16 @@ impl ModuleIndex {
         un: Unmeasured,
     ) -> Result<(ModuleIndex, Parsed, SingleThreadedComments), JsError> {
         match Self::walk(un.program(), un.base()) {
-            Ok(out) => {
+            (out, None) => {
                 let (parsed, comments) = un.measured();
                 Ok((out, parsed, comments))
             }
-            Err((_, span)) => Err(un.too_deep(span)),
+            (_, Some(span)) => Err(un.too_deep(span)),
         }
     }
 
-    fn walk(program: &Program, base: u32) -> Result<ModuleIndex, (ModuleIndex, Span)> {
+    /// The index, and the first node past the limit if the walk met one.
+    fn walk(program: &Program, base: u32) -> (ModuleIndex, Option<Span>) {
         let mut v = Indexer {
             base,
             out: ModuleIndex::default(),
@@ -185,10 +185,7 @@ impl ModuleIndex {
                 out.by_name.entry(n.clone()).or_insert(i as FnId);
             }
         }
-        match v.over {
-            None => Ok(out),
-            Some(span) => Err((out, span)),
-        }
+        (out, v.over)
     }
 
     /// The innermost function containing byte `offset`.
@@ -387,12 +384,12 @@ impl Indexer {
                 _ => None,
             }
             .and_then(|m| match &m.prop {
-                MemberProp::Ident(p) => Some((p.sym.to_string(), true)),
+                MemberProp::Ident(p) => Some((p.sym.clone(), true)),
                 _ => None,
             }),
-            Expr::Ident(i) => Some((i.sym.to_string(), false)),
+            Expr::Ident(i) => Some((i.sym.clone(), false)),
             Expr::Member(m) => match &m.prop {
-                MemberProp::Ident(p) => Some((p.sym.to_string(), true)),
+                MemberProp::Ident(p) => Some((p.sym.clone(), true)),
                 _ => None,
             },
             _ => None,
@@ -405,7 +402,7 @@ impl Indexer {
                     lo,
                     hi,
                     ident: match &*a.expr {
-                        Expr::Ident(i) => Some(i.sym.to_string()),
+                        Expr::Ident(i) => Some(i.sym.clone()),
                         _ => None,
                     },
                     string: match &*a.expr {
