@@ -83,7 +83,7 @@ const MAX_CHANGES_BYTES: u64 = 64 << 20;
 /// positions would add 73 MB); a text that holds every trigram of the
 /// needle is then searched for the needle itself. Case-sensitive, as the
 /// search is.
-const TEXT_INDEX: &str = "
+pub(super) const TEXT_INDEX: &str = "
 CREATE VIRTUAL TABLE texts_fts USING fts5(
     text, content = 'texts', content_rowid = 'rowid',
     tokenize = 'trigram case_sensitive 1', detail = 'none'

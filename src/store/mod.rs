@@ -16,6 +16,7 @@ pub mod history;
 use crate::analysis::analysed::{ANALYSIS_VERSION, Facts, FactsCache};
 use crate::analysis::diff::code::CodeFacts;
 use crate::source::FileIdentity;
+use rusqlite::config::DbConfig;
 use rusqlite::{
     Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
 };
@@ -283,6 +284,11 @@ impl FactsStore {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_NOFOLLOW;
         let conn = Connection::open_with_flags(path, flags)?;
+        // A store may be someone else's file (`--store`, "a history
+        // database someone published"): its schema's SQL never runs
+        // functions with side effects, and no SQL of ours can corrupt it.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
         let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -292,6 +298,12 @@ impl FactsStore {
             |r| r.get(0),
         )?;
         let ours = app == APPLICATION_ID && version == SCHEMA_VERSION;
+        if ours && let Err(why) = check_schema(&conn) {
+            return Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_NOTADB),
+                Some(why),
+            ));
+        }
         if !ours && (tables > 0 || app != 0) {
             // Someone else's file, or an older schema.
             let why = if app == APPLICATION_ID {
@@ -491,6 +503,63 @@ impl FactsStore {
     }
 }
 
+/// One object of a database's schema, as `sqlite_master` lists it: type,
+/// name, table, and the SQL that made it.
+type SchemaObject = (String, String, String, Option<String>);
+
+/// Every object a store of ours may hold — tables, indexes, the text
+/// index's virtual table with its shadow tables and triggers — as SQLite
+/// records them: made once per process in an empty database in memory by
+/// the very statements that make them in a store.
+fn our_objects() -> Option<&'static std::collections::HashSet<SchemaObject>> {
+    static OURS: std::sync::OnceLock<Option<std::collections::HashSet<SchemaObject>>> =
+        std::sync::OnceLock::new();
+    OURS.get_or_init(|| {
+        let c = Connection::open_in_memory().ok()?;
+        for sql in [SCHEMA, history::SCHEMA, CODE_SCHEMA, history::TEXT_INDEX] {
+            c.execute_batch(sql).ok()?;
+        }
+        schema_of(&c).ok()
+    })
+    .as_ref()
+}
+
+fn schema_of(c: &Connection) -> rusqlite::Result<std::collections::HashSet<SchemaObject>> {
+    let mut st = c.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master")?;
+    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    rows.collect()
+}
+
+/// A file that says it is a store of ours holds only objects a store of
+/// ours holds, each made by our SQL. Anything else — a view or a trigger
+/// in place of a table (SQL of the file's author that every query would
+/// run: a recursive view hung `history list` for ever), a table with other
+/// columns or constraints, an index or statistics table of its own — and
+/// the file is not ours. Objects may be missing (they are made when first
+/// needed).
+fn check_schema(conn: &Connection) -> Result<(), String> {
+    let ours = our_objects().ok_or("cannot build the reference schema")?;
+    let theirs = schema_of(conn).map_err(|e| e.to_string())?;
+    let mut foreign: Vec<&SchemaObject> = theirs.iter().filter(|o| !ours.contains(*o)).collect();
+    // What runs SQL of the file's author first in the message.
+    let rank = |kind: &str| {
+        ["view", "trigger", "table", "index"]
+            .iter()
+            .position(|k| *k == kind)
+    };
+    foreign.sort_by(|a, b| (rank(&a.0), &a.1).cmp(&(rank(&b.0), &b.1)));
+    match foreign.first() {
+        None => Ok(()),
+        Some((kind, name, _, _)) => Err(format!(
+            "its schema is not this tool's: {kind} {name:?}{}",
+            match foreign.len() {
+                1 => String::new(),
+                n => format!(" and {} more object(s)", n - 1),
+            }
+        )),
+    }
+}
+
 fn encode(facts: &Facts) -> Option<Vec<u8>> {
     let json = serde_json::to_vec(facts).ok()?;
     zstd::bulk::compress(&json, ZSTD_LEVEL).ok()
@@ -667,6 +736,62 @@ const later = async (x) => { await x; return "done with it: " + JSON.stringify(x
         assert!(store.load_code("d").is_none());
         store.save_code("d", &code);
         assert_eq!(store.load_code("d"), Some(code));
+    }
+
+    /// A file that says it is ours (application id, schema version) but
+    /// whose schema holds SQL of its author's: refused when named, rebuilt
+    /// when it is the cache's. A view in place of a table made every query
+    /// run it (a recursive one hung `history list`).
+    #[test]
+    fn a_store_with_a_schema_not_ours_is_refused_or_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = FactsStore::path_in(dir.path());
+        drop(FactsStore::open(&path).unwrap());
+        let fresh = || {
+            let _ = FactsStore::clear(&path, Ownership::Cache);
+            drop(FactsStore::open(&path).unwrap());
+            // The text index, made on first search, is ours too.
+            Connection::open(&path)
+                .unwrap()
+                .execute_batch(history::TEXT_INDEX)
+                .unwrap();
+        };
+        fresh();
+        assert!(FactsStore::open_as(&path, Ownership::Named).is_ok(), "ours");
+        let hostile = [
+            "ALTER TABLE names RENAME TO names_real; CREATE VIEW names AS \
+             WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) \
+             SELECT n.* FROM names_real n, (SELECT max(x) FROM c);",
+            "CREATE TRIGGER t AFTER INSERT ON names BEGIN SELECT 1; END;",
+            "DROP TABLE changes; CREATE TABLE changes (a TEXT CHECK (length(a) > 0));",
+            "CREATE TABLE extra (a);",
+            "CREATE INDEX extra_idx ON items (value);",
+        ];
+        for sql in hostile {
+            fresh();
+            Connection::open(&path).unwrap().execute_batch(sql).unwrap();
+            let Err(e) = FactsStore::open_as(&path, Ownership::Named) else {
+                panic!("accepted: {sql}");
+            };
+            let msg = e.to_string();
+            assert!(
+                msg.contains("its schema is not this tool's"),
+                "{sql}: {msg}"
+            );
+            let store = FactsStore::open(&path).expect("the cache's copy is rebuilt");
+            drop(store);
+            let c = Connection::open(&path).unwrap();
+            let views: i64 = c
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE type IN ('view', 'trigger')
+                     AND name NOT LIKE 'texts_fts_%'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(views, 0, "rebuilt without it: {sql}");
+            assert!(check_schema(&c).is_ok());
+        }
     }
 
     #[test]
