@@ -40,7 +40,7 @@ unsafe extern "C" {
 #[cfg(unix)]
 static BUS_ERROR: std::sync::OnceLock<(Vec<u8>, Option<Vec<u8>>)> = std::sync::OnceLock::new();
 
-/// Builds and the facts store are read through memory maps. When another
+/// Builds are read through memory maps. When another
 /// program truncates such a file while it is mapped (an updater rewriting
 /// the installed executable in place, say), the next read of a page past
 /// its new end raises SIGBUS, which killed the process ("Bus error").
@@ -64,8 +64,8 @@ extern "C" fn on_sigbus(_: libc::c_int) {
 
 #[cfg(unix)]
 fn end_cleanly_on_sigbus(json: bool) {
-    let message = "a file being read (a build, or the facts store) was truncated or became \
-        unreadable while mapped in memory: did another program change it meanwhile?";
+    let message = "a build being read was truncated or became unreadable while mapped in \
+        memory: did another program change it meanwhile?";
     let json = json.then(|| {
         let v = serde_json::json!({"error": {"kind": "source", "message": message}});
         format!("{v}\n").into_bytes()
