@@ -84,6 +84,19 @@ pub struct Cli {
     pub global: Global,
 }
 
+impl Cli {
+    /// Whether this command analyses build after build in one process
+    /// (`history scan`), rather than one build or two and then exit.
+    pub fn analyses_many_builds(&self) -> bool {
+        matches!(
+            &self.command,
+            Command::History(history::HistoryArgs {
+                command: history::HistoryCommand::Scan(_),
+            })
+        )
+    }
+}
+
 #[derive(Args, Clone)]
 pub struct Global {
     /// Print machine-readable JSON on stdout; an error is then a JSON object too (exit 2).
