@@ -1032,15 +1032,9 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
         // Where each constant's string literal sits.
         let mut constant_at: HashMap<u32, &str> = HashMap::new();
         for (name, defs) in &m.index.definitions {
-            if let [d] = defs.as_slice()
-                && let Some((lo, hi)) = d.value
-                && hi - lo < MAX_CONSTANT_BYTES
-            {
-                let text = &m.source()[lo as usize..hi as usize];
-                if let Some(inner) = quoted_read_name(text) {
-                    constants.insert(name.as_str(), inner);
-                    constant_at.insert(lo, name.as_str());
-                }
+            if let Some((lo, inner)) = constant_value(m, defs) {
+                constants.insert(name.as_str(), inner);
+                constant_at.insert(lo, name.as_str());
             }
         }
         // Constants another chunk defines and this one imports
@@ -1214,14 +1208,22 @@ pub fn inventory(ci: &CodeIndex, originals: &HashMap<(&str, &str), &str>) -> Fla
 /// The name-shaped string module `m` binds `name` to, once
 /// (`var o = "tengu_…"`).
 fn string_constant<'m>(m: &'m IndexedModule, name: &str) -> Option<&'m str> {
-    let [d] = m.index.definitions.get(name)?.as_slice() else {
-        return None;
-    };
+    constant_value(m, m.index.definitions.get(name)?).map(|(_, v)| v)
+}
+
+/// The name-shaped string a name's definitions bind it to, when there is
+/// one definition and its value is such a string: where the value starts,
+/// and the name it holds.
+fn constant_value<'m>(
+    m: &'m IndexedModule,
+    defs: &[crate::js::index::Definition],
+) -> Option<(u32, &'m str)> {
+    let [d] = defs else { return None };
     let (lo, hi) = d.value?;
     if hi - lo >= MAX_CONSTANT_BYTES {
         return None;
     }
-    quoted_read_name(m.source().get(lo as usize..hi as usize)?)
+    quoted_read_name(m.source().get(lo as usize..hi as usize)?).map(|v| (lo, v))
 }
 
 /// The name a string literal's text holds (`"tengu_x"`, `'a_b'`), when it is

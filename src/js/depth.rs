@@ -1173,7 +1173,9 @@ pub fn too_deep(name: &str, src: &str, offset: usize) -> super::JsError {
 
 /// Measures AST depth (in expressions, statements and patterns: every
 /// recursive path through swc's AST passes through one of them), never
-/// descending past the limit.
+/// descending past the limit. As a visitor it walks a tree by itself; a walk
+/// of its own that counts the same levels (the index's, [`crate::js::index`])
+/// holds one and steps it with [`Measure::down`] and [`Measure::up`].
 pub struct Measure {
     depth: u32,
     max: u32,
@@ -1181,31 +1183,82 @@ pub struct Measure {
     over: Option<Span>,
 }
 
+impl Default for Measure {
+    /// At a program's root, limited to [`AST_LIMIT`].
+    fn default() -> Measure {
+        Measure {
+            depth: 0,
+            max: 0,
+            limit: AST_LIMIT,
+            over: None,
+        }
+    }
+}
+
 impl Measure {
-    fn enter(&mut self, span: Span, f: impl FnOnce(&mut Self)) {
+    /// One level down, into the node at `span`: whether to descend. Not
+    /// past the limit: then `span` is the node over it, and nothing more is
+    /// descended into. Each `true` is followed by one [`Measure::up`].
+    #[inline]
+    pub fn down(&mut self, span: impl FnOnce() -> Span) -> bool {
         if self.over.is_some() {
-            return;
+            return false;
         }
         if self.depth >= self.limit {
-            self.over = Some(span);
-            return;
+            self.over = Some(span());
+            return false;
         }
         self.depth += 1;
         self.max = self.max.max(self.depth);
-        f(self);
+        true
+    }
+
+    #[inline]
+    pub fn up(&mut self) {
         self.depth -= 1;
+    }
+
+    /// Measure a part the caller's walk does not descend into itself (a
+    /// declaration's pattern, a method's key), from the current level:
+    /// whether it stays within the limit.
+    pub fn part<N: VisitWith<Measure>>(&mut self, node: &N) -> bool {
+        if self.over.is_some() {
+            return false;
+        }
+        let mut sub = Measure {
+            depth: self.depth,
+            max: self.depth,
+            limit: self.limit,
+            over: None,
+        };
+        node.visit_with(&mut sub);
+        self.max = self.max.max(sub.max);
+        self.over = sub.over;
+        self.over.is_none()
+    }
+
+    /// The first node past the limit, if one was met.
+    pub fn over(&self) -> Option<Span> {
+        self.over
+    }
+
+    fn enter(&mut self, span: impl FnOnce() -> Span, f: impl FnOnce(&mut Self)) {
+        if self.down(span) {
+            f(self);
+            self.up();
+        }
     }
 }
 
 impl Visit for Measure {
     fn visit_expr(&mut self, e: &Expr) {
-        self.enter(e.span(), |s| e.visit_children_with(s));
+        self.enter(|| e.span(), |s| e.visit_children_with(s));
     }
     fn visit_stmt(&mut self, st: &Stmt) {
-        self.enter(st.span(), |s| st.visit_children_with(s));
+        self.enter(|| st.span(), |s| st.visit_children_with(s));
     }
     fn visit_pat(&mut self, p: &Pat) {
-        self.enter(p.span(), |s| p.visit_children_with(s));
+        self.enter(|| p.span(), |s| p.visit_children_with(s));
     }
 }
 
@@ -1221,28 +1274,8 @@ pub fn check_expr(e: &Expr) -> Result<u32, Span> {
     measure(|m| e.visit_with(m))
 }
 
-/// [`check_program`] for a subtree met `level` AST levels down: for a walk
-/// that counts the levels as it goes ([`crate::js::index`]) and does not
-/// itself descend into every part (a declaration's pattern). `Ok` when the
-/// subtree stays within [`AST_LIMIT`] counted from the program's root.
-pub fn check_at<N: VisitWith<Measure>>(node: &N, level: u32) -> Result<(), Span> {
-    let mut m = Measure {
-        depth: level,
-        max: level,
-        limit: AST_LIMIT,
-        over: None,
-    };
-    node.visit_with(&mut m);
-    m.over.map_or(Ok(()), Err)
-}
-
 fn measure(walk: impl FnOnce(&mut Measure)) -> Result<u32, Span> {
-    let mut m = Measure {
-        depth: 0,
-        max: 0,
-        limit: AST_LIMIT,
-        over: None,
-    };
+    let mut m = Measure::default();
     with_stack(|| walk(&mut m));
     m.over.map_or(Ok(m.max), Err)
 }

@@ -3,7 +3,7 @@
 //! Built in one pass over the AST; positions are raw byte offsets.
 
 use super::JsError;
-use super::depth::{self, AST_LIMIT};
+use super::depth::Measure;
 use super::parse::{Parsed, Unmeasured};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -152,7 +152,7 @@ impl ModuleIndex {
     }
 
     /// Index a module whose AST's depth is not measured yet, measuring it
-    /// on the way: the same levels [`depth::check_program`] counts, the
+    /// on the way: the same levels [`super::depth::check_program`] counts, the
     /// same limit. Within it, the index and the module as
     /// [`super::parse::parse`] returns it; past it, the same error.
     pub fn build_measured(
@@ -174,8 +174,7 @@ impl ModuleIndex {
             out: ModuleIndex::default(),
             stack: Vec::new(),
             pending_name: None,
-            level: 0,
-            over: None,
+            depth: Measure::default(),
         };
         // Recurses once per AST level (up to the limit): run where it fits.
         super::depth::with_stack(|| program.visit_with(&mut v));
@@ -185,7 +184,7 @@ impl ModuleIndex {
                 out.by_name.entry(n.clone()).or_insert(i as FnId);
             }
         }
-        (out, v.over)
+        (out, v.depth.over())
     }
 
     /// The innermost function containing byte `offset`.
@@ -229,45 +228,13 @@ struct Indexer {
     stack: Vec<FnId>,
     /// The name the next function expression will be bound to.
     pending_name: Option<String>,
-    /// AST levels (expressions, statements, patterns) above the node being
-    /// visited, counted as [`depth::check_program`] counts them.
-    level: u32,
-    /// The first node past [`AST_LIMIT`]: nothing more is visited.
-    over: Option<Span>,
+    /// AST levels above the node being visited, counted and limited as
+    /// [`super::depth::check_program`] counts them; past the limit, nothing more
+    /// is visited.
+    depth: Measure,
 }
 
 impl Indexer {
-    /// One AST level down, unless that passes the limit (then the walk
-    /// stops where it is: `over` is set and every visit returns at once).
-    #[inline]
-    fn down(&mut self, span: impl FnOnce() -> Span) -> bool {
-        if self.over.is_some() {
-            return false;
-        }
-        if self.level >= AST_LIMIT {
-            self.over = Some(span());
-            return false;
-        }
-        self.level += 1;
-        true
-    }
-
-    /// A part of the AST this walk does not descend into (a declaration's
-    /// pattern, a method's key), measured from the current level so the
-    /// walk still measures everything [`depth::check_program`] does.
-    fn measure_part<N: VisitWith<depth::Measure>>(&mut self, node: &N) -> bool {
-        if self.over.is_some() {
-            return false;
-        }
-        match depth::check_at(node, self.level) {
-            Ok(()) => true,
-            Err(span) => {
-                self.over = Some(span);
-                false
-            }
-        }
-    }
-
     fn off(&self, pos: swc_common::BytePos) -> u32 {
         pos.0.saturating_sub(self.base)
     }
@@ -338,7 +305,7 @@ impl Indexer {
         let params: Vec<&Pat> = f.params.iter().map(|p| &p.pat).collect();
         // Bound only once measured (the walk measures them again as it
         // visits them: parameters are small).
-        if !params.iter().all(|p| self.measure_part(*p)) {
+        if !params.iter().all(|p| self.depth.part(*p)) {
             return;
         }
         self.enter(name, kind, f.span, body_lo, &params);
@@ -462,23 +429,23 @@ fn getter_target(e: &Expr) -> Option<&Ident> {
 
 impl Visit for Indexer {
     fn visit_expr(&mut self, e: &Expr) {
-        if self.down(|| e.span()) {
+        if self.depth.down(|| e.span()) {
             e.visit_children_with(self);
-            self.level -= 1;
+            self.depth.up();
         }
     }
 
     fn visit_stmt(&mut self, st: &Stmt) {
-        if self.down(|| st.span()) {
+        if self.depth.down(|| st.span()) {
             st.visit_children_with(self);
-            self.level -= 1;
+            self.depth.up();
         }
     }
 
     fn visit_pat(&mut self, p: &Pat) {
-        if self.down(|| p.span()) {
+        if self.depth.down(|| p.span()) {
             p.visit_children_with(self);
-            self.level -= 1;
+            self.depth.up();
         }
     }
 
@@ -504,7 +471,7 @@ impl Visit for Indexer {
 
     fn visit_arrow_expr(&mut self, n: &ArrowExpr) {
         let name = self.pending_name.take();
-        if !n.params.iter().all(|p| self.measure_part(p)) {
+        if !n.params.iter().all(|p| self.depth.part(p)) {
             return;
         }
         self.enter(
@@ -532,13 +499,13 @@ impl Visit for Indexer {
     }
 
     fn visit_class_method(&mut self, n: &ClassMethod) {
-        if self.measure_part(&n.key) {
+        if self.depth.part(&n.key) {
             self.function(prop_name(&n.key), FnKind::Method, &n.function);
         }
     }
 
     fn visit_method_prop(&mut self, n: &MethodProp) {
-        if self.measure_part(&n.key) {
+        if self.depth.part(&n.key) {
             self.function(prop_name(&n.key), FnKind::Method, &n.function);
         }
     }
@@ -559,7 +526,7 @@ impl Visit for Indexer {
             VarDeclKind::Const => DefKind::Const,
         };
         for d in &n.decls {
-            if !self.measure_part(&d.name) {
+            if !self.depth.part(&d.name) {
                 return;
             }
             self.bind_pat(&d.name, kind, d.init.as_ref().map(|e| e.span()));
@@ -575,7 +542,7 @@ impl Visit for Indexer {
 
     fn visit_using_decl(&mut self, n: &UsingDecl) {
         for d in &n.decls {
-            if !self.measure_part(&d.name) {
+            if !self.depth.part(&d.name) {
                 return;
             }
             self.bind_pat(&d.name, DefKind::Const, d.init.as_ref().map(|e| e.span()));

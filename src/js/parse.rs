@@ -106,6 +106,14 @@ impl Unmeasured {
         (self.parsed, self.comments)
     }
 
+    /// Measured by the separate walk: what [`parse`] returns.
+    fn measure(self) -> Result<(Parsed, SingleThreadedComments), JsError> {
+        match depth::check_program(&self.parsed.program) {
+            Ok(_) => Ok(self.measured()),
+            Err(span) => Err(self.too_deep(span)),
+        }
+    }
+
     /// The walk met a node past the limit at `span`: the AST is taken apart
     /// without recursing, and the module refused as [`parse`] refuses it.
     pub(super) fn too_deep(self, span: swc_common::Span) -> JsError {
@@ -124,13 +132,7 @@ pub fn parse_unmeasured(
     goal: Goal,
     with_comments: bool,
 ) -> Result<Unmeasured, JsError> {
-    depth::with_stack(|| parse_unbounded(name, src, goal, with_comments)).map(
-        |(parsed, comments)| Unmeasured {
-            name: name.to_string(),
-            parsed,
-            comments,
-        },
-    )
+    depth::with_stack(|| unmeasured(name, src, goal, with_comments))
 }
 
 fn parse_bounded(
@@ -139,16 +141,21 @@ fn parse_bounded(
     goal: Goal,
     with_comments: bool,
 ) -> Result<(Parsed, SingleThreadedComments), JsError> {
+    unmeasured(name, src, goal, with_comments)?.measure()
+}
+
+fn unmeasured(
+    name: &str,
+    src: String,
+    goal: Goal,
+    with_comments: bool,
+) -> Result<Unmeasured, JsError> {
     let (parsed, comments) = parse_unbounded(name, src, goal, with_comments)?;
-    if let Err(span) = depth::check_program(&parsed.program) {
-        return Err(Unmeasured {
-            name: name.to_string(),
-            parsed,
-            comments,
-        }
-        .too_deep(span));
-    }
-    Ok((parsed, comments))
+    Ok(Unmeasured {
+        name: name.to_string(),
+        parsed,
+        comments,
+    })
 }
 
 /// Scan, then parse; the AST's depth is the caller's to check.

@@ -1286,19 +1286,20 @@ fn private_dir_in(parent: &std::path::Path) -> std::io::Result<std::path::PathBu
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
-    let mut last = None;
     for n in 0..100u32 {
         let dir = parent.join(format!(
             ".cc-teardown-export-{}-{stamp}-{n}",
             std::process::id()
         ));
         match b.create(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            made => return made.map(|()| dir),
         }
     }
-    Err(last.unwrap_or_else(|| std::io::Error::other("no free folder name")))
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        "no free name for a private folder",
+    ))
 }
 
 #[cfg(test)]

@@ -298,19 +298,19 @@ impl FactsStore {
             |r| r.get(0),
         )?;
         let ours = app == APPLICATION_ID && version == SCHEMA_VERSION;
-        if ours && let Err(why) = check_schema(&conn) {
-            return Err(rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_NOTADB),
-                Some(why),
-            ));
-        }
-        if !ours && (tables > 0 || app != 0) {
+        let refused = if ours {
+            check_schema(&conn).err()
+        } else if tables > 0 || app != 0 {
             // Someone else's file, or an older schema.
-            let why = if app == APPLICATION_ID {
+            Some(if app == APPLICATION_ID {
                 format!("schema {version}, this tool reads schema {SCHEMA_VERSION}")
             } else {
                 "another program's database".to_string()
-            };
+            })
+        } else {
+            None
+        };
+        if let Some(why) = refused {
             return Err(rusqlite::Error::SqliteFailure(
                 rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_NOTADB),
                 Some(why),
