@@ -160,7 +160,7 @@ pub struct BuildSummary {
 /// The hash that stands for an item's (kind, name) in a summary's name set.
 /// 64 bits: a collision among the ~10⁵ names of all releases has odds of
 /// about 10⁻⁹, and would only merge two names in the timeline's lists.
-fn name_hash(kind: &str, name: &str) -> i64 {
+pub(super) fn name_hash(kind: &str, name: &str) -> i64 {
     let mut key = Vec::with_capacity(kind.len() + name.len() + 1);
     key.extend_from_slice(kind.as_bytes());
     key.push(0);
@@ -198,7 +198,7 @@ fn hashes_blob(h: &[i64]) -> Vec<u8> {
     h.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn blob_hashes(b: &[u8]) -> Vec<i64> {
+pub(super) fn blob_hashes(b: &[u8]) -> Vec<i64> {
     b.chunks_exact(8)
         .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
         .collect()
@@ -378,7 +378,7 @@ impl FactsStore {
 
     /// Run `f` on the connection, reporting errors (history commands must
     /// say when the store fails them, not carry on as a cache would).
-    fn query<T>(
+    pub(super) fn query<T>(
         &self,
         f: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
@@ -479,7 +479,7 @@ impl FactsStore {
                 text.execute(params![h, id, k, n])?;
             }
         }
-        Ok(())
+        super::search::touch(tx)
     }
 
     /// Give every recorded build its summary, and the store its text index
@@ -718,154 +718,37 @@ impl FactsStore {
         })
     }
 
-    /// The texts (by SHA-256) that contain `needle`, exactly: the trigram
+    /// The texts (by rowid) that contain `needle`, exactly: the trigram
     /// index narrows them, each candidate is then searched for the needle
     /// itself; a needle shorter than a trigram, or a store without the
-    /// index, scans every text.
-    fn texts_containing(&self, needle: &str) -> Result<Vec<String>, StoreError> {
-        self.ensure_summaries()?;
+    /// index, scans every text. (`search` reads its own index of lines;
+    /// this answers the needles that hold a newline.)
+    pub(super) fn texts_containing(&self, needle: &str) -> Result<Vec<i64>, StoreError> {
         let query = trigram_query(needle);
         let indexed = query.is_some() && self.ensure_text_index().is_ok();
         let finder = memchr::memmem::Finder::new(needle.as_bytes());
         self.query(|c| {
-            let mut found: Vec<String> = Vec::new();
+            let mut found: Vec<i64> = Vec::new();
             let mut keep = |r: &rusqlite::Row| -> rusqlite::Result<()> {
                 if finder.find(r.get_ref(1)?.as_bytes()?).is_some() {
                     found.push(r.get(0)?);
                 }
                 Ok(())
             };
-            match query.as_deref().filter(|_| indexed) {
-                Some(q) => {
-                    let mut st = c.prepare(
-                        "SELECT t.sha256, t.text FROM texts_fts f
-                         JOIN texts t ON t.rowid = f.rowid WHERE texts_fts MATCH ?1",
-                    )?;
-                    let mut rows = st.query(params![q])?;
-                    while let Some(r) = rows.next()? {
-                        keep(r)?;
-                    }
-                }
-                None => {
-                    let mut st = c.prepare("SELECT sha256, text FROM texts")?;
-                    let mut rows = st.query([])?;
-                    while let Some(r) = rows.next()? {
-                        keep(r)?;
-                    }
-                }
+            let (sql, args) = match query.as_deref().filter(|_| indexed) {
+                Some(q) => (
+                    "SELECT t.rowid, t.text FROM texts_fts f
+                     JOIN texts t ON t.rowid = f.rowid WHERE texts_fts MATCH ?1",
+                    vec![q],
+                ),
+                None => ("SELECT rowid, text FROM texts", vec![]),
+            };
+            let mut st = c.prepare(sql)?;
+            let mut rows = st.query(rusqlite::params_from_iter(args))?;
+            while let Some(r) = rows.next()? {
+                keep(r)?;
             }
             Ok(found)
-        })
-    }
-
-    /// Every item (kind, name) of `platform`'s releases whose text contains
-    /// `needle`, sorted by kind and name, with the versions that hold it,
-    /// oldest first. A common needle is in most texts of most builds
-    /// (hundreds of thousands of item rows): rows are grouped by the
-    /// borrowed names and release positions, and strings are made only
-    /// once per distinct item.
-    pub fn items_with_text(
-        &self,
-        needle: &str,
-        platform: &str,
-    ) -> Result<Vec<(String, String, Vec<String>)>, StoreError> {
-        let found = self.texts_containing(needle)?;
-        let ok: Vec<Release> = self
-            .releases(Some(platform))?
-            .into_iter()
-            .filter(|r| r.status == "ok")
-            .collect();
-        let mut positions: std::collections::HashMap<i64, Vec<usize>> = Default::default();
-        for (i, r) in ok.iter().enumerate() {
-            if let Some(id) = r.build_id {
-                positions.entry(id).or_default().push(i);
-            }
-        }
-        let mut by_item: std::collections::HashMap<
-            String,
-            std::collections::HashMap<String, Vec<usize>>,
-        > = Default::default();
-        self.query(|c| {
-            let tx = Transaction::new_unchecked(c, TransactionBehavior::Deferred)?;
-            {
-                let mut st =
-                    tx.prepare("SELECT build_id, kind, name FROM text_items WHERE sha256 = ?1")?;
-                for h in &found {
-                    let mut rows = st.query(params![h])?;
-                    while let Some(r) = rows.next()? {
-                        let Some(at) = positions.get(&r.get::<_, i64>(0)?) else {
-                            continue;
-                        };
-                        let kind = r.get_ref(1)?.as_str()?;
-                        let name = r.get_ref(2)?.as_str()?;
-                        let names = match by_item.get_mut(kind) {
-                            Some(n) => n,
-                            None => by_item.entry(kind.to_string()).or_default(),
-                        };
-                        match names.get_mut(name) {
-                            Some(v) => v.extend_from_slice(at),
-                            None => {
-                                names.insert(name.to_string(), at.clone());
-                            }
-                        }
-                    }
-                }
-            }
-            tx.commit()
-        })?;
-        let mut out: Vec<(String, String, Vec<String>)> = Vec::new();
-        for (kind, names) in by_item {
-            for (name, mut at) in names {
-                at.sort_unstable();
-                at.dedup();
-                let versions = at.into_iter().map(|i| ok[i].version.clone()).collect();
-                out.push((kind.clone(), name, versions));
-            }
-        }
-        out.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
-        Ok(out)
-    }
-
-    /// The versions (of `platform`, oldest first) whose release holds item
-    /// (kind, name): what `item_over_releases` says, for many items at a
-    /// time (`search`), reading the releases once.
-    pub fn versions_with_items(
-        &self,
-        items: &[(String, String)],
-        platform: &str,
-    ) -> Result<Vec<Vec<String>>, StoreError> {
-        // Build → its releases, by their place in the release order (a
-        // build published under two versions is in both).
-        let mut releases: std::collections::HashMap<i64, Vec<(usize, String)>> = Default::default();
-        for (i, r) in self
-            .releases(Some(platform))?
-            .into_iter()
-            .filter(|r| r.status == "ok")
-            .enumerate()
-        {
-            if let Some(id) = r.build_id {
-                releases.entry(id).or_default().push((i, r.version));
-            }
-        }
-        self.query(|c| {
-            let tx = Transaction::new_unchecked(c, TransactionBehavior::Deferred)?;
-            let mut out = Vec::with_capacity(items.len());
-            {
-                let mut st =
-                    tx.prepare("SELECT build_id FROM items WHERE kind = ?1 AND name = ?2")?;
-                for (kind, name) in items {
-                    let mut at: Vec<(usize, String)> = Vec::new();
-                    for id in st.query_map(params![kind, name], |r| r.get::<_, i64>(0))? {
-                        if let Some(rs) = releases.get(&id?) {
-                            at.extend(rs.iter().cloned());
-                        }
-                    }
-                    at.sort();
-                    out.push(at.into_iter().map(|(_, v)| v).collect());
-                }
-            }
-            tx.commit()?;
-            Ok(out)
         })
     }
 
@@ -1529,10 +1412,11 @@ mod tests {
 
     fn text_hits(store: &FactsStore, needle: &str) -> Vec<String> {
         store
-            .items_with_text(needle, "p")
+            .search(needle, 500)
             .unwrap()
+            .by_text
             .into_iter()
-            .map(|(_, name, _)| name)
+            .map(|f| f.name)
             .collect()
     }
 
@@ -1545,6 +1429,7 @@ mod tests {
             "a \"quoted\" word and é accents: café",
             "short",
             "aaa aab",
+            "two lines\nof text",
         ];
         let store = store_with_texts(dir.path(), &texts);
         let has_index = |s: &FactsStore| s.query(has_text_index).unwrap();
@@ -1555,7 +1440,12 @@ mod tests {
             .unwrap();
         assert!(!has_index(&store));
         assert_eq!(text_hits(&store, "You are"), ["p0"]);
-        assert!(has_index(&store), "built by the first search");
+        assert!(
+            !has_index(&store),
+            "a needle without a newline reads the search index's lines"
+        );
+        assert_eq!(text_hits(&store, "lines\nof"), ["p5"]);
+        assert!(has_index(&store), "built by the first search across lines");
         // Case-sensitive, substrings anywhere, quotes and accents, and
         // needles shorter than a trigram (a scan).
         assert_eq!(text_hits(&store, "you are"), ["p1"]);
@@ -1572,25 +1462,30 @@ mod tests {
         store
             .query(|c| {
                 c.execute(
-                    "INSERT INTO texts (sha256, text) VALUES ('h5', 'later text')",
+                    "INSERT INTO texts (sha256, text) VALUES ('h6', 'later text')",
                     [],
                 )?;
                 c.execute(
                     "INSERT INTO items (build_id, kind, name, value)
-                     SELECT build_id, 'prompt', 'p5', '{\"text_sha256\":\"h5\"}' FROM releases",
+                     SELECT build_id, 'prompt', 'p6', '{\"text_sha256\":\"h6\"}' FROM releases",
                     [],
                 )?;
-                // (as recording a release writes its text references)
+                // (as recording a release writes its text references,
+                // and counts a write for the search index)
                 c.execute(
                     "INSERT INTO text_items (sha256, build_id, kind, name)
-                     SELECT 'h5', build_id, 'prompt', 'p5' FROM releases",
+                     SELECT 'h6', build_id, 'prompt', 'p6' FROM releases",
                     [],
-                )
+                )?;
+                crate::store::search::touch(c)
             })
             .unwrap();
-        assert_eq!(text_hits(&store, "later"), ["p5"]);
+        assert_eq!(text_hits(&store, "later"), ["p6"]);
+        assert_eq!(text_hits(&store, "r text"), ["p6"]);
         // The index answers exactly as a scan of every text would.
-        for needle in ["You", "ou are", "uoted", "café", "x", "aa", "e"] {
+        for needle in [
+            "You", "ou are", "uoted", "café", "x", "aa", "e", "s\no", "\n", "text",
+        ] {
             let scan: Vec<String> = texts
                 .iter()
                 .chain(["later text"].iter())
@@ -1619,7 +1514,7 @@ mod tests {
         store
             .query(|c| c.execute_batch("DELETE FROM build_summary; DELETE FROM text_items;"))
             .unwrap();
-        assert_eq!(store.items_with_text("one", "p").unwrap().len(), 1);
+        assert_eq!(store.search("one", 500).unwrap().by_text.len(), 1);
         assert_eq!(summaries(&store), 1, "backfilled on the query");
         let wal = dir.path().join("facts.sqlite-wal");
         assert!(wal.exists(), "WAL mode writes a log while open");
@@ -1631,7 +1526,7 @@ mod tests {
         // The file holds everything the log held.
         let again = FactsStore::open(&dir.path().join("facts.sqlite")).unwrap();
         assert_eq!(summaries(&again), 1);
-        assert_eq!(again.items_with_text("text", "p").unwrap().len(), 1);
+        assert_eq!(again.search("text", 500).unwrap().by_text.len(), 1);
     }
 
     #[test]

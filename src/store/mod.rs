@@ -12,6 +12,7 @@
 //! error. Neither ever goes through a link or into a device, FIFO or folder.
 
 pub mod history;
+pub mod search;
 
 use crate::analysis::analysed::{ANALYSIS_VERSION, Facts, FactsCache};
 use crate::analysis::diff::code::CodeFacts;
@@ -327,6 +328,7 @@ impl FactsStore {
             ))?;
         }
         conn.execute_batch(history::SCHEMA)?;
+        conn.execute_batch(search::SCHEMA)?;
         conn.execute_batch(CODE_SCHEMA)?;
         Ok(conn)
     }
@@ -516,7 +518,13 @@ fn our_objects() -> Option<&'static std::collections::HashSet<SchemaObject>> {
         std::sync::OnceLock::new();
     OURS.get_or_init(|| {
         let c = Connection::open_in_memory().ok()?;
-        for sql in [SCHEMA, history::SCHEMA, CODE_SCHEMA, history::TEXT_INDEX] {
+        for sql in [
+            SCHEMA,
+            history::SCHEMA,
+            search::SCHEMA,
+            CODE_SCHEMA,
+            history::TEXT_INDEX,
+        ] {
             c.execute_batch(sql).ok()?;
         }
         schema_of(&c).ok()
