@@ -799,7 +799,8 @@ impl FactsStore {
             return;
         };
         let _ = self.query(|c| {
-            c.execute(
+            let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
+            tx.execute(
                 "INSERT OR REPLACE INTO changes
                  (from_digest, to_digest, analysis_version, body_sha256, body)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -810,7 +811,14 @@ impl FactsStore {
                     hex::encode(Sha256::digest(&body)),
                     body
                 ],
-            )
+            )?;
+            // As a build's facts: one analysis version's answer a pair.
+            tx.execute(
+                "DELETE FROM changes WHERE from_digest = ?1 AND to_digest = ?2
+                 AND analysis_version != ?3",
+                params![from, to, ANALYSIS_VERSION],
+            )?;
+            tx.commit()
         });
     }
 

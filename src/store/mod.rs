@@ -668,6 +668,10 @@ impl FactsCache for FactsStore {
                  VALUES (?1, ?2, 'json+zstd', ?3, ?4, ?5, ?6)",
                 params![id, ANALYSIS_VERSION, body, body_sha, text, text_sha],
             )?;
+            tx.execute(
+                "DELETE FROM code_facts WHERE build_id = ?1 AND analysis_version != ?2",
+                params![id, ANALYSIS_VERSION],
+            )?;
             tx.commit()
         });
     }
@@ -684,6 +688,13 @@ impl FactsCache for FactsStore {
                 "INSERT OR REPLACE INTO facts (build_id, analysis_version, encoding, body, body_sha256)
                  VALUES (?1, ?2, 'json+zstd', ?3, ?4)",
                 params![id, ANALYSIS_VERSION, body, sha],
+            )?;
+            // One analysis version's facts a build: an upgraded tool's
+            // rescan of every release doubled the history's store (137 MB
+            // of facts nothing reads any more) and would again each time.
+            tx.execute(
+                "DELETE FROM facts WHERE build_id = ?1 AND analysis_version != ?2",
+                params![id, ANALYSIS_VERSION],
             )?;
             tx.commit()
         });
@@ -725,6 +736,63 @@ const later = async (x) => { await x; return "done with it: " + JSON.stringify(x
             "the text is not serialised with the rest"
         );
         assert!(store.load_code("other").is_none());
+    }
+
+    /// Saving a build's facts of this analysis version removes the ones
+    /// an older (or other) version saved, of that build only.
+    #[test]
+    fn a_save_keeps_one_analysis_version_a_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FactsStore::open(&FactsStore::path_in(dir.path())).unwrap();
+        let code = code_facts();
+        let versions = |table: &str| -> Vec<(String, String)> {
+            store
+                .with(|c| {
+                    let mut st = c.prepare(&format!(
+                        "SELECT b.digest, t.analysis_version FROM {table} t
+                         JOIN builds b ON b.id = t.build_id ORDER BY 1, 2"
+                    ))?;
+                    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                    rows.collect()
+                })
+                .unwrap()
+        };
+        for d in ["a", "b"] {
+            store.save_code(d, &code);
+        }
+        // As an older tool would have left them.
+        let left = store.with(|c| {
+            c.execute_batch(
+                "INSERT INTO code_facts (build_id, analysis_version, encoding, body, body_sha256, text, text_sha256)
+                   SELECT build_id, 'old', encoding, body, body_sha256, text, text_sha256 FROM code_facts;
+                 INSERT OR IGNORE INTO facts (build_id, analysis_version, encoding, body, body_sha256)
+                   SELECT build_id, 'old', encoding, body, body_sha256 FROM code_facts;",
+            )
+        });
+        assert!(left.is_some());
+        assert_eq!(versions("code_facts").len(), 4);
+        store.save_code("a", &code);
+        let now = ANALYSIS_VERSION.to_string();
+        assert_eq!(
+            versions("code_facts"),
+            [
+                ("a".into(), now.clone()),
+                ("b".into(), now.clone()),
+                ("b".into(), "old".into())
+            ]
+        );
+        let g = BunGraph::single_js("/$bunfs/root/cli.js", SRC.as_bytes());
+        let budget = Budget::new(1 << 20);
+        let facts = crate::analysis::analysed::Analysed::new(&g, &budget, "b".into(), None)
+            .facts()
+            .unwrap()
+            .clone();
+        store.save("b", &facts);
+        assert_eq!(
+            versions("facts"),
+            [("a".into(), "old".into()), ("b".into(), now.clone())]
+        );
+        assert!(store.load("b").is_some());
     }
 
     #[test]
