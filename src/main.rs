@@ -54,6 +54,17 @@ static BUS_ERROR: std::sync::OnceLock<(Vec<u8>, Option<Vec<u8>>)> = std::sync::O
 /// input does: one line, exit 2.
 #[cfg(unix)]
 extern "C" fn on_sigbus(_: libc::c_int) {
+    // Several threads may read the lost pages at once (`hash` on both
+    // cores printed the line twice): the first to arrive says it and ends
+    // the process; any other waits here for that end. A lock-free swap is
+    // async-signal-safe, and so is pause(2).
+    static ENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if ENDING.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            // SAFETY: only suspends this thread until the process ends.
+            unsafe { libc::pause() };
+        }
+    }
     if let Some((line, json)) = BUS_ERROR.get() {
         // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffers
         // were made before the handler was installed and are never freed.

@@ -556,8 +556,10 @@ fn a_file_truncated_while_mapped_is_an_error_not_a_crash() {
         );
     };
     // The handler, for certain: the signal itself, while `pretty` works
-    // on 20 MB (seconds), in human and JSON mode.
-    for json in [false, true] {
+    // on 20 MB (seconds), in human and JSON mode; and to every thread of
+    // the process at once, as when both cores read the lost pages (one
+    // line still, not one a thread).
+    for (json, every_thread) in [(false, false), (true, false), (false, true)] {
         let mut args = vec!["pretty".as_ref(), big.as_os_str()];
         if json {
             args.push("--json".as_ref());
@@ -565,7 +567,19 @@ fn a_file_truncated_while_mapped_is_an_error_not_a_crash() {
         let mut child = start(&args);
         std::thread::sleep(Duration::from_millis(300));
         assert!(child.try_wait().unwrap().is_none(), "still at work");
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGBUS) };
+        let pid = child.id() as libc::pid_t;
+        if every_thread {
+            let tasks: Vec<libc::pid_t> = std::fs::read_dir(format!("/proc/{pid}/task"))
+                .unwrap()
+                .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect();
+            assert!(tasks.len() >= 2, "pretty works on several threads");
+            for t in tasks {
+                unsafe { libc::syscall(libc::SYS_tgkill, pid, t, libc::SIGBUS) };
+            }
+        } else {
+            unsafe { libc::kill(pid, libc::SIGBUS) };
+        }
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{:?}", out.status.signal());
         said_so(&out);
