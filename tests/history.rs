@@ -231,6 +231,90 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
     assert!(csv.starts_with("version,platform,kind,name,value\n"));
     assert!(csv.contains(&format!("2.1.242,{PLATFORM},flag,{added},")));
 
+    // 6b. A published copy nobody may write (a shared folder, a read-only
+    //     mount) answers every query as the store it was exported from.
+    //     The tests run as root on CI, whom permissions do not stop: the
+    //     queries then run as `nobody`.
+    let public = dir.path().join("public");
+    std::fs::create_dir(&public).unwrap();
+    let published = public.join("history.sqlite");
+    let (_, code) = run(
+        &store,
+        &[
+            "history",
+            "export",
+            "--format",
+            "sqlite",
+            "-o",
+            published.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0);
+    let queries: [&[&str]; 5] = [
+        &["history", "list"],
+        &["history", "search", &added],
+        &["history", "show", "workflow", "deep-research"],
+        &["history", "changes", "2.1.242"],
+        &["history", "timeline"],
+    ];
+    let writable: Vec<(Value, i32)> = queries.iter().map(|q| run(&store, q)).collect();
+    let read_only: Vec<(Value, i32)> = {
+        use std::os::unix::fs::PermissionsExt;
+        let as_root = unsafe { libc::geteuid() } == 0;
+        // A copy of the binary a user without our home can run.
+        let exe = public.join("cc-teardown");
+        std::fs::copy(assert_cmd::cargo::cargo_bin("cc-teardown"), &exe).unwrap();
+        let mode = |p: &Path, m: u32| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap()
+        };
+        mode(&published, 0o444);
+        mode(&public, 0o555);
+        mode(dir.path(), 0o755);
+        let answers = queries
+            .iter()
+            .map(|q| {
+                let mut c = if as_root {
+                    let mut c = std::process::Command::new("setpriv");
+                    c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                        .arg(&exe);
+                    c
+                } else {
+                    std::process::Command::new(&exe)
+                };
+                let out = c
+                    .args(*q)
+                    .args(["--json", "--quiet", "--store"])
+                    .arg(&published)
+                    .env("HOME", &public)
+                    .env_remove("XDG_CACHE_HOME")
+                    .output()
+                    .expect("setpriv runs the binary as nobody");
+                let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+                    panic!(
+                        "{q:?} on the read-only copy: {e}: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    )
+                });
+                (v, out.status.code().unwrap_or(-1))
+            })
+            .collect();
+        mode(&public, 0o755);
+        answers
+    };
+    for ((q, w), r) in queries.iter().zip(&writable).zip(&read_only) {
+        assert_eq!(
+            (w.1, r.1),
+            (0, 0),
+            "{q:?} on the read-only copy: {}",
+            r.0["error"]
+        );
+        assert!(w.0 == r.0, "{q:?} answers otherwise on the read-only copy");
+    }
+    assert!(
+        !public.join("history.sqlite-wal").exists(),
+        "nothing was written beside it"
+    );
+
     // 7. The timeline page in headless Chromium: self-contained, summary
     //    first, six charts drawn, the code-split switch marked.
     let page = dir.path().join("timeline.html");
@@ -309,6 +393,22 @@ fn bad_history_input_is_one_line() {
         );
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+    // A file that is not a store: its JSON error is of kind `store`.
+    let foreign = dir.path().join("notes.sqlite");
+    std::fs::write(&foreign, "not a database, just notes\n").unwrap();
+    let out = bin()
+        .args(["history", "list", "--json", "--store"])
+        .arg(&foreign)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "store", "{v}");
+    assert_eq!(
+        std::fs::read_to_string(&foreign).unwrap(),
+        "not a database, just notes\n",
+        "left as it is"
+    );
     // --no-cache and history cannot go together.
     let out = bin()
         .args(["history", "list", "--no-cache"])

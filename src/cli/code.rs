@@ -64,7 +64,9 @@ pub fn store(g: &Global) -> anyhow::Result<Option<&'static FactsStore>> {
     });
     match opened {
         Ok(s) => Ok(Some(s)),
-        Err(e) if ownership == Ownership::Named => Err(anyhow::anyhow!("{e}")),
+        Err(e) if ownership == Ownership::Named => {
+            Err(crate::store::StoreError::Again(e.clone()).into())
+        }
         Err(_) => Ok(None),
     }
 }

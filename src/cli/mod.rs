@@ -542,6 +542,9 @@ pub fn error_kind(e: &anyhow::Error) -> &'static str {
         if cause.is::<crate::js::JsError>() {
             return "js";
         }
+        if cause.is::<crate::store::StoreError>() {
+            return "store";
+        }
         if cause.is::<AnalysisError>() || cause.is::<crate::analysis::simulate::SimulateError>() {
             return "analysis";
         }

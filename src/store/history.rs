@@ -843,6 +843,9 @@ impl FactsStore {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => std::path::Path::new("."),
         };
+        // A published copy is queried as it is, maybe where nobody may
+        // write: it gets its search index (and summaries) made first.
+        let _ = self.ensure_search_index();
         let dir = private_dir_in(parent).map_err(|e| io(parent, e))?;
         let tmp = dir.join("export.sqlite");
         let made = self

@@ -118,6 +118,12 @@ pub enum StoreError {
         "{path} is not a cc-teardown facts store ({why}); it was left as it is: name another file with --store"
     )]
     NotOurs { path: String, why: String },
+    #[error("facts store {path} cannot be written here and {what}: query a copy you may write")]
+    ReadOnly { path: String, what: &'static str },
+    /// An error opening the process's store, told again to the next
+    /// command that asks for it (the store is opened once a process).
+    #[error("{0}")]
+    Again(String),
 }
 
 /// Whose file a store's path names, which decides what may become of a
@@ -299,6 +305,9 @@ impl FactsStore {
             |r| r.get(0),
         )?;
         let ours = app == APPLICATION_ID && version == SCHEMA_VERSION;
+        // SQLite opens a file it may not write read-only (a store someone
+        // published, in a shared folder or on a read-only mount).
+        let read_only = conn.is_readonly(rusqlite::MAIN_DB)?;
         let refused = if ours {
             check_schema(&conn).err()
         } else if tables > 0 || app != 0 {
@@ -308,6 +317,8 @@ impl FactsStore {
             } else {
                 "another program's database".to_string()
             })
+        } else if read_only {
+            Some("an empty file this user cannot write".to_string())
         } else {
             None
         };
@@ -316,6 +327,13 @@ impl FactsStore {
                 rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_NOTADB),
                 Some(why),
             ));
+        }
+        if read_only {
+            // Read as it is: no journal mode to set, no table to add.
+            // What would write (a backfill of summaries, a search index
+            // older than the items) fails and says the file is read-only.
+            conn.pragma_update(None, "query_only", true)?;
+            return Ok(conn);
         }
         // WAL: readers never wait for a writer; two processes analysing
         // at once each commit their own transaction.

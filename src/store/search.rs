@@ -339,6 +339,13 @@ impl FactsStore {
     /// and the second finds it current).
     pub fn ensure_search_index(&self) -> Result<(), StoreError> {
         self.ensure_summaries()?;
+        let stale = !self.query(current)?;
+        if stale && self.query(|c| c.is_readonly(rusqlite::MAIN_DB))? {
+            return Err(StoreError::ReadOnly {
+                path: self.path().display().to_string(),
+                what: "its search index is older than its items",
+            });
+        }
         self.query(|c| {
             if current(c)? {
                 return Ok(());
