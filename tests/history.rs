@@ -41,6 +41,22 @@ fn ok_releases(store: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// `history export --format sqlite -o dest` of `store`, which must succeed.
+fn export_sqlite(store: &Path, dest: &Path) {
+    let (_, code) = run(
+        store,
+        &[
+            "history",
+            "export",
+            "--format",
+            "sqlite",
+            "-o",
+            dest.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0);
+}
+
 fn npm(v: &str) -> String {
     format!("npm:{v}/{PLATFORM}")
 }
@@ -209,18 +225,7 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
 
     // 6. Exports: the SQLite copy is a store with the same releases.
     let copy = dir.path().join("copy.sqlite");
-    let (_, code) = run(
-        &store,
-        &[
-            "history",
-            "export",
-            "--format",
-            "sqlite",
-            "-o",
-            copy.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, 0);
+    export_sqlite(&store, &copy);
     assert_eq!(ok_releases(&copy).len(), VERSIONS.len());
     let csv = bin()
         .args(["history", "export", "--format", "csv", "--store"])
@@ -238,18 +243,7 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
     let public = dir.path().join("public");
     std::fs::create_dir(&public).unwrap();
     let published = public.join("history.sqlite");
-    let (_, code) = run(
-        &store,
-        &[
-            "history",
-            "export",
-            "--format",
-            "sqlite",
-            "-o",
-            published.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, 0);
+    export_sqlite(&store, &published);
     let queries: [&[&str]; 5] = [
         &["history", "list"],
         &["history", "search", &added],
@@ -270,16 +264,27 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
         mode(&published, 0o444);
         mode(&public, 0o555);
         mode(dir.path(), 0o755);
+        let as_reader = |program: &Path| {
+            let mut c = std::process::Command::new(program);
+            if as_root {
+                // nobody's ids (the standard library drops root's other
+                // groups with them).
+                use std::os::unix::process::CommandExt;
+                c.uid(65534).gid(65534);
+            }
+            c
+        };
+        let probe = as_reader(Path::new("sh"))
+            .args(["-c", "touch \"$0/probe\""])
+            .arg(&public)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(!probe.success(), "the reader cannot write the folder");
         let answers = queries
             .iter()
             .map(|q| {
-                let mut c = std::process::Command::new(&exe);
-                if as_root {
-                    // nobody's ids (the standard library drops root's
-                    // other groups with them).
-                    use std::os::unix::process::CommandExt;
-                    c.uid(65534).gid(65534);
-                }
+                let mut c = as_reader(&exe);
                 let out = c
                     .args(*q)
                     .args(["--json", "--quiet", "--store"])
