@@ -339,8 +339,7 @@ impl FactsStore {
     /// and the second finds it current).
     pub fn ensure_search_index(&self) -> Result<(), StoreError> {
         self.ensure_summaries()?;
-        let stale = !self.query(current)?;
-        if stale && self.query(|c| c.is_readonly(rusqlite::MAIN_DB))? {
+        if !self.query(current)? && self.read_only()? {
             return Err(StoreError::ReadOnly {
                 path: self.path().display().to_string(),
                 what: "its search index is older than its items",
@@ -359,18 +358,45 @@ impl FactsStore {
         })
     }
 
-    fn damaged_index(&self, what: &str) -> StoreError {
-        StoreError::NotOurs {
-            path: self.path().display().to_string(),
-            why: format!("its search index does not decode ({what})"),
-        }
+    fn read_only(&self) -> Result<bool, StoreError> {
+        self.query(|c| c.is_readonly(rusqlite::MAIN_DB))
     }
 
     /// Items whose name contains `part` ignoring ASCII case, the first
     /// `limit` by kind and name, and items whose text contains `needle`
     /// exactly, each with the builds that hold it (every platform).
+    ///
+    /// The index is derived data: one with a list that does not decode (a
+    /// damaged page, someone's edit) is remade from the tables it comes
+    /// from, once, and asked again; only a store that cannot be written,
+    /// or an index that still does not decode, is an error.
     pub fn search(&self, needle: &str, limit: usize) -> Result<SearchHits, StoreError> {
         self.ensure_search_index()?;
+        if let Ok(hits) = self.search_index(needle, limit)? {
+            return Ok(hits);
+        }
+        if self.read_only()? {
+            return Err(StoreError::ReadOnly {
+                path: self.path().display().to_string(),
+                what: "its search index does not decode",
+            });
+        }
+        self.query(|c| c.execute("DELETE FROM search_state WHERE key = 'index'", []))?;
+        self.ensure_search_index()?;
+        self.search_index(needle, limit)?
+            .map_err(|what| StoreError::NotOurs {
+                path: self.path().display().to_string(),
+                why: format!("its search index does not decode ({what}), even remade"),
+            })
+    }
+
+    /// [`FactsStore::search`] on the index as it is: the hits, or which
+    /// of its lists does not decode.
+    fn search_index(
+        &self,
+        needle: &str,
+        limit: usize,
+    ) -> Result<Result<SearchHits, &'static str>, StoreError> {
         let mut hits = SearchHits::default();
         let mut texts: BTreeSet<i64> = BTreeSet::new();
         let newline = needle.contains('\n');
@@ -442,11 +468,11 @@ impl FactsStore {
             tx.commit()
         })?;
         if let Some(what) = damaged.get() {
-            return Err(self.damaged_index(what));
+            return Ok(Err(what));
         }
         hits.by_text
             .sort_by(|a, b| (&a.kind, &a.name).cmp(&(&b.kind, &b.name)));
-        Ok(hits)
+        Ok(Ok(hits))
     }
 }
 
@@ -683,23 +709,43 @@ mod tests {
         }
     }
 
-    /// A store whose index was written by someone else: a list that does
-    /// not decode is an error naming the index, never a panic.
+    /// A store whose index was damaged or written by someone else: a list
+    /// that does not decode is remade from the history's tables, and the
+    /// answer is the one an intact index gives — never a panic, never a
+    /// wrong answer.
     #[test]
-    fn a_damaged_index_is_an_error() {
+    fn a_damaged_index_is_remade() {
         let dir = tempfile::tempdir().unwrap();
         let all = vec!["one text".to_string()];
         let store = store_of(dir.path(), &all, &[&[0]]);
-        assert_eq!(store.search("one", 10).unwrap().by_text.len(), 1);
-        store
-            .query(|c| c.execute("UPDATE search_lines SET texts = x'ffffffff'", []))
-            .unwrap();
-        let e = store.search("one", 10).unwrap_err().to_string();
-        assert!(e.contains("search index does not decode"), "{e}");
-        store
-            .query(|c| c.execute("UPDATE search_names SET builds = x'80'", []))
-            .unwrap();
-        let e = store.search("text", 10).unwrap_err().to_string();
-        assert!(e.contains("search index does not decode"), "{e}");
+        let answer = |s: &FactsStore, needle: &str| {
+            let h = s.search(needle, 10).unwrap();
+            (h.by_name, h.by_text)
+        };
+        let intact = [answer(&store, "one"), answer(&store, "p0")];
+        assert_eq!(intact[0].1.len(), 1, "the text is found");
+        assert_eq!(intact[1].0.len(), 1, "the name is found");
+        for damage in [
+            "UPDATE search_lines SET texts = x'ffffffff'",
+            "UPDATE search_names SET builds = x'80'",
+            "UPDATE search_texts SET refs = x'0102'",
+        ] {
+            store.query(|c| c.execute(damage, [])).unwrap();
+            assert_eq!(
+                [answer(&store, "one"), answer(&store, "p0")],
+                intact,
+                "{damage}"
+            );
+            let lists: i64 = store
+                .query(|c| {
+                    c.query_row(
+                        "SELECT count(*) FROM search_lines WHERE texts = x'ffffffff'",
+                        [],
+                        |r| r.get(0),
+                    )
+                })
+                .unwrap();
+            assert_eq!(lists, 0, "remade: {damage}");
+        }
     }
 }
