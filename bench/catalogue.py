@@ -428,7 +428,11 @@ def cook(raw):
             return chr(int(e[1:], 16))
         return e
 
-    return _ESC.sub(one, raw)
+    out = _ESC.sub(one, raw)
+    if "\\u" in raw:
+        # `\uD83D\uDCA1` is one character written as a UTF-16 pair.
+        out = out.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return out
 
 
 def _regex_allowed(src, i):
@@ -630,8 +634,11 @@ def read_modules(mod_dir):
     return mods
 
 
-def attribute(misses, mods):
-    """Set each miss's `cause` from the build's literals."""
+def attribute(misses, mods, prompts=()):
+    """Set each miss's `cause` from the build's literals; returns a check
+    of the lexer: how many of our prompts (`prompts`, normalised) equal a
+    literal it read, which should be nearly all (those assembled from a
+    tool's pieces are not one literal)."""
     # Literals, normalised, and the 6-grams the misses need.
     need = set()
     for it in misses:
@@ -665,6 +672,13 @@ def attribute(misses, mods):
                 if g in need:
                     gram_lits[g].append(li)
     joined = TextIndex([("lit", i, "", l[1]) for i, l in enumerate(lits)])
+    lit_norms = {l[1] for l in lits}
+    check = {
+        "modules": sum(1 for _, lexed, _ in mods if lexed is not None),
+        "literals": len(lits),
+        "prompts": len(prompts),
+        "prompts_equal_to_a_literal": sum(1 for p in prompts if p in lit_norms),
+    }
     for it in misses:
         ig = it["grams"]
         holders = set(joined.containing(it["norm"]))
@@ -707,6 +721,7 @@ def attribute(misses, mods):
         if "modules" not in it:
             ms = {lits[li][0] for g in ig for li in gram_lits.get(g, ())}
             it["modules"] = sorted(ms)[:5]
+    return check
 
 
 # ---------------------------------------------------------------- precision
@@ -853,6 +868,10 @@ def print_text(res):
     print(f"kind agreement {pct(s['kind_agreement'])}")
     for k, v in s["kind_matrix"].items():
         print(f"  {k:<18} " + ", ".join(f"{kk} {vv}" for kk, vv in sorted(v.items())))
+    if "lexer_check" in res:
+        c = res["lexer_check"]
+        print(f"literals: {c['literals']} read from {c['modules']} modules; "
+              f"{c['prompts_equal_to_a_literal']} of our {c['prompts']} prompts equal one")
     m = res["misses_summary"]
     print("misses by cause: " + ", ".join(f"{k} {v}" for k, v in m["total"].items()))
     for k, v in m["by_category"].items():
@@ -963,7 +982,8 @@ def measure(a, work):
                 shutil.rmtree(mod_dir, ignore_errors=True)
                 run([binary, "extract", target, "-o", mod_dir] + common, a.timeout)
         if mod_dir:
-            attribute(misses, read_modules(mod_dir))
+            ours = [normalise(p["text"]) for p in surface.get("prompts") or []]
+            res["lexer_check"] = attribute(misses, read_modules(mod_dir), ours)
     res["summary"] = summary(items)
     res["misses_summary"] = misses_summary(items)
     res["misses"] = [
