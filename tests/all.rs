@@ -15,6 +15,7 @@ mod integrity;
 mod js_layer;
 mod js_real;
 mod nesting;
+mod network;
 mod pretty_pieces;
 mod real_builds;
 mod reports;
