@@ -7,6 +7,7 @@ mod bad_input;
 mod cache;
 mod cli_trust;
 mod diff;
+mod diff_budget;
 mod fixtures;
 mod flags_gates;
 mod history;
