@@ -211,9 +211,10 @@ pub const PAIR_TIME: Duration = Duration::from_secs(2);
 /// What all the pairs of one command may take.
 pub const TOTAL_TIME: Duration = Duration::from_secs(5);
 /// Alignment steps (diagonals explored) a pair is allowed before it is
-/// tried: Myers explores at least D²/4 of them, so a pair whose differing
-/// lines alone exceed this is shown coarse at once, without waiting for
-/// the deadline (about a second's work).
+/// tried: Myers explores at least D²/4 of them for D differing lines, so a
+/// pair whose differing lines alone exceed this is shown coarse at once,
+/// without waiting for the deadline. (Measured: 8,000 + 8,000 lines sharing
+/// none, 6.4 × 10⁷ diagonals, took over 2 s; this cap is D = 10,000.)
 const MAX_STEPS: u64 = 25_000_000;
 
 impl Default for DiffBudget {
