@@ -120,6 +120,15 @@ fn show(x: &Value) -> String {
     }
 }
 
+/// A diff's caption, told when the diff is coarse (a pair past the time
+/// its alignment may take: `lines::DiffBudget`), in every format.
+fn with_coarse(caption: Inline, coarse: &Option<String>) -> Inline {
+    match coarse {
+        Some(why) => caption.s(Status::Muted, format!("  coarse (replaced whole): {why}")),
+        None => caption,
+    }
+}
+
 fn short(s: &str, n: usize) -> String {
     super::doc::elide(&s.replace('\n', "⏎"), n)
 }
@@ -557,7 +566,10 @@ fn surface_sections(doc: &mut Doc, d: &crate::analysis::diff::BuildDiff, limit: 
             if let Some(desc) = &c.description {
                 // A diff block: long lines are cut by every renderer.
                 blocks.push(Block::Diff {
-                    caption: Some(Inline::code(c.name.clone()).t(": description, word diff")),
+                    caption: Some(with_coarse(
+                        Inline::code(c.name.clone()).t(": description, word diff"),
+                        &desc.coarse,
+                    )),
                     text: desc.diff.clone(),
                     max_lines: Some(limit * 6),
                 });
@@ -581,7 +593,7 @@ fn surface_sections(doc: &mut Doc, d: &crate::analysis::diff::BuildDiff, limit: 
         }
         for c in p.changed.iter().take(limit) {
             blocks.push(Block::Diff {
-                caption: Some(
+                caption: Some(with_coarse(
                     Inline::status(Status::Changed, "~ ")
                         .c(c.id.clone())
                         .t(format!(
@@ -589,7 +601,8 @@ fn surface_sections(doc: &mut Doc, d: &crate::analysis::diff::BuildDiff, limit: 
                             fmt::bytes(c.bytes_a as u64),
                             fmt::bytes(c.bytes_b as u64)
                         )),
-                ),
+                    &c.coarse,
+                )),
                 text: c.words.clone(),
                 max_lines: Some(limit * 6),
             });
@@ -805,14 +818,14 @@ pub fn doc(v: &DiffView, limit: usize) -> Doc {
             ])];
             if !c.meta_diff.unified.is_empty() {
                 sub.push(Block::Diff {
-                    caption: Some("meta diff".into()),
+                    caption: Some(with_coarse("meta diff".into(), &c.meta_diff.coarse)),
                     text: c.meta_diff.unified.clone(),
                     max_lines: Some(diff_lines),
                 });
             }
             if !c.script_diff.unified.is_empty() {
                 sub.push(Block::Diff {
-                    caption: Some("script diff".into()),
+                    caption: Some(with_coarse("script diff".into(), &c.script_diff.coarse)),
                     text: c.script_diff.unified.clone(),
                     max_lines: Some(diff_lines * 2),
                 });
@@ -1002,7 +1015,7 @@ pub fn doc(v: &DiffView, limit: usize) -> Doc {
         )];
         for c in f.changed.iter().take(limit) {
             blocks.push(Block::Diff {
-                caption: Some(
+                caption: Some(with_coarse(
                     Inline::status(Status::Changed, "~ ")
                         .extend(function_label(&c.a))
                         .t(" → ")
@@ -1013,7 +1026,8 @@ pub fn doc(v: &DiffView, limit: usize) -> Doc {
                         .s(Status::Removed, format!("−{}", fmt::n(c.lines_removed)))
                         .t("  ")
                         .s(Status::Muted, format!("matched by {}", c.matched_by)),
-                ),
+                    &c.coarse,
+                )),
                 text: c.diff.clone(),
                 max_lines: Some(diff_lines),
             });
@@ -1057,11 +1071,12 @@ pub fn doc(v: &DiffView, limit: usize) -> Doc {
         let mut blocks = Vec::new();
         for c in t.changed.iter().take(limit) {
             blocks.push(Block::Diff {
-                caption: Some(
+                caption: Some(with_coarse(
                     Inline::status(Status::Changed, "~ ")
                         .t(format!("“{}”", short(&c.a, 90)))
                         .s(Status::Muted, format!("  similarity {:.2}", c.similarity)),
-                ),
+                    &c.coarse,
+                )),
                 text: c.diff.clone(),
                 max_lines: Some(diff_lines),
             });

@@ -19,8 +19,9 @@ pub fn default_cache_dir() -> PathBuf {
 }
 
 /// How long a fetch waits for another process fetching the same build
-/// before it gives up with an error (a download's reads time out far
-/// sooner, so a holder that is alive gets there first).
+/// before it gives up with an error. A holder's download ends by its
+/// deadline (at most `NetLimits::tarball_cap`, 25 minutes), so a holder
+/// that is alive gets there first.
 const MAX_LOCK_WAIT: Duration = Duration::from_secs(30 * 60);
 
 /// An exclusive lock on a cache entry, so that concurrent fetches of the
@@ -63,6 +64,19 @@ impl EntryLock {
                 }
                 Err(TryLockError::Error(e)) => return Err(e),
             }
+        }
+    }
+}
+
+impl EntryLock {
+    /// The lock if nobody holds it now, without waiting (`None` when held,
+    /// by another process or by another open of this one).
+    pub fn try_acquire(path: &Path) -> std::io::Result<Option<EntryLock>> {
+        let file = open_lock_file(path)?;
+        match file.try_lock() {
+            Ok(()) if same_file(&file, path) => Ok(Some(EntryLock { _file: file })),
+            Ok(()) | Err(TryLockError::WouldBlock) => Ok(None),
+            Err(TryLockError::Error(e)) => Err(e),
         }
     }
 }

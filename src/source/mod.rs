@@ -9,6 +9,7 @@ pub mod installs;
 pub mod npm;
 pub mod registry;
 pub mod tarball;
+pub mod transfer;
 pub mod untrusted;
 pub mod version;
 

@@ -3,6 +3,7 @@
 
 use super::cache::EntryLock;
 use super::tarball::{self, Unpacked};
+use super::transfer::{self, BodyWatch, NetLimits};
 use super::{SourceError, registry};
 use base64::Engine;
 use sha2::{Digest, Sha512};
@@ -98,7 +99,7 @@ impl Drop for Finish<'_> {
     }
 }
 
-fn agent() -> ureq::Agent {
+fn agent(limits: &NetLimits) -> ureq::Agent {
     // The platform's trust store, as npm uses: registries are often reached
     // through a corporate proxy whose CA only the system knows.
     let tls = ureq::tls::TlsConfig::builder()
@@ -106,27 +107,45 @@ fn agent() -> ureq::Agent {
         .build();
     ureq::Agent::config_builder()
         .tls_config(tls)
-        .timeout_connect(Some(std::time::Duration::from_secs(30)))
-        .timeout_per_read(Some(std::time::Duration::from_secs(120)))
+        .timeout_connect(Some(limits.connect))
+        .timeout_per_read(Some(limits.read))
+        // npm's tarballs redirect to a CDN once or twice at most.
+        .max_redirects(5)
         .build()
         .into()
 }
 
-fn get_json(agent: &ureq::Agent, url: &str) -> Result<Option<serde_json::Value>, SourceError> {
-    match agent.get(url).header("Accept", "application/json").call() {
+/// A metadata document: the whole request, redirects and body included,
+/// ends by [`NetLimits::metadata`] and reads at most
+/// [`NetLimits::max_metadata`] bytes.
+fn get_json(
+    agent: &ureq::Agent,
+    url: &str,
+    limits: &NetLimits,
+) -> Result<Option<serde_json::Value>, SourceError> {
+    let path = transfer::url_path(url);
+    let fail = |e| transfer::request_error(path, e, limits, limits.metadata);
+    let call = agent
+        .get(url)
+        .config()
+        .timeout_global(Some(limits.metadata))
+        .build()
+        .header("Accept", "application/json")
+        .call();
+    match call {
         Ok(mut r) => {
             let text = r
                 .body_mut()
                 .with_config()
-                .limit(64 << 20)
+                .limit(limits.max_metadata)
                 .read_to_string()
-                .map_err(|e| SourceError::Network(e.to_string()))?;
+                .map_err(fail)?;
             serde_json::from_str(&text)
                 .map(Some)
                 .map_err(|e| SourceError::Registry(format!("bad JSON from the registry: {e}")))
         }
         Err(ureq::Error::StatusCode(404)) => Ok(None),
-        Err(e) => Err(SourceError::Network(e.to_string())),
+        Err(e) => Err(fail(e)),
     }
 }
 
@@ -137,9 +156,9 @@ fn escape_name(name: &str) -> String {
 /// Resolve `latest` (or another dist-tag) to a version number.
 pub fn resolve_tag(tag: &str) -> Result<String, SourceError> {
     let reg = registry::registry_url()?;
-    let agent = agent();
+    let limits = NetLimits::from_env()?;
     let url = format!("{reg}{}", escape_name(MAIN_PACKAGE));
-    let doc = get_json(&agent, &url)?
+    let doc = get_json(&agent(&limits), &url, &limits)?
         .ok_or_else(|| SourceError::Registry(format!("{MAIN_PACKAGE} not found")))?;
     doc.pointer(&format!("/dist-tags/{tag}"))
         .and_then(|v| v.as_str())
@@ -162,9 +181,14 @@ pub fn published_versions(platform: &str) -> Result<Vec<Published>, SourceError>
         return Err(SourceError::BadPlatform(platform.to_string()));
     }
     let reg = registry::registry_url()?;
+    let limits = NetLimits::from_env()?;
     let package = platform_package(platform);
-    let doc = get_json(&agent(), &format!("{reg}{}", escape_name(&package)))?
-        .ok_or_else(|| SourceError::Registry(format!("{package} not found")))?;
+    let doc = get_json(
+        &agent(&limits),
+        &format!("{reg}{}", escape_name(&package)),
+        &limits,
+    )?
+    .ok_or_else(|| SourceError::Registry(format!("{package} not found")))?;
     let versions = doc
         .get("versions")
         .and_then(|v| v.as_object())
@@ -248,14 +272,16 @@ pub fn fetch(
             return Ok(hit);
         }
     }
+    let limits = NetLimits::from_env()?;
     std::fs::create_dir_all(opts.cache_dir.join("npm"))
         .map_err(|e| SourceError::io(&opts.cache_dir, e))?;
+    sweep_stale_parts(&opts.cache_dir.join("npm"));
     let reg = registry::registry_url()?;
-    let agent = agent();
+    let agent = agent(&limits);
     let mut found = None;
     for pkg in [package.as_str(), MAIN_PACKAGE] {
         let url = format!("{reg}{}/{version}", escape_name(pkg));
-        if let Some(doc) = get_json(&agent, &url)? {
+        if let Some(doc) = get_json(&agent, &url, &limits)? {
             found = Some((pkg.to_string(), doc));
             break;
         }
@@ -288,9 +314,8 @@ pub fn fetch(
         return Ok(hit);
     }
     remove_stale_parts(parent, &version);
-    let tmp = parent.join(format!(".{version}.{}.part", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).map_err(|e| SourceError::io(&tmp, e))?;
+    let part = PartDir::create(parent.join(format!(".{version}.{}.part", std::process::id())))?;
+    let tmp = part.path.clone();
     let tgz = tmp.join("package.tgz");
     download(
         &agent,
@@ -299,38 +324,111 @@ pub fn fetch(
         &integrity,
         &format!("{pkg}@{version}"),
         &*opts.progress,
+        &limits,
     )?;
     let file = std::fs::File::open(&tgz).map_err(|e| SourceError::io(&tgz, e))?;
     let Unpacked { .. } = tarball::unpack(std::io::BufReader::new(file), &tmp)?;
     std::fs::remove_file(&tgz).map_err(|e| SourceError::io(&tgz, e))?;
     std::fs::write(tmp.join(".integrity"), &integrity).map_err(|e| SourceError::io(&tmp, e))?;
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::rename(&tmp, &dir).map_err(|e| SourceError::io(&dir, e))?;
+    part.rename_to(&dir)?;
     let mut build = read_cached(&dir, &pkg, &version, platform)
         .ok_or_else(|| SourceError::Tarball("unpacked package is incomplete".into()))?;
     build.cache_hit = false;
     Ok(build)
 }
 
+/// A download's `.VERSION.PID.part` folder. It goes when the attempt ends,
+/// however it ends — an error, a deadline, a panic unwinding — unless it
+/// was renamed into place: five failed versions used to leave 96 MB
+/// behind until each was fetched again.
+struct PartDir {
+    path: PathBuf,
+    placed: bool,
+}
+
+impl PartDir {
+    fn create(path: PathBuf) -> Result<PartDir, SourceError> {
+        // Ours (this process's id) and under the version's lock: whatever
+        // is there is a leftover of this process.
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).map_err(|e| SourceError::io(&path, e))?;
+        Ok(PartDir {
+            path,
+            placed: false,
+        })
+    }
+
+    fn rename_to(mut self, dir: &Path) -> Result<(), SourceError> {
+        std::fs::rename(&self.path, dir).map_err(|e| SourceError::io(dir, e))?;
+        self.placed = true;
+        Ok(())
+    }
+}
+
+impl Drop for PartDir {
+    fn drop(&mut self) {
+        if !self.placed {
+            // `remove_dir_all` removes a link found inside, never what it
+            // points to.
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// A `.VERSION.PID.part` name: its version and process id.
+fn part_owner(name: &str) -> Option<(&str, u32)> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".part")?;
+    let (version, pid) = rest.rsplit_once('.')?;
+    semver::Version::parse(version).ok()?;
+    Some((version, pid.parse().ok()?))
+}
+
+/// Remove what killed downloads of any version of any package left behind
+/// (a SIGKILL skips every drop guard): a part folder goes when its process
+/// is gone *and* nobody holds its version's lock — the lock is held by
+/// whoever writes a part, so a part whose lock is free is written by no
+/// one, and the process check keeps the part of a live process (a reused
+/// process id, a cache shared with another machine) when in doubt.
+fn sweep_stale_parts(npm: &Path) {
+    let Ok(packages) = std::fs::read_dir(npm) else {
+        return;
+    };
+    for package in packages.flatten() {
+        if !package.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(package.path()) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some((version, pid)) = name.to_str().and_then(part_owner) else {
+                continue;
+            };
+            if pid == std::process::id() || process_alive(pid) {
+                continue;
+            }
+            let lock = super::cache::lock_path(&package.path().join(version));
+            if let Ok(Some(_held)) = EntryLock::try_acquire(&lock) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+}
+
 /// Remove what killed downloads of `version` left behind (`.VERSION.PID.part`
-/// folders whose process is gone), so an interrupted scan or fetch does not
-/// leak a build's worth of disk each time.
+/// folders whose process is gone); the caller holds the version's lock.
 fn remove_stale_parts(parent: &Path, version: &str) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
-    let prefix = format!(".{version}.");
     for e in entries.flatten() {
         let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(&prefix))
-            .and_then(|n| n.strip_suffix(".part"))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
+        let Some((v, pid)) = name.to_str().and_then(part_owner) else {
             continue;
         };
-        if pid != std::process::id() && !process_alive(pid) {
+        if v == version && pid != std::process::id() && !process_alive(pid) {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
@@ -353,6 +451,9 @@ fn process_alive(_pid: u32) -> bool {
 }
 
 /// Stream `url` to `dest`, hashing as we go; fail unless the SHA-512 matches.
+/// The request ends by the tarball's deadline (its declared size at the
+/// slowest rate served, capped), is abandoned under the minimum rate, and
+/// reads at most the declared size or [`NetLimits::max_tarball`].
 fn download(
     agent: &ureq::Agent,
     url: &str,
@@ -360,19 +461,42 @@ fn download(
     integrity: &str,
     what: &str,
     progress: &dyn Progress,
+    limits: &NetLimits,
 ) -> Result<(), SourceError> {
+    let path = transfer::url_path(url);
+    let started = std::time::Instant::now();
+    // Until the headers say the size, the deadline is the cap; ureq ends
+    // the whole request there, redirects and body included.
     let mut resp = agent
         .get(url)
+        .config()
+        .timeout_global(Some(limits.tarball_cap))
+        .timeout_recv_response(Some(limits.headers))
+        .build()
         .call()
-        .map_err(|e| SourceError::Network(format!("{url}: {e}")))?;
+        .map_err(|e| transfer::request_error(path, e, limits, limits.tarball_cap))?;
     let total = resp
         .headers()
         .get("content-length")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
+    if let Some(n) = total.filter(|n| *n > limits.max_tarball) {
+        return Err(SourceError::Network(format!(
+            "GET {path}: the server declares {n} bytes, more than the {} accepted",
+            limits.max_tarball
+        )));
+    }
+    let deadline = limits.tarball_deadline(total);
+    let mut watch = BodyWatch::new(
+        path,
+        limits,
+        started,
+        deadline,
+        total.unwrap_or(limits.max_tarball),
+    );
     progress.start(what, total);
     let _finish = Finish(progress);
-    let mut reader = resp.body_mut().with_config().limit(4 << 30).reader();
+    let mut reader = resp.body_mut().with_config().reader();
     let mut out =
         std::io::BufWriter::new(std::fs::File::create(dest).map_err(|e| SourceError::io(dest, e))?);
     let mut hasher = Sha512::new();
@@ -380,10 +504,11 @@ fn download(
     loop {
         let n = reader
             .read(&mut buf)
-            .map_err(|e| SourceError::Network(e.to_string()))?;
+            .map_err(|e| transfer::read_error(path, e, limits, limits.tarball_cap))?;
         if n == 0 {
             break;
         }
+        watch.arrived(n as u64)?;
         hasher.update(&buf[..n]);
         out.write_all(&buf[..n])
             .map_err(|e| SourceError::io(dest, e))?;
@@ -420,5 +545,56 @@ mod tests {
         assert!(!dead.exists());
         assert!(live.exists());
         assert!(other.exists(), "another version's download is not touched");
+    }
+
+    #[test]
+    fn a_part_goes_when_its_attempt_ends_even_by_a_panic() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(".2.1.0.1.part");
+        let p = path.clone();
+        let r = std::panic::catch_unwind(move || {
+            let part = super::PartDir::create(p).unwrap();
+            std::fs::write(part.path.join("package.tgz"), b"half").unwrap();
+            panic!("mid-download");
+        });
+        assert!(r.is_err());
+        assert!(!path.exists(), "removed while unwinding");
+        // Placed: kept, under its new name.
+        let part = super::PartDir::create(path.clone()).unwrap();
+        let placed = d.path().join("2.1.0");
+        part.rename_to(&placed).unwrap();
+        assert!(placed.is_dir() && !path.exists());
+    }
+
+    #[test]
+    fn the_sweep_takes_dead_parts_of_every_version_and_package_unless_locked() {
+        let d = tempfile::tempdir().unwrap();
+        let npm = d.path();
+        let (p1, p2) = (npm.join("anthropic-ai+a"), npm.join("anthropic-ai+b"));
+        std::fs::create_dir_all(&p1).unwrap();
+        std::fs::create_dir_all(&p2).unwrap();
+        let dead_a = p1.join(".2.1.0.999999999.part");
+        let dead_b = p2.join(".2.1.7.999999998.part");
+        let live = p1.join(".2.1.1.1.part");
+        let locked = p2.join(".2.1.8.999999997.part");
+        let not_a_part = p1.join(".notes.999999999.part");
+        for p in [&dead_a, &dead_b, &live, &locked, &not_a_part] {
+            std::fs::create_dir(p).unwrap();
+        }
+        // Someone is downloading 2.1.8 (the process check alone would say
+        // its part is stale).
+        let held =
+            super::EntryLock::acquire(crate::source::cache::lock_path(&p2.join("2.1.8"))).unwrap();
+        super::sweep_stale_parts(npm);
+        assert!(
+            !dead_a.exists() && !dead_b.exists(),
+            "dead parts of any version go"
+        );
+        assert!(live.exists(), "a live process's part stays");
+        assert!(locked.exists(), "a part whose lock is held stays");
+        assert!(not_a_part.exists(), "only VERSION.PID.part names");
+        drop(held);
+        super::sweep_stale_parts(npm);
+        assert!(!locked.exists());
     }
 }

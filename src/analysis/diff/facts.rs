@@ -75,7 +75,11 @@ fn brief(w: &WorkflowScript) -> Option<ScriptBrief> {
     })
 }
 
-pub fn workflows(a: &[WorkflowScript], b: &[WorkflowScript]) -> WorkflowsDiff {
+pub fn workflows(
+    a: &[WorkflowScript],
+    b: &[WorkflowScript],
+    budget: &lines::DiffBudget,
+) -> WorkflowsDiff {
     let mut out = WorkflowsDiff::default();
     for w in a {
         match b.iter().find(|x| x.name == w.name) {
@@ -107,8 +111,15 @@ pub fn workflows(a: &[WorkflowScript], b: &[WorkflowScript]) -> WorkflowsDiff {
                     script_a: brief(w),
                     script_b: brief(x),
                     meta_changed,
-                    script_diff: lines::diff(ta, tb, Compare::Exact, 1, 1),
-                    meta_diff: lines::diff(&pretty(&ma), &pretty(&mb), Compare::Exact, 1, 1),
+                    script_diff: lines::diff(ta, tb, Compare::Exact, 1, 1, budget),
+                    meta_diff: lines::diff(
+                        &pretty(&ma),
+                        &pretty(&mb),
+                        Compare::Exact,
+                        1,
+                        1,
+                        budget,
+                    ),
                 });
             }
         }

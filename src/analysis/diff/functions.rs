@@ -48,6 +48,10 @@ pub struct ChangedFunction {
     pub lines_added: usize,
     /// Unified diff of the pretty-printed bodies, renames ignored.
     pub diff: String,
+    /// Why the diff shows the bodies replaced whole rather than aligned
+    /// line by line, when it does ([`lines::DiffBudget`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coarse: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -444,7 +448,7 @@ fn text_of<'c>(cf: &'c CodeFacts, u: &Unit) -> &'c str {
 
 /// Match the units of two builds and diff the pairs whose code differs.
 /// Reads only [`CodeFacts`]: whether they were computed now or stored.
-pub fn diff(a: &CodeFacts, b: &CodeFacts) -> FunctionDiff {
+pub fn diff(a: &CodeFacts, b: &CodeFacts, budget: &lines::DiffBudget) -> FunctionDiff {
     let (ua, ub) = (&a.units[..], &b.units[..]);
     let mut la: Vec<usize> = (0..ua.len()).collect();
     let mut lb: Vec<usize> = (0..ub.len()).collect();
@@ -483,7 +487,7 @@ pub fn diff(a: &CodeFacts, b: &CodeFacts) -> FunctionDiff {
             let (ta, tb) = (text_of(a, ua), text_of(b, ub));
             let (sa, sb) = (ua.pretty_line as usize, ub.pretty_line as usize);
             let (ta, tb) = (lines::dedent(ta), lines::dedent(tb));
-            let d = lines::diff(&ta, &tb, Compare::IgnoringRenames, sa, sb);
+            let d = lines::diff(&ta, &tb, Compare::IgnoringRenames, sa, sb, budget);
             (d.size() > 0).then(|| ChangedFunction {
                 a: ra,
                 b: rb,
@@ -491,6 +495,7 @@ pub fn diff(a: &CodeFacts, b: &CodeFacts) -> FunctionDiff {
                 lines_removed: d.removed,
                 lines_added: d.added,
                 diff: d.unified,
+                coarse: d.coarse,
             })
         })
         .collect();

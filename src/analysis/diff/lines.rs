@@ -10,7 +10,9 @@
 //! `exact` hash, and is counted as "renamed only".
 
 use serde::Serialize;
-use similar::{Algorithm, DiffTag};
+use similar::{Algorithm, DiffOp, DiffTag};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 const KEYWORDS: &[&str] = &[
     "await",
@@ -175,11 +177,87 @@ pub struct LineDiff {
     pub removed: usize,
     /// Unified diff (empty when equal).
     pub unified: String,
+    /// Why the diff is coarser than a line-by-line alignment, when it is:
+    /// the differing middle is then shown replaced whole, and `added` and
+    /// `removed` count all of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coarse: Option<String>,
 }
 
 impl LineDiff {
     pub fn size(&self) -> usize {
         self.added + self.removed
+    }
+}
+
+/// How long line alignments may take: each pair, and all the pairs of one
+/// command together (a diff compares thousands of functions and texts).
+///
+/// Myers' alignment costs about (N + M) × D for D differing lines: two
+/// 1 MB literals of 15,000 sentences sharing none took 38 s (146–170 s in
+/// the sample). A pair past its time, or started after the
+/// command's time is spent, is shown replaced whole instead, and says so.
+/// Real builds meet neither: no pair of 2.1.220 → 2.1.260 is coarse, and
+/// that diff's JSON is the same as without the bounds.
+#[derive(Debug)]
+pub struct DiffBudget {
+    end: Instant,
+    per_pair: Duration,
+    total: Duration,
+}
+
+/// What one pair may take.
+pub const PAIR_TIME: Duration = Duration::from_secs(2);
+/// What all the pairs of one command may take.
+pub const TOTAL_TIME: Duration = Duration::from_secs(5);
+/// Alignment steps (diagonals explored) a pair is allowed before it is
+/// tried: Myers explores at least D²/4 of them for D differing lines, so a
+/// pair whose differing lines alone exceed this is shown coarse at once,
+/// without waiting for the deadline. (Measured: 8,000 + 8,000 lines sharing
+/// none, 6.4 × 10⁷ diagonals, took over 2 s; this cap is D = 10,000.)
+const MAX_STEPS: u64 = 25_000_000;
+
+impl Default for DiffBudget {
+    fn default() -> DiffBudget {
+        DiffBudget::new(PAIR_TIME, TOTAL_TIME)
+    }
+}
+
+impl DiffBudget {
+    /// A budget that starts now.
+    pub fn new(per_pair: Duration, total: Duration) -> DiffBudget {
+        DiffBudget {
+            end: Instant::now() + total,
+            per_pair,
+            total,
+        }
+    }
+
+    /// The deadline of a pair started now that may take `limit`, or why
+    /// it may not start.
+    pub fn deadline_within(&self, limit: Duration) -> Result<Instant, String> {
+        let now = Instant::now();
+        if now >= self.end {
+            return Err(self.spent());
+        }
+        Ok((now + limit).min(self.end))
+    }
+
+    /// Why a pair given `deadline` for at most `limit` is coarse, once the
+    /// deadline has passed.
+    pub fn why_late(&self, deadline: Instant, limit: Duration) -> String {
+        if deadline < self.end {
+            format!("not aligned within {} s", limit.as_secs_f64())
+        } else {
+            self.spent()
+        }
+    }
+
+    fn spent(&self) -> String {
+        format!(
+            "the {} s allowed for aligning all texts of this diff were spent",
+            self.total.as_secs_f64()
+        )
     }
 }
 
@@ -192,8 +270,17 @@ pub enum Compare {
     IgnoringRenames,
 }
 
-/// A unified diff of `a` and `b`; `start_a`/`start_b` number the first lines.
-pub fn diff(a: &str, b: &str, how: Compare, start_a: usize, start_b: usize) -> LineDiff {
+/// A unified diff of `a` and `b`; `start_a`/`start_b` number the first
+/// lines. Within `budget`: past it, the differing middle is replaced whole
+/// and [`LineDiff::coarse`] says why.
+pub fn diff(
+    a: &str,
+    b: &str,
+    how: Compare,
+    start_a: usize,
+    start_b: usize,
+    budget: &DiffBudget,
+) -> LineDiff {
     let la: Vec<&str> = a.lines().collect();
     let lb: Vec<&str> = b.lines().collect();
     let (ka, kb): (Vec<String>, Vec<String>) = match how {
@@ -216,8 +303,12 @@ pub fn diff(a: &str, b: &str, how: Compare, start_a: usize, start_b: usize) -> L
             (lines(a), lines(b))
         }
     };
-    let ops = similar::capture_diff_slices(Algorithm::Myers, &ka, &kb);
-    let mut out = LineDiff::default();
+    let (ia, ib) = intern(&ka, &kb);
+    let (ops, coarse) = align(&ia, &ib, budget);
+    let mut out = LineDiff {
+        coarse,
+        ..LineDiff::default()
+    };
     for op in &ops {
         match op.tag() {
             DiffTag::Equal => {}
@@ -268,6 +359,111 @@ pub fn diff(a: &str, b: &str, how: Compare, start_a: usize, start_b: usize) -> L
     out
 }
 
+/// Each distinct line as a number, so the alignment compares integers
+/// (the same equalities, so the same alignment, without comparing long
+/// lines over and over).
+fn intern<'t>(a: &'t [String], b: &'t [String]) -> (Vec<u32>, Vec<u32>) {
+    let mut ids: HashMap<&'t str, u32> = HashMap::with_capacity(a.len() + b.len());
+    let mut id = |s: &'t String| -> u32 {
+        let next = ids.len() as u32;
+        *ids.entry(s.as_str()).or_insert(next)
+    };
+    let ia = a.iter().map(&mut id).collect();
+    let ib = b.iter().map(&mut id).collect();
+    (ia, ib)
+}
+
+/// The edit operations from `a` to `b`, and why they are coarse when they
+/// are. Myers' alignment within the budget; past it (or when its cost is
+/// clearly past it), the common prefix and suffix kept and the middle
+/// replaced whole.
+fn align(a: &[u32], b: &[u32], budget: &DiffBudget) -> (Vec<DiffOp>, Option<String>) {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (ma, mb) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    // At least this many lines differ: those of one side that the other
+    // cannot match, whatever the order.
+    let mut counts: HashMap<u32, (u32, u32)> = HashMap::new();
+    for x in ma {
+        counts.entry(*x).or_default().0 += 1;
+    }
+    for y in mb {
+        counts.entry(*y).or_default().1 += 1;
+    }
+    let common: u64 = counts.values().map(|(x, y)| u64::from(*x.min(y))).sum();
+    let differing = (ma.len() + mb.len()) as u64 - 2 * common;
+    let replaced = |why: Option<String>| (replaced_whole(a.len(), b.len(), prefix, suffix), why);
+    if differing.saturating_mul(differing) / 4 > MAX_STEPS {
+        if common == 0 {
+            // Nothing to align: replacing the middle whole is exact.
+            return replaced(None);
+        }
+        return replaced(Some(format!(
+            "{} and {} lines with at least {differing} differing: too costly to align line by line",
+            ma.len(),
+            mb.len()
+        )));
+    }
+    let deadline = match budget.deadline_within(budget.per_pair) {
+        Ok(d) => d,
+        Err(why) => return replaced(Some(why)),
+    };
+    let ops = similar::capture_diff_slices_deadline(Algorithm::Myers, a, b, Some(deadline));
+    if Instant::now() >= deadline {
+        // Myers gave up somewhere and answered with a cruder alignment
+        // that depends on where: replaced whole instead, the same on any
+        // machine.
+        return replaced(Some(budget.why_late(deadline, budget.per_pair)));
+    }
+    (ops, None)
+}
+
+/// `n` and `m` lines with `prefix` and `suffix` in common, the rest
+/// replaced.
+fn replaced_whole(n: usize, m: usize, prefix: usize, suffix: usize) -> Vec<DiffOp> {
+    let mut ops = Vec::new();
+    if prefix > 0 {
+        ops.push(DiffOp::Equal {
+            old_index: 0,
+            new_index: 0,
+            len: prefix,
+        });
+    }
+    let (old_len, new_len) = (n - prefix - suffix, m - prefix - suffix);
+    match (old_len, new_len) {
+        (0, 0) => {}
+        (0, _) => ops.push(DiffOp::Insert {
+            old_index: prefix,
+            new_index: prefix,
+            new_len,
+        }),
+        (_, 0) => ops.push(DiffOp::Delete {
+            old_index: prefix,
+            old_len,
+            new_index: prefix,
+        }),
+        _ => ops.push(DiffOp::Replace {
+            old_index: prefix,
+            old_len,
+            new_index: prefix,
+            new_len,
+        }),
+    }
+    if suffix > 0 {
+        ops.push(DiffOp::Equal {
+            old_index: n - suffix,
+            new_index: m - suffix,
+            len: suffix,
+        });
+    }
+    ops
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,16 +481,19 @@ mod tests {
     fn consistent_renames_are_not_changes() {
         let a = "function ab(c) {\n  let d = c.x;\n  return d + 1;\n}";
         let b = "function Qr(e) {\n  let f = e.x;\n  return f + 1;\n}";
-        let d = diff(a, b, Compare::IgnoringRenames, 1, 1);
+        let d = diff(a, b, Compare::IgnoringRenames, 1, 1, &DiffBudget::default());
         assert_eq!(d.size(), 0, "{}", d.unified);
-        assert_eq!(diff(a, b, Compare::Exact, 1, 1).size(), 6);
+        assert_eq!(
+            diff(a, b, Compare::Exact, 1, 1, &DiffBudget::default()).size(),
+            6
+        );
     }
 
     #[test]
     fn renamed_lines_are_context_and_real_changes_show_with_real_names() {
         let a = "function ab(c) {\n  let d = c.x;\n  return d + 1;\n}";
         let b = "function Qr(e) {\n  let f = e.y;\n  return f + 1;\n}";
-        let d = diff(a, b, Compare::IgnoringRenames, 5, 7);
+        let d = diff(a, b, Compare::IgnoringRenames, 5, 7, &DiffBudget::default());
         assert_eq!((d.removed, d.added), (1, 1), "{}", d.unified);
         assert_eq!(
             d.unified,
@@ -306,23 +505,95 @@ mod tests {
     fn templates_spanning_lines_stay_templates() {
         let a = "f(`one\ntwo ${x} done`, Ps(0));";
         let b = "f(`one\ntwo ${y} done`, Ds(0));";
-        assert_eq!(diff(a, b, Compare::IgnoringRenames, 1, 1).size(), 0);
+        assert_eq!(
+            diff(a, b, Compare::IgnoringRenames, 1, 1, &DiffBudget::default()).size(),
+            0
+        );
         let c = "f(`one\nthree ${y} done`, Ds(0));";
-        assert_eq!(diff(a, c, Compare::IgnoringRenames, 1, 1).size(), 2);
+        assert_eq!(
+            diff(a, c, Compare::IgnoringRenames, 1, 1, &DiffBudget::default()).size(),
+            2
+        );
     }
 
     #[test]
     fn indentation_is_not_a_change() {
         let a = "    function ab(c) {\n        return c;\n    }\n";
         let b = "function Qr(e) {\n  return e;\n}\n";
-        assert_eq!(diff(a, b, Compare::IgnoringRenames, 1, 1).size(), 0);
+        assert_eq!(
+            diff(a, b, Compare::IgnoringRenames, 1, 1, &DiffBudget::default()).size(),
+            0
+        );
         assert_eq!(dedent(a), "function ab(c) {\n    return c;\n}\n");
     }
 
     #[test]
     fn real_changes_show_both_sides() {
-        let d = diff("a\nb\nc\n", "a\nB\nc\nd\n", Compare::Exact, 10, 20);
+        let d = diff(
+            "a\nb\nc\n",
+            "a\nB\nc\nd\n",
+            Compare::Exact,
+            10,
+            20,
+            &DiffBudget::default(),
+        );
         assert_eq!((d.removed, d.added), (1, 2));
         assert_eq!(d.unified, "@@ -10,3 +20,4 @@\n a\n-b\n+B\n c\n+d\n");
+    }
+
+    /// Numbered lines `from..to`, each `prefix` then its number.
+    fn numbered(prefix: &str, range: std::ops::Range<usize>) -> String {
+        range.map(|i| format!("{prefix}{i}\n")).collect()
+    }
+
+    #[test]
+    fn large_pairs_sharing_no_line_are_replaced_exactly_at_once() {
+        // 80,000 differing lines: Myers would explore over 10^9 diagonals.
+        let a = format!("same\n{}end\n", numbered("a", 0..40_000));
+        let b = format!("same\n{}end\n", numbered("b", 0..40_000));
+        let t = Instant::now();
+        let d = diff(&a, &b, Compare::Exact, 1, 1, &DiffBudget::default());
+        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+        assert_eq!((d.removed, d.added), (40_000, 40_000));
+        assert_eq!(d.coarse, None, "replacing all is the exact answer");
+        assert!(
+            d.unified
+                .starts_with("@@ -1,40002 +1,40002 @@\n same\n-a0\n")
+        );
+    }
+
+    #[test]
+    fn a_pair_certainly_too_costly_is_coarse_without_being_tried() {
+        // 70,000 lines each side that cannot match (and one that can).
+        let a = format!("{}common\n", numbered("a", 0..70_000));
+        let b = format!("common\n{}", numbered("b", 0..70_000));
+        let t = Instant::now();
+        let d = diff(&a, &b, Compare::Exact, 1, 1, &DiffBudget::default());
+        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+        let why = d.coarse.expect("coarse");
+        assert!(why.contains("too costly to align"), "{why}");
+        assert_eq!((d.removed, d.added), (70_001, 70_001));
+    }
+
+    #[test]
+    fn a_pair_past_its_deadline_or_the_commands_is_coarse() {
+        // Every line in common, in an order that shares almost none.
+        let n = 20_000;
+        let a = numbered("l", 0..n);
+        let b: String = (0..n).map(|i| format!("l{}\n", (i * 7919) % n)).collect();
+        let budget = DiffBudget::new(Duration::from_millis(100), Duration::from_secs(60));
+        let t = Instant::now();
+        let d = diff(&a, &b, Compare::Exact, 1, 1, &budget);
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+        assert_eq!(d.coarse.as_deref(), Some("not aligned within 0.1 s"));
+        // The same answer however far Myers got: the middle replaced whole.
+        assert!(d.unified.starts_with("@@ -1,"), "{}", &d.unified[..40]);
+
+        let spent = DiffBudget::new(Duration::from_secs(2), Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(5));
+        let d = diff("a\nb\n", "a\nc\n", Compare::Exact, 1, 1, &spent);
+        assert!(d.coarse.unwrap().contains("were spent"));
+        assert_eq!((d.removed, d.added), (1, 1), "the common ends kept");
+        assert_eq!(d.unified, "@@ -1,2 +1,2 @@\n a\n-b\n+c\n");
     }
 }

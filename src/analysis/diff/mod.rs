@@ -133,6 +133,9 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
         None
     };
     let (ga, gb) = (a.graph(), b.graph());
+    // One budget for every line and word alignment of this comparison,
+    // started once the code facts are there (their parse is not aligning).
+    let budget = lines::DiffBudget::default();
     let ((modules, funcs), text) = rayon::join(
         || {
             rayon::join(
@@ -142,20 +145,20 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
                 },
                 || {
                     code.filter(|_| on(Section::Functions))
-                        .map(|(ca, cb)| functions::diff(ca, cb))
+                        .map(|(ca, cb)| functions::diff(ca, cb, &budget))
                 },
             )
         },
         || {
             code.filter(|_| on(Section::Text))
-                .map(|(ca, cb)| text::diff(ca, cb))
+                .map(|(ca, cb)| text::diff(ca, cb, &budget))
         },
     );
     out.modules = modules;
     out.functions = funcs;
     out.text = text;
     if sections.iter().any(|s| needs_facts(*s)) {
-        compare_facts(a.facts()?, b.facts()?, sections, &mut out);
+        compare_facts_within(a.facts()?, b.facts()?, sections, &mut out, &budget);
     }
     Ok(out)
 }
@@ -164,9 +167,20 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
 /// the surface), from two builds' facts: what `diff` shows and what the
 /// history answers from stored facts without parsing.
 pub fn compare_facts(fa: &Facts, fb: &Facts, sections: &[Section], out: &mut BuildDiff) {
+    compare_facts_within(fa, fb, sections, out, &lines::DiffBudget::default());
+}
+
+/// [`compare_facts`], its alignments within `budget`.
+pub fn compare_facts_within(
+    fa: &Facts,
+    fb: &Facts,
+    sections: &[Section],
+    out: &mut BuildDiff,
+    budget: &lines::DiffBudget,
+) {
     let on = |s: Section| sections.contains(&s);
     if on(Section::Workflows) {
-        out.workflows = Some(facts::workflows(&fa.workflows, &fb.workflows));
+        out.workflows = Some(facts::workflows(&fa.workflows, &fb.workflows, budget));
     }
     if on(Section::Flags) {
         out.flags = Some(facts::flags(&fa.flags, &fb.flags));
@@ -184,7 +198,7 @@ pub fn compare_facts(fa: &Facts, fb: &Facts, sections: &[Section], out: &mut Bui
     if on(Section::Roles) {
         out.roles = Some(facts::roles(&fa.roles, &fb.roles));
     }
-    let s = surface::diff(&fa.surface, &fb.surface);
+    let s = surface::diff(&fa.surface, &fb.surface, budget);
     out.tools = on(Section::Tools).then_some(s.tools);
     out.prompts = on(Section::Prompts).then_some(s.prompts);
     out.env = on(Section::Env).then_some(s.env);

@@ -19,6 +19,10 @@ pub struct ChangedText {
     pub lines_removed: usize,
     pub lines_added: usize,
     pub diff: String,
+    /// Why the diff shows the texts replaced whole rather than aligned line
+    /// by line, when it does ([`lines::DiffBudget`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coarse: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -47,7 +51,7 @@ fn shingles(s: &str) -> Vec<u64> {
     out
 }
 
-pub fn diff(a: &CodeFacts, b: &CodeFacts) -> TextDiff {
+pub fn diff(a: &CodeFacts, b: &CodeFacts, budget: &lines::DiffBudget) -> TextDiff {
     let (ta, tb) = rayon::join(|| texts(a), || texts(b));
     let mut removed: Vec<&str> = ta.difference(&tb).copied().collect();
     let mut added: Vec<&str> = tb.difference(&ta).copied().collect();
@@ -105,11 +109,11 @@ pub fn diff(a: &CodeFacts, b: &CodeFacts) -> TextDiff {
         gone_a[i_a] = true;
         let (x, y) = (removed[i_r], added[i_a]);
         let d = if x.contains('\n') || y.contains('\n') {
-            lines::diff(x, y, Compare::Exact, 1, 1)
+            lines::diff(x, y, Compare::Exact, 1, 1, budget)
         } else {
             // One-line texts: split at sentences, so the diff points somewhere.
             let split = |s: &str| s.replace(". ", ".\n");
-            lines::diff(&split(x), &split(y), Compare::Exact, 1, 1)
+            lines::diff(&split(x), &split(y), Compare::Exact, 1, 1, budget)
         };
         changed.push(ChangedText {
             a: x.to_string(),
@@ -118,6 +122,7 @@ pub fn diff(a: &CodeFacts, b: &CodeFacts) -> TextDiff {
             lines_removed: d.removed,
             lines_added: d.added,
             diff: d.unified,
+            coarse: d.coarse,
         });
     }
     let mut k = 0;

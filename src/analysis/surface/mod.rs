@@ -12,6 +12,7 @@ pub mod prompts;
 pub mod settings;
 pub mod tools;
 
+use crate::analysis::diff::lines::DiffBudget;
 use crate::js::code::{CodeIndex, IndexedModule};
 use serde::{Deserialize, Serialize};
 
@@ -153,11 +154,11 @@ pub struct SurfaceDiff {
     pub models: NamesDiff,
 }
 
-/// Compare two builds' surfaces.
-pub fn diff(a: &Surface, b: &Surface) -> SurfaceDiff {
+/// Compare two builds' surfaces; their texts' word diffs within `budget`.
+pub fn diff(a: &Surface, b: &Surface, budget: &DiffBudget) -> SurfaceDiff {
     SurfaceDiff {
-        tools: tools::diff(&a.tools, &b.tools),
-        prompts: prompts::diff(&a.prompts, &b.prompts),
+        tools: tools::diff(&a.tools, &b.tools, budget),
+        prompts: prompts::diff(&a.prompts, &b.prompts, budget),
         env: names_diff(
             a.env.iter().map(|e| e.name.as_str()),
             b.env.iter().map(|e| e.name.as_str()),

@@ -17,6 +17,7 @@
 //! their texts' hashes.
 
 use super::Site;
+use crate::analysis::diff::lines::DiffBudget;
 use crate::analysis::eval::parse_snippet;
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::index::{LitKind, StringLit};
@@ -419,6 +420,10 @@ pub struct ChangedPrompt {
     pub bytes_b: usize,
     /// Words removed (`-`) and added (`+`), in order, shortened.
     pub words: String,
+    /// Why `words` is the whole text replaced rather than aligned word by
+    /// word, when it is (see `lines::DiffBudget`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coarse: Option<String>,
 }
 
 /// Prompts added, removed and changed (by id).
@@ -432,8 +437,9 @@ pub struct PromptsDiff {
 /// How much of a word diff is kept.
 const MAX_WORD_DIFF: usize = 600;
 
-/// A short word-level diff: the words removed and added, in order.
-pub fn word_diff(a: &str, b: &str) -> String {
+/// A short word-level diff: the words removed and added, in order, and
+/// why it is coarse when it is.
+pub fn word_diff(a: &str, b: &str, budget: &DiffBudget) -> (String, Option<String>) {
     let split = |s: &str| s.split_whitespace().collect::<Vec<_>>().join("\n");
     let d = crate::analysis::diff::lines::diff(
         &split(a),
@@ -441,6 +447,7 @@ pub fn word_diff(a: &str, b: &str) -> String {
         crate::analysis::diff::lines::Compare::Exact,
         1,
         1,
+        budget,
     );
     let mut out = String::new();
     for l in d.unified.lines() {
@@ -464,10 +471,10 @@ pub fn word_diff(a: &str, b: &str) -> String {
             break;
         }
     }
-    out
+    (out, d.coarse)
 }
 
-pub fn diff(a: &[Prompt], b: &[Prompt]) -> PromptsDiff {
+pub fn diff(a: &[Prompt], b: &[Prompt], budget: &DiffBudget) -> PromptsDiff {
     let d = super::names_diff(
         a.iter().map(|p| p.id.as_str()),
         b.iter().map(|p| p.id.as_str()),
@@ -477,14 +484,18 @@ pub fn diff(a: &[Prompt], b: &[Prompt]) -> PromptsDiff {
         .par_iter()
         .filter_map(|pb| {
             let pa = by_id.get(pb.id.as_str())?;
-            (pa.text != pb.text).then(|| ChangedPrompt {
-                id: pb.id.clone(),
-                title: pb.title.clone(),
-                sha256_a: sha256(pa.text.as_bytes()),
-                sha256_b: sha256(pb.text.as_bytes()),
-                bytes_a: pa.bytes,
-                bytes_b: pb.bytes,
-                words: word_diff(&pa.text, &pb.text),
+            (pa.text != pb.text).then(|| {
+                let (words, coarse) = word_diff(&pa.text, &pb.text, budget);
+                ChangedPrompt {
+                    id: pb.id.clone(),
+                    title: pb.title.clone(),
+                    sha256_a: sha256(pa.text.as_bytes()),
+                    sha256_b: sha256(pb.text.as_bytes()),
+                    bytes_a: pa.bytes,
+                    bytes_b: pb.bytes,
+                    words,
+                    coarse,
+                }
             })
         })
         .collect();
@@ -621,7 +632,7 @@ var again = "You are a test assistant of our own making. {LOREM}.";
         let b = find(&testjs::script(&edited));
         let ids = |v: &[Prompt]| v.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
         assert_eq!(ids(&a), ids(&b));
-        let d = diff(&a, &b);
+        let d = diff(&a, &b, &crate::analysis::diff::lines::DiffBudget::default());
         assert!(d.added.is_empty() && d.removed.is_empty());
         assert_eq!(d.changed.len(), 4);
         assert_eq!(a.len(), 5);
@@ -698,5 +709,36 @@ var again = "You are a test assistant of our own making. {LOREM}.";
             assert_eq!(entry["file"], file.as_str());
             assert_eq!(entry["sha256"], sha256(bytes).as_str());
         }
+    }
+
+    /// Word diffs go through the same bounds as line diffs: a text whose
+    /// words are all shared but reordered, past its time; and every pair
+    /// once the command's time is spent.
+    #[test]
+    fn a_prompt_word_diff_past_its_time_is_coarse() {
+        use crate::analysis::diff::lines::DiffBudget;
+        use std::time::{Duration, Instant};
+        let n = 60_000;
+        let a: Vec<String> = (0..n).map(|i| format!("w{i}")).collect();
+        let b: Vec<String> = (0..n).map(|i| format!("w{}", (i * 7919) % n)).collect();
+        let (a, b) = (a.join(" "), b.join(" "));
+        let budget = DiffBudget::new(Duration::from_millis(100), Duration::from_secs(60));
+        let t = Instant::now();
+        let (words, coarse) = super::word_diff(&a, &b, &budget);
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        assert!(coarse.expect("coarse").starts_with("not aligned within"));
+        assert!(
+            words.contains("-w1 ") && words.len() < 10_000,
+            "{}",
+            words.len()
+        );
+
+        let spent = DiffBudget::new(Duration::from_secs(2), Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(5));
+        let (_, coarse) = super::word_diff("one two three", "one two four", &spent);
+        assert!(coarse.expect("coarse").contains("were spent"));
+        let (words, coarse) =
+            super::word_diff("one two three", "one two four", &DiffBudget::default());
+        assert_eq!(coarse, None, "{words}");
     }
 }

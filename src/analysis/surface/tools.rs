@@ -12,13 +12,14 @@ pub mod objects;
 pub mod schema;
 
 use super::Site;
+use crate::analysis::diff::lines::DiffBudget;
 use crate::analysis::eval::Value;
 use crate::js::code::CodeIndex;
 use objects::{Member, Snippet, fn_returns, has, member, returned, snippets_with};
 use schema::{Locals, Schemas, source_of};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as J;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use swc_ecma_ast::*;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -269,6 +270,10 @@ pub struct TextChange {
     pub new_bytes: usize,
     /// A word-level diff: `[-removed-]` and `{+added+}` runs in context.
     pub diff: String,
+    /// Why `diff` shows the description replaced whole rather than aligned
+    /// word by word, when it does (see `lines::DiffBudget`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coarse: Option<String>,
 }
 
 /// Tools added, removed and changed (by name).
@@ -279,17 +284,22 @@ pub struct ToolsDiff {
     pub changed: Vec<ToolChange>,
 }
 
-pub fn diff(a: &[Tool], b: &[Tool]) -> ToolsDiff {
+pub fn diff(a: &[Tool], b: &[Tool], budget: &DiffBudget) -> ToolsDiff {
     let d = super::names_diff(
         a.iter().map(|t| t.name.as_str()),
         b.iter().map(|t| t.name.as_str()),
     );
+    // The first tool of each name, as a search of `b` would find it.
+    let mut by_name: HashMap<&str, &Tool> = HashMap::with_capacity(b.len());
+    for t in b {
+        by_name.entry(t.name.as_str()).or_insert(t);
+    }
     let mut changed = Vec::new();
     for ta in a {
-        let Some(tb) = b.iter().find(|t| t.name == ta.name) else {
+        let Some(tb) = by_name.get(ta.name.as_str()) else {
             continue;
         };
-        let c = tool_change(ta, tb);
+        let c = tool_change(ta, tb, budget);
         if !c.properties.is_empty() || !c.schema.is_empty() || c.description.is_some() {
             changed.push(c);
         }
@@ -301,7 +311,7 @@ pub fn diff(a: &[Tool], b: &[Tool]) -> ToolsDiff {
     }
 }
 
-fn tool_change(a: &Tool, b: &Tool) -> ToolChange {
+fn tool_change(a: &Tool, b: &Tool, budget: &DiffBudget) -> ToolChange {
     let empty = serde_json::Map::new();
     let props = |t: &Tool| {
         t.input_schema["properties"]
@@ -366,10 +376,14 @@ fn tool_change(a: &Tool, b: &Tool) -> ToolChange {
             schema.push(f.to_string());
         }
     }
-    let description = (a.description != b.description).then(|| TextChange {
-        old_bytes: a.description.len(),
-        new_bytes: b.description.len(),
-        diff: word_diff(&a.description, &b.description),
+    let description = (a.description != b.description).then(|| {
+        let (diff, coarse) = word_diff(&a.description, &b.description, budget);
+        TextChange {
+            old_bytes: a.description.len(),
+            new_bytes: b.description.len(),
+            diff,
+            coarse,
+        }
     });
     ToolChange {
         name: a.name.clone(),
@@ -379,12 +393,24 @@ fn tool_change(a: &Tool, b: &Tool) -> ToolChange {
     }
 }
 
-/// A word-level diff, unchanged runs cut to a few words of context.
-pub fn word_diff(a: &str, b: &str) -> String {
+/// How long one description's word alignment may take.
+const WORD_DIFF_TIME: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// A word-level diff, unchanged runs cut to a few words of context, and why
+/// it is coarse when it is: past its time (or the command's, `budget`) the
+/// description is shown replaced whole, the same on any machine, instead
+/// of the cruder alignment Myers ends with at a deadline.
+pub fn word_diff(a: &str, b: &str, budget: &DiffBudget) -> (String, Option<String>) {
     use similar::{ChangeTag, TextDiff};
-    let d = TextDiff::configure()
-        .timeout(std::time::Duration::from_millis(200))
-        .diff_words(a, b);
+    let deadline = match budget.deadline_within(WORD_DIFF_TIME) {
+        Ok(d) => d,
+        Err(why) => return (replaced_whole(a, b), Some(why)),
+    };
+    let d = TextDiff::configure().deadline(deadline).diff_words(a, b);
+    if std::time::Instant::now() >= deadline {
+        let why = budget.why_late(deadline, WORD_DIFF_TIME);
+        return (replaced_whole(a, b), Some(why));
+    }
     let mut out = String::new();
     let ops: Vec<(ChangeTag, String)> = d
         .iter_all_changes()
@@ -415,7 +441,20 @@ pub fn word_diff(a: &str, b: &str) -> String {
             ChangeTag::Insert => out.push_str(&format!("{{+{}+}}", run.trim())),
         }
     }
-    out.trim().to_string()
+    (out.trim().to_string(), None)
+}
+
+/// A coarse word diff: the first words of each side, removed and added.
+fn replaced_whole(a: &str, b: &str) -> String {
+    let first = |s: &str| {
+        let words: Vec<&str> = s.split_whitespace().collect();
+        if words.len() > 12 {
+            format!("{} …", words[..12].join(" "))
+        } else {
+            words.join(" ")
+        }
+    };
+    format!("[-{}-]{{+{}+}}", first(a), first(b))
 }
 
 #[cfg(test)]
@@ -576,7 +615,7 @@ var W = mk({ name: "Fetch", prompt: () => "Fetch a page", inputSchema: SCH, call
             json!({"type": "object", "properties": {"file_path": {"type": "string", "description": "abs"}, "pages": {"type": "string"}}, "required": []}),
             "Reads a file from the local disk",
         );
-        let d = diff(std::slice::from_ref(&a), &[b]);
+        let d = diff(std::slice::from_ref(&a), &[b], &Default::default());
         assert!(d.added.is_empty() && d.removed.is_empty());
         let c = &d.changed[0];
         let ch: Vec<(&str, &str, Vec<String>)> = c
@@ -599,6 +638,37 @@ var W = mk({ name: "Fetch", prompt: () => "Fetch a page", inputSchema: SCH, call
         let t = c.description.as_ref().unwrap();
         assert!(t.diff.contains("{+the local+}"), "{}", t.diff);
         let same = std::slice::from_ref(&a);
-        assert!(diff(same, same).changed.is_empty());
+        assert!(diff(same, same, &Default::default()).changed.is_empty());
+    }
+
+    /// Word diffs go through the same bounds as line diffs: a text whose
+    /// words are all shared but reordered, past its time; and every pair
+    /// once the command's time is spent.
+    #[test]
+    fn a_description_word_diff_past_its_time_is_coarse() {
+        use crate::analysis::diff::lines::DiffBudget;
+        use std::time::{Duration, Instant};
+        let n = 60_000;
+        let a: Vec<String> = (0..n).map(|i| format!("w{i}")).collect();
+        let b: Vec<String> = (0..n).map(|i| format!("w{}", (i * 7919) % n)).collect();
+        let (a, b) = (a.join(" "), b.join(" "));
+        let budget = DiffBudget::new(Duration::from_millis(100), Duration::from_secs(60));
+        let t = Instant::now();
+        let (words, coarse) = super::word_diff(&a, &b, &budget);
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        assert!(coarse.expect("coarse").starts_with("not aligned within"));
+        assert!(
+            words.contains("w0") && words.len() < 10_000,
+            "{}",
+            words.len()
+        );
+
+        let spent = DiffBudget::new(Duration::from_secs(2), Duration::from_millis(1));
+        std::thread::sleep(Duration::from_millis(5));
+        let (_, coarse) = super::word_diff("one two three", "one two four", &spent);
+        assert!(coarse.expect("coarse").contains("were spent"));
+        let (words, coarse) =
+            super::word_diff("one two three", "one two four", &DiffBudget::default());
+        assert_eq!(coarse, None, "{words}");
     }
 }
