@@ -1113,7 +1113,10 @@ mod tests {
         assert_eq!(csv_field("a\nb\r\nc"), "\"a\\nb\\r\\nc\"");
         // Bidirectional controls and separators, anywhere in the field.
         assert_eq!(csv_field("evil\u{202e}txt.exe"), "\"evil\\u{202e}txt.exe\"");
-        assert_eq!(csv_field("\u{2066}x\u{2069}\u{2028}"), "\"\\u{2066}x\\u{2069}\\u{2028}\"");
+        assert_eq!(
+            csv_field("\u{2066}x\u{2069}\u{2028}"),
+            "\"\\u{2066}x\\u{2069}\\u{2028}\""
+        );
         for raw in ["\0", "\x1b", "\u{202e}", "\u{85}", "\n", "\t"] {
             let f = csv_field(&format!("x{raw}=1"));
             assert!(!f.contains(raw), "{f:?}");

@@ -1801,10 +1801,7 @@ mod tests {
             }
             assert!(d.markdown().contains(text.lines().last().unwrap()));
             for width in [None, Some(1), Some(3), Some(20), Some(80)] {
-                let t = d.terminal(&Term {
-                    color: true,
-                    width,
-                });
+                let t = d.terminal(&Term { color: true, width });
                 // Narrow terminals cut the caption; wide ones show it.
                 assert!(t.contains("Tool") || width < Some(20), "{t}");
                 assert!(t.lines().count() >= text.lines().count().min(6), "{t}");
@@ -1816,8 +1813,17 @@ mod tests {
     fn column_titles_are_escaped_on_a_terminal() {
         let mut tb = Table::new(vec![Column::new("a\x1b[2Jb", Kind::Text)]);
         tb.row(vec!["x".into()]);
-        let out = table_text(&tb, &Term { color: false, width: Some(40) });
-        assert!(!out.contains('\x1b') && out.contains("a\\x1b[2Jb"), "{out:?}");
+        let out = table_text(
+            &tb,
+            &Term {
+                color: false,
+                width: Some(40),
+            },
+        );
+        assert!(
+            !out.contains('\x1b') && out.contains("a\\x1b[2Jb"),
+            "{out:?}"
+        );
     }
 
     #[test]
