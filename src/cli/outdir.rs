@@ -580,6 +580,14 @@ fn replaceable(path: &Path) -> anyhow::Result<Option<std::fs::Permissions>> {
             )));
         }
     }
+    if meta.permissions().readonly() {
+        // Opening it for writing would have failed: a rename must not
+        // get around that.
+        return Err(in_the_way(format!(
+            "{} is read-only; not replacing it",
+            path.display()
+        )));
+    }
     Ok(Some(meta.permissions()))
 }
 
@@ -756,6 +764,11 @@ mod write_file_tests {
         assert_eq!(std::fs::read(&f).unwrap(), b"new");
         let mode = std::fs::metadata(&f).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o640);
+        // A read-only file stays as it is (writing into it would fail).
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let e = write_file(&f, b"newer").unwrap_err().to_string();
+        assert!(e.contains("read-only"), "{e}");
+        assert_eq!(std::fs::read(&f).unwrap(), b"new");
         holds_only(d.path(), &["out.md"]);
     }
 
