@@ -689,3 +689,268 @@ fn pretty_and_reconstruct_never_write_through_what_is_there() {
             .is_symlink()
     );
 }
+
+/// A one-line bundle holding one tool whose prompt is `prompt` (a JS string
+/// literal's body), in the shape the tool finder reads.
+fn tool_js(name: &str, prompt: &str) -> String {
+    format!(
+        "var W = mk({{ name: \"{name}\", prompt: () => \"{prompt}\", inputSchema: SCH, call() {{}} }});\n"
+    )
+}
+
+/// `diff` of two one-line files whose tool descriptions differ just before
+/// a line break followed by a word that starts with a character of several
+/// bytes: the word diff's next line starts with it, and every rendering
+/// shows it (HTML once cut its first byte and panicked).
+#[test]
+fn diff_renders_word_diffs_of_any_text() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, word) in ["étude", "世界", "😀 smile", "\\u0301accent"]
+        .iter()
+        .enumerate()
+    {
+        let a = write(
+            dir.path(),
+            &format!("a{i}.js"),
+            tool_js(
+                "Fetch",
+                &format!("Fetch a page and read it.\\n{word} first"),
+            )
+            .as_bytes(),
+        );
+        let b = write(
+            dir.path(),
+            &format!("b{i}.js"),
+            tool_js("Fetch", &format!("Fetch a site and read it.\\n{word} then")).as_bytes(),
+        );
+        for format in ["html", "md", "text"] {
+            let out = bin()
+                .args(["diff", &a, &b, "--format", format])
+                .timeout(std::time::Duration::from_secs(60))
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{word} {format}: {err}");
+            let text = String::from_utf8(out.stdout).unwrap();
+            assert!(
+                text.contains("Fetch") && text.contains("site"),
+                "{format}: {text}"
+            );
+        }
+    }
+}
+
+/// Files in `dir`, sorted (empty if it does not exist).
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Every writer of a folder names all its files before the first write:
+/// two outputs of one run at one path (one name twice, names equal but for
+/// case) are refused with nothing written, with or without `--force`; an
+/// overlong name is shortened, and the index names the file as written.
+#[test]
+fn every_folder_writer_plans_its_names_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/js/single.js");
+    let single_text = std::fs::read_to_string(&single).unwrap();
+    // Two modules of one name, and of names equal but for case.
+    let twice = build_payload(
+        &[
+            Spec::js("/$bunfs/root/cli", b"var a = 1;"),
+            Spec::js("/$bunfs/root/x.js", b"var b = 2;"),
+            Spec::js("/$bunfs/root/x.js", b"var c = 3;"),
+        ],
+        0,
+    );
+    let cased = build_payload(
+        &[
+            Spec::js("/$bunfs/root/cli", b"var a = 1;"),
+            Spec::js("/$bunfs/root/Edit.js", b"var b = 2;"),
+            Spec::js("/$bunfs/root/EDIT.js", b"var c = 3;"),
+        ],
+        0,
+    );
+    let twice = write(dir.path(), "twice.bin", &twice);
+    let cased = write(dir.path(), "cased.bin", &cased);
+    // Two workflows of one name (the fixture's second, renamed).
+    let second = "{ name: \"second\", description: D2 }";
+    let wf = single_text.replace(second, "{ name: WN, description: D2 }");
+    assert_ne!(wf, single_text);
+    let wf = write(dir.path(), "wf.js", wf.as_bytes());
+    let wf_cased = single_text.replace(second, "{ name: \"Code-Review\", description: D2 }");
+    assert_ne!(wf_cased, single_text);
+    let wf_cased = write(dir.path(), "wf-cased.js", wf_cased.as_bytes());
+    // Tools Edit and EDIT: one prompt id each, one file name.
+    let tools = format!(
+        "{}{}",
+        tool_js(
+            "Edit",
+            "Use this tool to edit a file you were given, and say what you changed in it."
+        ),
+        tool_js(
+            "EDIT",
+            "Use this tool to edit a file in capitals, and say what you changed in it."
+        )
+    );
+    let tools = write(dir.path(), "tools.js", tools.as_bytes());
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["extract", &twice], "both"),
+        (vec!["extract", &cased], "case"),
+        (vec!["pretty", &twice, "--all"], "both"),
+        (vec!["pretty", &cased, "--all"], "case"),
+        (vec!["reconstruct", &wf], "both"),
+        (vec!["reconstruct", &wf_cased], "case"),
+        (vec!["surface", &tools, "--export"], "(EDIT tool)"),
+    ];
+    for (i, (args, needle)) in cases.iter().enumerate() {
+        for force in [false, true] {
+            let out = dir.path().join(format!("out{i}-{force}"));
+            let mut a = args.clone();
+            if !args.contains(&"--export") {
+                a.push("-o");
+            }
+            a.push(out.to_str().unwrap());
+            if force {
+                a.push("--force");
+            }
+            fails_with(&a, needle);
+            assert_eq!(json_error_kind(&a), "bun", "{a:?}");
+            assert!(listing(&out).is_empty(), "{a:?}: nothing written");
+        }
+    }
+
+    // A 300-character module name: written under a shortened name that
+    // the manifest gives, for `extract` and `pretty`.
+    let long = format!("/$bunfs/root/{}.js", "m".repeat(300));
+    let p = build_payload(
+        &[
+            Spec::js("/$bunfs/root/cli", b"var a = 1;"),
+            Spec::js(&long, b"var long = 2;"),
+        ],
+        0,
+    );
+    let p = write(dir.path(), "long.bin", &p);
+    let out = dir.path().join("long-extract");
+    let v = json(&["extract", &p, "-o", out.to_str().unwrap()]);
+    let file = v["modules"][1]["file"].as_str().unwrap().to_string();
+    assert!(
+        file.len() <= 200 && file.ends_with(".js") && file.contains('~'),
+        "{file}"
+    );
+    assert_eq!(std::fs::read(out.join(&file)).unwrap(), b"var long = 2;");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["modules"][1]["file"], file.as_str());
+    let out = dir.path().join("long-pretty");
+    let v = json(&["pretty", &p, "--all", "-o", out.to_str().unwrap()]);
+    let written: Vec<String> = v["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(written.len(), 2, "{v}");
+    for f in &written {
+        let name = Path::new(f).file_name().unwrap().len();
+        assert!(name <= 200, "{f}");
+        assert!(Path::new(f).is_file(), "{f}");
+    }
+    // The same run again gives the same names (refused: they exist).
+    fails_with(
+        &["pretty", &p, "--all", "-o", out.to_str().unwrap()],
+        "already exists",
+    );
+
+    // A 300-character tool name: the prompt's file is shortened, and
+    // index.json names it, with the hash of what it holds.
+    let tool = write(
+        dir.path(),
+        "long-tool.js",
+        tool_js(
+            &"T".repeat(300),
+            "Use this tool to edit a file you were given, and say what you changed in it.",
+        )
+        .as_bytes(),
+    );
+    let out = dir.path().join("long-export");
+    bin()
+        .args(["surface", &tool, "--export", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let prompts = index["prompts"].as_array().unwrap();
+    assert!(!prompts.is_empty(), "{index}");
+    for p in prompts {
+        let file = p["file"].as_str().unwrap();
+        assert!(file.len() <= 200, "{file}");
+        let bytes = std::fs::read(out.join(file)).unwrap();
+        use sha2::Digest;
+        assert_eq!(
+            p["sha256"],
+            hex::encode(sha2::Sha256::digest(&bytes)),
+            "{file}"
+        );
+    }
+}
+
+/// `-o FILE` never writes through what is at FILE: a symlink, a hard link
+/// or a FIFO is refused with one line and left as it was, for every command
+/// that writes one file.
+#[cfg(unix)]
+#[test]
+fn dash_o_never_writes_through_what_is_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/js/single.js");
+    let single = single.to_str().unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    let commands: [&[&str]; 5] = [
+        &["report", single, "--format", "md"],
+        &["diff", single, single, "--format", "html"],
+        &["info", single, "--format", "md"],
+        &["pretty", single],
+        &["workflows", single, "--format", "md"],
+    ];
+    for (i, cmd) in commands.iter().enumerate() {
+        let link = dir.path().join(format!("link{i}"));
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let hard = dir.path().join(format!("hard{i}"));
+        std::fs::hard_link(&victim, &hard).unwrap();
+        let fifo = dir.path().join(format!("fifo{i}"));
+        mkfifo(&fifo);
+        for (path, needle) in [(&link, "link"), (&hard, "hard link"), (&fifo, "FIFO")] {
+            let mut args = cmd.to_vec();
+            args.extend(["-o", path.to_str().unwrap()]);
+            fails_with(&args, needle);
+        }
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious", "{cmd:?}");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        // And a plain file is written (and replaced) as asked.
+        let plain = dir.path().join(format!("plain{i}"));
+        std::fs::write(&plain, b"old").unwrap();
+        let mut args = cmd.to_vec();
+        args.extend(["-o", plain.to_str().unwrap()]);
+        bin().args(&args).assert().success();
+        assert_ne!(std::fs::read(&plain).unwrap(), b"old", "{cmd:?}");
+    }
+    // No temporary file is left beside the outputs.
+    assert!(
+        listing(dir.path()).iter().all(|n| !n.ends_with(".tmp")),
+        "{:?}",
+        listing(dir.path())
+    );
+}

@@ -234,7 +234,7 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
         .unwrap();
     let csv = String::from_utf8(csv.stdout).unwrap();
     assert!(csv.starts_with("version,platform,kind,name,value\n"));
-    assert!(csv.contains(&format!("2.1.242,{PLATFORM},flag,{added},")));
+    assert!(csv.contains(&format!("\"2.1.242\",\"{PLATFORM}\",\"flag\",\"{added}\",")));
 
     // 6b. A published copy nobody may write (a shared folder, a read-only
     //     mount) answers every query as the store it was exported from.

@@ -1,10 +1,9 @@
-use super::outdir::{OutDir, OutputError};
+use super::outdir::{OutDir, OutPlan};
 use super::{Global, TargetArg, print_json};
 use crate::bun::digest::sha256_hex;
 use crate::report::modules::ModuleRow;
 use clap::Args;
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Args)]
@@ -67,66 +66,27 @@ fn owner(m: &crate::bun::Module, sidecar: bool) -> String {
     }
 }
 
-/// Every path the run will write, checked against each other: no two files
-/// at one path, and no file where another needs a folder. Names are compared
-/// case-folded too, because macOS and Windows folders are case-insensitive by
-/// default and the second create would fail half-way through the run.
-fn check_collisions(files: &[(PathBuf, String)]) -> anyhow::Result<()> {
-    let fold = |p: &Path| p.to_string_lossy().to_lowercase();
-    let mut at: HashMap<String, (&Path, &str)> = HashMap::new();
-    for (rel, who) in files {
-        if let Some((first, other)) = at.insert(fold(rel), (rel, who)) {
-            if first == rel {
-                return Err(OutputError::Collision(format!(
-                    "{other} and {who} would both be written to {}",
-                    rel.display()
-                ))
-                .into());
-            }
-            return Err(OutputError::Collision(format!(
-                "{other} and {who} would be written to {} and {}, one file where case is ignored (macOS, Windows)",
-                first.display(),
-                rel.display()
-            )).into());
-        }
-    }
-    for (rel, who) in files {
-        for dir in rel
-            .ancestors()
-            .skip(1)
-            .filter(|p| !p.as_os_str().is_empty())
-        {
-            if let Some((_, other)) = at.get(&fold(dir)) {
-                return Err(OutputError::Collision(format!(
-                    "{other} is written to {}, where {who} needs a directory",
-                    dir.display()
-                ))
-                .into());
-            }
-        }
-    }
-    Ok(())
-}
-
 pub fn run(g: &Global, a: &ExtractArgs) -> anyhow::Result<i32> {
     let opened = g.open(&a.target.target)?;
     let build = g.build(&opened)?;
     let graph = &build.graph;
 
-    // Everything is checked before anything is written: names, collisions
-    // between the files of this run, decoding, then what the folder holds.
+    // Everything is checked before anything is written: names and
+    // collisions between the files of this run (the plan: one path twice,
+    // equal but for case, a file where another needs a folder), decoding,
+    // then what the folder holds.
+    let mut plan = OutPlan::new();
+    let manifest_rel = plan.add(Path::new("manifest.json"), "manifest.json")?;
     let mut rels = Vec::with_capacity(graph.modules.len());
-    let mut files: Vec<(PathBuf, String)> = Vec::new();
     for m in &graph.modules {
-        let rel = m.relative_path()?;
-        files.push((rel.clone(), owner(m, false)));
-        if a.bytecode && !m.bytecode.is_empty() {
-            files.push((sidecar(&rel), owner(m, true)));
-        }
-        rels.push(rel);
+        let rel = plan.add(&m.relative_path()?, owner(m, false))?;
+        let bc = if a.bytecode && !m.bytecode.is_empty() {
+            Some(plan.add(&sidecar(&rel), owner(m, true))?)
+        } else {
+            None
+        };
+        rels.push((rel, bc));
     }
-    files.push((PathBuf::from("manifest.json"), "manifest.json".into()));
-    check_collisions(&files)?;
 
     // Decoding and hashing run on every core; files are created one at a
     // time, because parallel creates in one folder only contend for its lock
@@ -143,9 +103,7 @@ pub fn run(g: &Global, a: &ExtractArgs) -> anyhow::Result<i32> {
         .collect::<Result<_, crate::bun::GraphError>>()?;
 
     let root = &a.output;
-    let paths: Vec<PathBuf> = files.into_iter().map(|(p, _)| p).collect();
-    OutDir::check(root, &paths, a.force)?;
-    let mut out = OutDir::create(root, a.force)?;
+    let mut out = OutDir::open(root, &plan, a.force)?;
 
     let bar = (!g.quiet
         && !g.json
@@ -153,14 +111,14 @@ pub fn run(g: &Global, a: &ExtractArgs) -> anyhow::Result<i32> {
         && rels.len() > 50)
         .then(|| indicatif::ProgressBar::new(rels.len() as u64));
     let mut written = Vec::with_capacity(rels.len());
-    for ((m, rel), (bytes, decoded_sha256)) in graph.modules.iter().zip(&rels).zip(&decoded) {
+    for ((m, (rel, bc)), (bytes, decoded_sha256)) in graph.modules.iter().zip(&rels).zip(&decoded) {
         out.write(rel, if a.raw { m.contents } else { bytes })?;
-        let bytecode_file = if a.bytecode && !m.bytecode.is_empty() {
-            let rel_bc = sidecar(rel);
-            out.write(&rel_bc, graph.bytecode_of(m))?;
-            Some(rel_bc.to_string_lossy().into_owned())
-        } else {
-            None
+        let bytecode_file = match bc {
+            Some(rel_bc) => {
+                out.write(rel_bc, graph.bytecode_of(m))?;
+                Some(rel_bc.to_string_lossy().into_owned())
+            }
+            None => None,
         };
         if let Some(b) = &bar {
             b.inc(1);
@@ -189,7 +147,7 @@ pub fn run(g: &Global, a: &ExtractArgs) -> anyhow::Result<i32> {
         modules: written,
     };
     let text = serde_json::to_vec_pretty(&manifest)?;
-    out.write(Path::new("manifest.json"), &text)?;
+    out.write(&manifest_rel, &text)?;
     if g.json {
         return print_json(&manifest).map(|_| 0);
     }

@@ -1,4 +1,4 @@
-use super::outdir::OutDir;
+use super::outdir::{OutDir, OutPlan};
 use super::{Global, TargetArg, print_json};
 use crate::js::code::{CodeIndex, Depth, IndexedModule};
 use crate::report::escape::display as esc;
@@ -101,10 +101,10 @@ fn write_module(m: &IndexedModule, out: &Path) -> anyhow::Result<WrittenModule> 
     }
     super::outdir::write_file(out, m.printed.code.as_bytes())?;
     let map_path = linemap_path(out);
-    let f = super::outdir::create_file(&map_path)?;
-    let mut w = std::io::BufWriter::new(f);
-    serde_json::to_writer(&mut w, &m.printed.map.to_file(&m.name))?;
-    w.flush()?;
+    super::outdir::write_file(
+        &map_path,
+        &serde_json::to_vec(&m.printed.map.to_file(&m.name))?,
+    )?;
     Ok(written(m, out, &map_path))
 }
 
@@ -115,11 +115,11 @@ fn write_module_below(
     root: &Path,
     m: &IndexedModule,
     rel: &Path,
+    map_rel: &Path,
 ) -> anyhow::Result<WrittenModule> {
     dir.write(rel, m.printed.code.as_bytes())?;
-    let map_rel = linemap_path(rel);
     dir.write(
-        &map_rel,
+        map_rel,
         &serde_json::to_vec(&m.printed.map.to_file(&m.name))?,
     )?;
     Ok(written(m, &root.join(rel), &root.join(map_rel)))
@@ -238,19 +238,20 @@ pub fn run(g: &Global, a: &PrettyArgs) -> anyhow::Result<i32> {
     if folder {
         // Every path checked before the first write (module names come
         // from the build: nothing already there is written through).
-        let rels = ci
-            .modules
-            .iter()
-            .map(|m| graph.modules[m.graph_index].relative_path())
-            .collect::<Result<Vec<_>, _>>()?;
-        let files: Vec<PathBuf> = rels
-            .iter()
-            .flat_map(|r| [r.clone(), linemap_path(r)])
-            .collect();
-        OutDir::check(out, &files, a.force)?;
-        let mut dir = OutDir::create(out, a.force)?;
-        for (m, rel) in ci.modules.iter().zip(&rels) {
-            written.push(write_module_below(&mut dir, out, m, rel)?);
+        let mut plan = OutPlan::new();
+        let mut rels = Vec::with_capacity(ci.modules.len());
+        for m in &ci.modules {
+            let rel = graph.modules[m.graph_index].relative_path()?;
+            let rel = plan.add(&rel, format!("module {}", m.name))?;
+            let map = plan.add(
+                &linemap_path(&rel),
+                format!("the line map of module {}", m.name),
+            )?;
+            rels.push((rel, map));
+        }
+        let mut dir = OutDir::open(out, &plan, a.force)?;
+        for (m, (rel, map)) in ci.modules.iter().zip(&rels) {
+            written.push(write_module_below(&mut dir, out, m, rel, map)?);
         }
     } else {
         let m = ci.modules.first().ok_or_else(not_js)?;

@@ -238,19 +238,64 @@ fn export(
     version: Option<&str>,
     prompts: &[crate::analysis::surface::prompts::Prompt],
 ) -> anyhow::Result<()> {
-    use super::outdir::OutDir;
-    let files = crate::analysis::surface::prompts::export_files(version, prompts);
-    let paths: Vec<std::path::PathBuf> = files.iter().map(|(p, _)| p.into()).collect();
-    OutDir::check(dir, &paths, force)?;
-    let mut out = OutDir::create(dir, force)?;
-    for (p, bytes) in &files {
-        out.write(std::path::Path::new(p), bytes)?;
+    use super::outdir::{OutDir, OutPlan};
+    use std::path::Path;
+    let mut files = crate::analysis::surface::prompts::export_files(version, prompts);
+    // Prompt ids come from the build (a tool's name): two that are one
+    // file name where case is ignored (`Edit`, `EDIT`), or one id twice,
+    // are refused before anything is written; an overlong id is shortened.
+    let mut plan = OutPlan::new();
+    let mut renamed = false;
+    let mut rels = Vec::with_capacity(files.len());
+    for (i, (p, _)) in files.iter().enumerate() {
+        let who = match prompts.get(i) {
+            // The title tells two prompts of one id apart ("Edit tool").
+            Some(pr) => format!(
+                "prompt {} ({})",
+                pr.id,
+                crate::report::doc::elide(&pr.title, 60)
+            ),
+            None => p.clone(),
+        };
+        let rel = plan.add(Path::new(p), who)?;
+        renamed |= rel.as_os_str() != p.as_str();
+        rels.push(rel);
+    }
+    if renamed {
+        // index.json names each prompt's file: it must name the file as
+        // written.
+        rename_in_index(&mut files, &rels)?;
+    }
+    let mut out = OutDir::open(dir, &plan, force)?;
+    for ((_, bytes), rel) in files.iter().zip(&rels) {
+        out.write(rel, bytes)?;
     }
     errln!(
         "wrote {} prompts and index.json to {}",
         prompts.len(),
         dir.display()
     );
+    Ok(())
+}
+
+/// `index.json` (the last of `files`) with each prompt's `file` as planned
+/// in `rels` (same order as `files`).
+fn rename_in_index(
+    files: &mut [(String, Vec<u8>)],
+    rels: &[std::path::PathBuf],
+) -> anyhow::Result<()> {
+    let Some(((_, index), prompt_files)) = files.split_last_mut() else {
+        return Ok(());
+    };
+    let mut v: serde_json::Value = serde_json::from_slice(index)?;
+    if let Some(entries) = v.get_mut("prompts").and_then(|p| p.as_array_mut()) {
+        for ((entry, _), rel) in entries.iter_mut().zip(prompt_files.iter()).zip(rels) {
+            entry["file"] = serde_json::Value::String(rel.to_string_lossy().into_owned());
+        }
+    }
+    let mut json = serde_json::to_vec_pretty(&v)?;
+    json.push(b'\n');
+    *index = json;
     Ok(())
 }
 

@@ -1,6 +1,6 @@
 use super::AnalysisError;
 use super::format::OutputArgs;
-use super::outdir::OutDir;
+use super::outdir::{OutDir, OutPlan};
 use super::{Global, TargetArg, print_json};
 use crate::analysis::workflows::WorkflowScript;
 use crate::report::doc::{Block, Doc, Inline, Section, Status, fmt};
@@ -8,7 +8,7 @@ use crate::report::escape::display as esc;
 use crate::report::table::{Align, Table, thousands};
 use crate::report::teardown;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args)]
 pub struct WorkflowsArgs {
@@ -259,29 +259,31 @@ pub fn reconstruct(g: &Global, a: &ReconstructArgs) -> anyhow::Result<i32> {
     }
     // Every file checked before the first write; nothing already in DIR is
     // written through.
-    let mut files = Vec::new();
+    // Two workflows of one name, or of names equal but for case, are
+    // refused here, before anything is written.
+    let mut plan = OutPlan::new();
+    let mut rels = Vec::with_capacity(all.len());
     for w in &all {
         let stem = safe_file_stem(&w.name)?;
-        files.push(PathBuf::from(format!("{stem}.meta.json")));
-        if w.text.is_some() {
-            files.push(PathBuf::from(format!("{stem}.js")));
-        }
+        let who = format!("workflow {}", w.name);
+        let meta = plan.add(Path::new(&format!("{stem}.meta.json")), who.clone())?;
+        let script = match w.text {
+            Some(_) => Some(plan.add(Path::new(&format!("{stem}.js")), who)?),
+            None => None,
+        };
+        rels.push((meta, script));
     }
-    OutDir::check(&a.output, &files, a.force)?;
-    let mut dir = OutDir::create(&a.output, a.force)?;
+    let mut dir = OutDir::open(&a.output, &plan, a.force)?;
     let mut failed = 0;
     let mut written = Vec::new();
-    for w in &all {
-        let stem = safe_file_stem(&w.name)?;
+    for (w, (meta_rel, script_rel)) in all.iter().zip(&rels) {
         let meta = serde_json::json!({ "target": label, "version": version, "workflow": w });
-        let meta_rel = PathBuf::from(format!("{stem}.meta.json"));
-        dir.write(&meta_rel, &serde_json::to_vec_pretty(&meta)?)?;
-        let meta_path = a.output.join(&meta_rel);
-        match &w.text {
-            Some(text) => {
-                let rel = PathBuf::from(format!("{stem}.js"));
-                dir.write(&rel, text.as_bytes())?;
-                let p = a.output.join(&rel);
+        dir.write(meta_rel, &serde_json::to_vec_pretty(&meta)?)?;
+        let meta_path = a.output.join(meta_rel);
+        match (&w.text, script_rel) {
+            (Some(text), Some(rel)) => {
+                dir.write(rel, text.as_bytes())?;
+                let p = a.output.join(rel);
                 written.push(serde_json::json!({"name": w.name, "script": p.display().to_string(), "meta": meta_path.display().to_string(), "sha256": w.script.as_ref().map(|s| s.sha256.clone())}));
                 if !g.json {
                     let s = w.script.as_ref().expect("facts for a text");
@@ -296,7 +298,7 @@ pub fn reconstruct(g: &Global, a: &ReconstructArgs) -> anyhow::Result<i32> {
                     );
                 }
             }
-            None => {
+            _ => {
                 failed += 1;
                 if !g.json {
                     errln!(

@@ -643,7 +643,10 @@ fn term_table(o: &mut String, tb: &Table, p: &Paint, t: &Term, indent: usize) {
     let n = tb.columns.len();
     let shown = tb.limit.unwrap_or(usize::MAX).min(tb.rows.len());
     let rows = &tb.rows[..shown];
-    let mut w: Vec<usize> = tb.columns.iter().map(|c| cols(&c.title)).collect();
+    // Titles are text like any other: escaped (a view may name a column
+    // after something from the build).
+    let titles: Vec<String> = tb.columns.iter().map(|c| clean(&c.title)).collect();
+    let mut w: Vec<usize> = titles.iter().map(|t| cols(t)).collect();
     for r in rows {
         for (i, c) in r.iter().enumerate().take(n) {
             w[i] = w[i].max(cols(&clean(&c.plain())));
@@ -657,7 +660,7 @@ fn term_table(o: &mut String, tb: &Table, p: &Paint, t: &Term, indent: usize) {
             .map(|(c, &wi)| match c.kind {
                 // Numbers and verdicts are short; names and text give way.
                 Kind::Number | Kind::Status => wi,
-                _ => wi.min(cols(&c.title).max(8)),
+                _ => wi.min(cols(&clean(&c.title)).max(8)),
             })
             .collect();
         fit(&mut w, &mins, width.saturating_sub(indent));
@@ -686,10 +689,10 @@ fn term_table(o: &mut String, tb: &Table, p: &Paint, t: &Term, indent: usize) {
     };
     line(
         o,
-        tb.columns
+        titles
             .iter()
             .enumerate()
-            .map(|(i, c)| p.sgr("1", &elide(&c.title, w[i])))
+            .map(|(i, t)| p.sgr("1", &elide(t, w[i])))
             .collect(),
     );
     line(o, w.iter().map(|&k| "-".repeat(k)).collect());
@@ -886,7 +889,7 @@ pub fn wrap_plain(s: &str, width: Option<usize>) -> String {
                 out.push_str(&cur);
                 out.push('\n');
                 cur = "  ".to_string();
-                cur.push_str(&elide(word, width - 2));
+                cur.push_str(&elide(word, width.saturating_sub(2).max(1)));
             } else {
                 cur.push_str(lead);
                 cur.push_str(&elide(word, width.saturating_sub(cols(&cur)).max(1)));
@@ -1446,10 +1449,15 @@ fn html_code(o: &mut String, text: &str, max: Option<usize>, diff: bool, js: boo
             _ => ("", l),
         };
         let inner = if js && class != "d-hunk" {
-            if diff && !body.is_empty() {
-                format!("{}{}", h(&body[..1]), js_colour(&body[1..]))
-            } else {
-                js_colour(body)
+            // A diff line's first character is its sign, kept out of the
+            // colouring. It is a character, not a byte: a line of a word
+            // diff may start with any letter (`é…` after a line break).
+            match body.chars().next() {
+                Some(sign) if diff => {
+                    let rest = &body[sign.len_utf8()..];
+                    format!("{}{}", h(&sign.to_string()), js_colour(rest))
+                }
+                _ => js_colour(body),
             }
         } else {
             h(body)
@@ -1762,6 +1770,68 @@ mod tests {
         );
         assert!(o.lines().all(|l| l.chars().count() <= 120), "{o}");
         assert!(o.contains("`tengu_flag_199`"));
+    }
+
+    /// Every rendering of diff lines that start with a character of more
+    /// than one byte (a word diff keeps the line breaks of the texts: a
+    /// changed description's next line may start with any letter).
+    #[test]
+    fn diff_lines_starting_with_any_character_render_everywhere() {
+        for text in [
+            "[-a-]{+b+}\nétude suivante",
+            "世界\n+é\n-😀 x\n@ü",
+            "\u{301}combining\n\u{202e}override\n",
+        ] {
+            let mut d = Doc::new("T");
+            d.push(Block::Diff {
+                caption: Some(Inline::code("Tool").t(": description, word diff")),
+                text: text.to_string(),
+                max_lines: Some(6),
+            });
+            d.push(Block::Code {
+                lang: "js",
+                caption: None,
+                text: text.to_string(),
+                max_lines: None,
+            });
+            let html = d.html();
+            for line in text.lines() {
+                let first = line.chars().next().unwrap();
+                assert!(html.contains(&h(&first.to_string())), "{html}");
+            }
+            assert!(d.markdown().contains(text.lines().last().unwrap()));
+            for width in [None, Some(1), Some(3), Some(20), Some(80)] {
+                let t = d.terminal(&Term { color: true, width });
+                // Narrow terminals cut the caption; wide ones show it.
+                assert!(t.contains("Tool") || width < Some(20), "{t}");
+                assert!(t.lines().count() >= text.lines().count().min(6), "{t}");
+            }
+        }
+    }
+
+    #[test]
+    fn column_titles_are_escaped_on_a_terminal() {
+        let mut tb = Table::new(vec![Column::new("a\x1b[2Jb", Kind::Text)]);
+        tb.row(vec!["x".into()]);
+        let out = table_text(
+            &tb,
+            &Term {
+                color: false,
+                width: Some(40),
+            },
+        );
+        assert!(
+            !out.contains('\x1b') && out.contains("a\\x1b[2Jb"),
+            "{out:?}"
+        );
+    }
+
+    #[test]
+    fn wrapping_to_any_width() {
+        for w in 0..6 {
+            let out = wrap_plain("word élan 世界 another", Some(w));
+            assert_eq!(out.lines().count(), 4, "{w}: {out:?}");
+        }
     }
 
     #[test]
