@@ -58,6 +58,20 @@ fn signed_macho(code_len: usize, sign: &dyn Fn(&[u8]) -> Vec<u8>) -> Vec<u8> {
 /// A CodeDirectory (version 0x20400) over `signed`: hash type 1 (SHA-1)
 /// or 2 (SHA-256), pages of 2^`page_log` bytes, no special slots.
 fn code_directory(signed: &[u8], hash_type: u8, page_log: u8, flags: u32, team: &str) -> Vec<u8> {
+    code_directory_with_slots(signed, hash_type, page_log, flags, team, 0)
+}
+
+/// [`code_directory`] with `special` special slots: those that bind a
+/// blob of the signature (2, 5, 7) empty, the others bound to files
+/// outside the executable (`external`).
+fn code_directory_with_slots(
+    signed: &[u8],
+    hash_type: u8,
+    page_log: u8,
+    flags: u32,
+    team: &str,
+    special: usize,
+) -> Vec<u8> {
     let hash = |d: &[u8]| -> Vec<u8> {
         if hash_type == 1 {
             sha1::Sha1::digest(d).to_vec()
@@ -68,7 +82,7 @@ fn code_directory(signed: &[u8], hash_type: u8, page_log: u8, flags: u32, team: 
     let hash_size = if hash_type == 1 { 20 } else { 32 };
     let ident = b"com.example.signed\0";
     let team_at = 88 + ident.len();
-    let hash_offset = team_at + team.len() + 1;
+    let hash_offset = team_at + team.len() + 1 + special * hash_size;
     let page = 1usize << page_log;
     let pages = signed.len().div_ceil(page);
     let mut cd = vec![0u8; 88];
@@ -78,6 +92,7 @@ fn code_directory(signed: &[u8], hash_type: u8, page_log: u8, flags: u32, team: 
     cd[12..16].copy_from_slice(&flags.to_be_bytes());
     cd[16..20].copy_from_slice(&(hash_offset as u32).to_be_bytes());
     cd[20..24].copy_from_slice(&88u32.to_be_bytes());
+    cd[24..28].copy_from_slice(&(special as u32).to_be_bytes());
     cd[28..32].copy_from_slice(&(pages as u32).to_be_bytes());
     cd[32..36].copy_from_slice(&(signed.len() as u32).to_be_bytes());
     cd[36] = hash_size as u8;
@@ -87,6 +102,14 @@ fn code_directory(signed: &[u8], hash_type: u8, page_log: u8, flags: u32, team: 
     cd.extend_from_slice(ident);
     cd.extend_from_slice(team.as_bytes());
     cd.push(0);
+    // Slot n is stored n slots before the code hashes.
+    for slot in (1..=special).rev() {
+        let bound_here = matches!(slot, 2 | 5 | 7);
+        cd.extend(std::iter::repeat_n(
+            if bound_here { 0 } else { 0x5a },
+            hash_size,
+        ));
+    }
     for p in signed.chunks(page) {
         cd.extend_from_slice(&hash(p));
     }
@@ -433,7 +456,9 @@ fn summary(sig: &serde_json::Value) -> &str {
 fn one_cd_listed(types: &[u32]) -> impl Fn(&[u8]) -> Vec<u8> {
     let types = types.to_vec();
     move |signed: &[u8]| {
-        let cd = code_directory(signed, 2, 12, CS_ADHOC, "");
+        // Small pages and 64 special slots: a CodeDirectory that is costly
+        // to check and to print, as the reviewer's was.
+        let cd = code_directory_with_slots(signed, 2, 4, CS_ADHOC, "", 64);
         let index: Vec<(u32, usize)> = types.iter().map(|&t| (t, 0)).collect();
         superblob(&index, &[cd])
     }
@@ -444,8 +469,8 @@ fn a_superblob_listing_one_code_directory_100000_times_is_malformed_at_once() {
     let (_keep, dir) = samples();
     // The reviewer's sample: 100,000 index entries, all the CodeDirectory
     // (an 800 kB file).
-    let b = signed_macho(4096, &one_cd_listed(&vec![0; 100_000]));
-    assert!(b.len() > 800_000);
+    let b = signed_macho(16_384, &one_cd_listed(&vec![0; 100_000]));
+    assert!(b.len() > 800_000 && b.len() < 900_000, "{}", b.len());
     let sig = every_command(&write(&dir, "cd-100000.macho", &b));
     assert_eq!(sig["status"], "malformed", "{sig}");
     assert!(summary(&sig).contains("100000 entries"), "{sig}");

@@ -124,9 +124,9 @@ const MAX_CMS: usize = 1 << 20;
 /// hold. The `der` crate decodes every SET OF (certificates, signer infos,
 /// attributes, the parts of a name) by insertion sort, re-encoding both
 /// elements at each comparison: quadratic in the count. Real signatures
-/// hold at most a few dozen (the most in Claude Code's builds, 2.1.220 –
-/// 2.1.332: 16), so counting here, before anything is decoded, bounds that
-/// sort at `MAX_ELEMENTS²` comparisons per set.
+/// hold a few (Claude Code's builds, 2.1.220 and 2.1.332, darwin and
+/// win32: at most 9 in any value), so counting here, before anything is
+/// decoded, bounds that sort at `MAX_ELEMENTS²` comparisons per set.
 const MAX_ELEMENTS: usize = 128;
 
 fn too_many(elements: usize) -> Result<(), String> {
