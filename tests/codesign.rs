@@ -550,8 +550,8 @@ fn a_fat_header_listing_one_slice_50000_times_is_malformed_at_once() {
     let (_keep, dir) = samples();
     let thin = signed_macho(4096, &one_cd_listed(&[0]));
     // The reviewer's sample: 50,000 entries, all the one signed slice.
-    let n = 50_000;
-    let at = (8 + 20 * n as usize).div_ceil(16384) * 16384;
+    let n: usize = 50_000;
+    let at = (8 + 20 * n).div_ceil(16384) * 16384;
     let entries = vec![(CPU_ARM64, at, thin.len()); n];
     let b = fat(&entries, &[(at, &thin)]);
     let sig = every_command(&write(&dir, "fat-50000.macho", &b));
