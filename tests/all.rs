@@ -6,6 +6,7 @@ mod common;
 mod bad_input;
 mod cache;
 mod cli_trust;
+mod codesign;
 mod diff;
 mod diff_budget;
 mod fixtures;

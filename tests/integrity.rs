@@ -141,6 +141,16 @@ fn published_darwin_is_identical_and_validly_signed() {
     assert_eq!(v["published"]["version"], VERSION);
     assert_eq!(v["file"]["sha256"], v["file"]["published_sha256"]);
     assert_eq!(v["signature"]["status"], "valid");
+    // Hashes match and the CDHash is the published one; who signed is
+    // still not verified.
+    assert_eq!(v["signature"]["identity_verified"], false);
+    assert_eq!(v["signature"]["published"]["matches"], true);
+    assert_eq!(v["signature"]["published"]["value"], CDHASH);
+    assert!(
+        text.contains("signer not verified")
+            && text.contains("CDHash matches the published build's"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -180,6 +190,10 @@ fn an_edited_string_is_pinned_to_module_function_line_page_and_bytecode() {
         summary.contains(&format!("1 page differs: first at offset {page}")),
         "{summary}"
     );
+    // The CodeDirectory is still the published one; the bytes are not.
+    assert_eq!(s["published"]["compared"], "cdhash");
+    assert_eq!(s["published"]["matches"], true);
+    assert_eq!(s["published"]["published"], CDHASH);
 
     // The human text says the same.
     let out = bin()
@@ -193,6 +207,12 @@ fn an_edited_string_is_pinned_to_module_function_line_page_and_bytecode() {
     assert!(text.contains("bytecode        stale"), "{text}");
     assert!(text.contains("+                r(\"Xompacting"), "{text}");
     assert!(text.contains("signature: broken (1 page differs"), "{text}");
+    assert!(
+        text.contains(
+            "CDHash matches the published build's, but this file's bytes no longer match it"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

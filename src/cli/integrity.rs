@@ -105,9 +105,14 @@ pub fn published(g: &Global, out: &OutputArgs, target: &str) -> anyhow::Result<i
         modules: Vec::new(),
         signature,
     };
-    if !identical {
+    if identical {
+        // The same bytes carry the same signature: no second check.
+        let same = view.signature.clone();
+        view.signature.compare_with_published(&same);
+    } else {
         let pbuild = g.build(&pub_opened)?;
         let psig = codesign::check(pub_opened.bytes(), &pbuild.located.info);
+        view.signature.compare_with_published(&psig);
         view.container_diffs = integrity::container_diffs(
             opened.bytes(),
             &build.located.info,
@@ -161,8 +166,12 @@ fn doc(v: &PublishedView) -> Doc {
             .c(who.clone()),
     )
     .bare();
+    // A signature over other code than the published build's is not a
+    // pass, however well its hashes match.
+    let differs_from_published = v.signature.published.as_ref().is_some_and(|p| !p.matches);
     let sig_line = Inline::status(
         match v.signature.status {
+            _ if differs_from_published => Status::Block,
             codesign::Status::Valid | codesign::Status::AdHoc => Status::Pass,
             codesign::Status::Unsigned => Status::Muted,
             _ => Status::Block,

@@ -268,7 +268,10 @@ impl InfoView {
             };
             rows.push(("signature", Inline::status(st, s.line())));
             if s.status != codesign::Status::Unsigned {
-                rows.push(("", "(integrity only: certificate chain not checked)".into()));
+                rows.push((
+                    "",
+                    "(integrity only: hashes recomputed; certificate chain not checked, so the Team ID and signer are claims, not proof of who signed)".into(),
+                ));
             }
         }
         d.push(facts(rows));

@@ -120,6 +120,24 @@ const MAX_DEPTH: usize = 48;
 /// Largest CMS blob read (Apple's and Authenticode's are 10–30 KB).
 const MAX_CMS: usize = 1 << 20;
 
+/// Most elements one constructed value (a SET, a SEQUENCE, a `[0]`) may
+/// hold. The `der` crate decodes every SET OF (certificates, signer infos,
+/// attributes, the parts of a name) by insertion sort, re-encoding both
+/// elements at each comparison: quadratic in the count. Real signatures
+/// hold a few (Claude Code's builds, 2.1.220 and 2.1.332, darwin and
+/// win32: at most 9 in any value), so counting here, before anything is
+/// decoded, bounds that sort at `MAX_ELEMENTS²` comparisons per set.
+const MAX_ELEMENTS: usize = 128;
+
+fn too_many(elements: usize) -> Result<(), String> {
+    if elements > MAX_ELEMENTS {
+        return Err(format!(
+            "CMS: a constructed value holds more than {MAX_ELEMENTS} elements (real signatures hold a few dozen at most)"
+        ));
+    }
+    Ok(())
+}
+
 /// Rewrite BER indefinite lengths as definite ones, changing nothing else.
 ///
 /// Apple's `codesign` writes the CMS blob in BER with indefinite-length
@@ -188,7 +206,11 @@ fn reencode(
         if !constructed {
             return Err("CMS: indefinite length on a primitive value".into());
         }
-        while reencode(b, pos, &mut content, depth + 1, true)? {}
+        let mut elements = 0;
+        while reencode(b, pos, &mut content, depth + 1, true)? {
+            elements += 1;
+            too_many(elements)?;
+        }
     } else {
         let len = if l0 < 0x80 {
             l0 as usize
@@ -210,8 +232,11 @@ fn reencode(
             .ok_or_else(err)?;
         if constructed {
             let inner = &b[..end];
+            let mut elements = 0;
             while *pos < end {
                 reencode(inner, pos, &mut content, depth + 1, false)?;
+                elements += 1;
+                too_many(elements)?;
             }
         } else {
             content.extend_from_slice(&b[*pos..end]);
@@ -264,6 +289,25 @@ mod tests {
         ] {
             assert!(definite_lengths(bad).is_err(), "{bad:?}");
             assert!(read(bad).is_err());
+        }
+        // A SET of more elements than the cap, definite and indefinite:
+        // refused before any decoding sorts it; the cap itself is read.
+        for n in [MAX_ELEMENTS, MAX_ELEMENTS + 1, 10_600] {
+            let nulls = [0x05u8, 0x00].repeat(n);
+            let mut definite = vec![0x31, 0x83];
+            definite.extend_from_slice(&(nulls.len() as u32).to_be_bytes()[1..]);
+            definite.extend_from_slice(&nulls);
+            let mut indefinite = vec![0x31, 0x80];
+            indefinite.extend_from_slice(&nulls);
+            indefinite.extend_from_slice(&[0, 0]);
+            for ber in [definite, indefinite] {
+                let r = definite_lengths(&ber);
+                if n > MAX_ELEMENTS {
+                    assert!(r.unwrap_err().contains("more than"), "{n}");
+                } else {
+                    assert_eq!(r.unwrap().len(), 4 + 2 * n, "{n}");
+                }
+            }
         }
         let huge = vec![0x30; MAX_CMS + 1];
         assert!(definite_lengths(&huge).unwrap_err().contains("more than"));

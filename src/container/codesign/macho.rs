@@ -6,8 +6,8 @@
 //! documented behaviour; all integers in the blobs are big-endian.
 
 use super::{
-    CodeDirectory, Kind, MachoSlice, Signature, SpecialSlot, Status, TRUST_NOTE, be32, be64,
-    cms_info, slice,
+    CodeDirectory, Kind, MACHO_CHECKED, MachoSlice, NOT_CHECKED, Signature, SpecialSlot, Status,
+    TRUST_NOTE, be32, be64, cms_info, slice,
 };
 use crate::container::ContainerInfo;
 use rayon::prelude::*;
@@ -45,6 +45,15 @@ const FLAG_NAMES: &[(u32, &str)] = &[
 const MAX_NAME: usize = 1024;
 /// Bound on the entitlement keys listed.
 const MAX_ENTITLEMENTS: usize = 64;
+/// Most slices a fat header may list. Universal builds hold one per
+/// architecture (Claude Code's: none, they are thin; `lipo` output: two or
+/// three); the kernel itself reads the fat header from one page.
+const MAX_FAT_SLICES: usize = 32;
+/// Most entries a SuperBlob index may list. `codesign` writes one blob per
+/// type (its SuperBlob maker keys blobs by type) and Apple defines about
+/// twenty types; real builds carry 3–6 (CodeDirectory, requirements,
+/// entitlements, DER entitlements, an alternate CodeDirectory, CMS).
+const MAX_SUPERBLOB_ENTRIES: usize = 32;
 
 struct Blob<'a> {
     kind: u32,
@@ -57,27 +66,27 @@ pub(super) fn check(bytes: &[u8], info: &ContainerInfo) -> Signature {
         Ok(s) => s,
         Err(e) => return malformed_file(e),
     };
-    let checked: Vec<MachoSlice> = slices
+    let per_slice: Vec<MachoSlice> = slices
         .into_iter()
         .map(|(arch, off, len)| {
             let image = slice(bytes, off, len).unwrap_or(&[]);
             check_slice(image, arch, off as u64)
         })
         .collect();
-    let pick = checked
+    let pick = per_slice
         .iter()
         .position(|s| info.arch.as_deref() == Some(s.arch.as_str()))
         .unwrap_or(0);
-    let Some(main) = checked.get(pick) else {
+    let Some(main) = per_slice.get(pick) else {
         return malformed_file("no slices".into());
     };
     let mut summary = main.summary.clone();
-    for other in &checked {
+    for other in &per_slice {
         if other.arch != main.arch && other.status != main.status {
             summary.push_str(&format!("; slice {}: {}", other.arch, other.summary));
         }
     }
-    let signed = checked.iter().any(|s| s.status != Status::Unsigned);
+    let signed = per_slice.iter().any(|s| s.status != Status::Unsigned);
     let cdhash = main.code_directories.first().map(|c| c.cdhash.clone());
     Signature {
         kind: if signed {
@@ -85,15 +94,27 @@ pub(super) fn check(bytes: &[u8], info: &ContainerInfo) -> Signature {
         } else {
             Kind::None
         },
-        status: worst(checked.iter().map(|s| s.status)),
+        status: worst(per_slice.iter().map(|s| s.status)),
         summary,
         identifier: main.identifier.clone(),
         team_id: main.team_id.clone(),
         cdhash,
         signer: main.signer.clone(),
         trust: TRUST_NOTE,
-        slices: checked,
+        checked: if signed {
+            MACHO_CHECKED.to_vec()
+        } else {
+            Vec::new()
+        },
+        not_checked: if signed {
+            NOT_CHECKED.to_vec()
+        } else {
+            Vec::new()
+        },
+        identity_verified: false,
+        slices: per_slice,
         authenticode: None,
+        published: None,
     }
 }
 
@@ -120,8 +141,12 @@ fn malformed_file(detail: String) -> Signature {
         cdhash: None,
         signer: None,
         trust: TRUST_NOTE,
+        checked: Vec::new(),
+        not_checked: NOT_CHECKED.to_vec(),
+        identity_verified: false,
         slices: Vec::new(),
         authenticode: None,
+        published: None,
     }
 }
 
@@ -138,11 +163,18 @@ fn slices(bytes: &[u8]) -> Result<Vec<(String, usize, usize)>, String> {
     let n = be32(bytes, 4).ok_or("fat header truncated")? as usize;
     // Each entry is 20 bytes: a count the file cannot hold is refused
     // before anything is allocated.
-    if n.checked_mul(20)
+    let header_end = n
+        .checked_mul(20)
         .and_then(|x| x.checked_add(8))
-        .is_none_or(|end| end > bytes.len())
-    {
-        return Err(format!("fat header claims {n} slices"));
+        .filter(|&end| end <= bytes.len())
+        .ok_or_else(|| format!("fat header claims {n} slices"))?;
+    // Every slice is checked in full, so the number of slices multiplies
+    // the work: past what any universal build holds is malformed, said at
+    // once.
+    if n > MAX_FAT_SLICES {
+        return Err(format!(
+            "fat header lists {n} slices (universal builds hold one per architecture; at most {MAX_FAT_SLICES} are read)"
+        ));
     }
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
@@ -156,7 +188,27 @@ fn slices(bytes: &[u8]) -> Result<Vec<(String, usize, usize)>, String> {
                 bytes.len()
             ));
         }
+        if off < header_end && size > 0 {
+            return Err(format!(
+                "fat slice {i} ({off}+{size}) overlaps the fat header"
+            ));
+        }
         out.push((crate::container::macho::arch_name(cpu), off, size));
+    }
+    // Slices must not share bytes (the kernel refuses overlapping slices,
+    // and `lipo` never writes them): a byte is then hashed for one slice
+    // only, and the slices together are never more than the file.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| (out[i].1, out[i].2));
+    for w in order.windows(2) {
+        let (a, b) = (&out[w[0]], &out[w[1]]);
+        if a.1 + a.2 > b.1 {
+            let (i, j) = (w[0].min(w[1]), w[0].max(w[1]));
+            return Err(format!(
+                "fat slices {i} ({}+{}) and {j} ({}+{}) overlap",
+                out[i].1, out[i].2, out[j].1, out[j].2
+            ));
+        }
     }
     Ok(out)
 }
@@ -264,13 +316,25 @@ fn check_slice_inner(image: &[u8], arch: &str, base: u64) -> Result<MachoSlice, 
                 && be32(b.bytes, 0) == Some(CODEDIRECTORY)
         })
         .collect();
+    // Two index types naming the same bytes are one CodeDirectory.
+    let mut cds_seen: Vec<(*const u8, usize)> = Vec::new();
+    let cds: Vec<&Blob> = cds
+        .into_iter()
+        .filter(|b| {
+            let key = (b.bytes.as_ptr(), b.bytes.len());
+            let new = !cds_seen.contains(&key);
+            cds_seen.push(key);
+            new
+        })
+        .collect();
     if cds.is_empty() {
         return Err("the signature has no CodeDirectory".into());
     }
     let mut problems: Vec<String> = Vec::new();
     let mut parsed = Vec::new();
+    let mut work = HashWork::default();
     for cd in &cds {
-        let (dir, facts) = code_directory(cd.bytes, image, &blobs, base)?;
+        let (dir, facts) = code_directory(cd.bytes, image, &blobs, base, &mut work)?;
         if out.identifier.is_none() {
             out.identifier = facts.identifier;
             out.team_id = facts.team_id;
@@ -363,7 +427,7 @@ fn check_slice_inner(image: &[u8], arch: &str, base: u64) -> Result<MachoSlice, 
             "ad-hoc (hashes match; no certificate)".into(),
         )
     } else {
-        (Status::Valid, "valid".into())
+        (Status::Valid, "hashes match; signer not verified".into())
     };
     Ok(out)
 }
@@ -395,9 +459,20 @@ fn superblob(sb: &[u8]) -> Result<Vec<Blob<'_>>, String> {
     {
         return Err(format!("SuperBlob claims {count} entries"));
     }
-    let mut blobs = Vec::with_capacity(count);
+    // Each entry names a blob that is parsed and hashed: a longer index
+    // than a signature can hold, or one type listed twice, is malformed at
+    // once instead of hashing the same bytes once per entry.
+    if count > MAX_SUPERBLOB_ENTRIES {
+        return Err(format!(
+            "SuperBlob lists {count} entries (a signature holds one blob per type; at most {MAX_SUPERBLOB_ENTRIES})"
+        ));
+    }
+    let mut blobs: Vec<Blob> = Vec::with_capacity(count);
     for i in 0..count {
         let kind = be32(sb, 12 + 8 * i).ok_or("index truncated")?;
+        if blobs.iter().any(|b| b.kind == kind) {
+            return Err(format!("SuperBlob lists blob type {kind:#x} twice"));
+        }
         let off = be32(sb, 16 + 8 * i).ok_or("index truncated")? as usize;
         let blen = be32(sb, off.saturating_add(4))
             .ok_or_else(|| format!("blob {kind:#x} at {off} lies outside the SuperBlob"))?
@@ -456,11 +531,78 @@ fn special_slot_name(slot: u32) -> (&'static str, Option<u32>) {
     }
 }
 
+/// The hashing of one slice's check, shared by its CodeDirectories: the
+/// page hashes are computed once per (hash type, page size, signed range)
+/// and a blob once per hash type, so CodeDirectories that describe the
+/// same pages (an index listing one twice, alternates of one hash type)
+/// cost one pass over the image, not one each.
+#[derive(Default)]
+struct HashWork {
+    /// (hash type, page size, code limit) → the stored-length hash of
+    /// every page that lies in the image (a prefix of the pages).
+    pages: Vec<((u8, u64, u64), Vec<u8>)>,
+    /// (hash type, SuperBlob index type) → the blob's hash.
+    blobs: Vec<((u8, u32), Vec<u8>)>,
+}
+
+impl HashWork {
+    fn pages(
+        &mut self,
+        key: (u8, u64, u64),
+        image: &[u8],
+        n_code: usize,
+        hash_size: usize,
+        hash: fn(&[u8]) -> Vec<u8>,
+    ) -> &[u8] {
+        if let Some(i) = self.pages.iter().position(|(k, _)| *k == key) {
+            return &self.pages[i].1;
+        }
+        let (_, page_size, code_limit) = key;
+        let limit = usize::try_from(code_limit).unwrap_or(usize::MAX);
+        let range = |i: usize| {
+            if page_size == 0 {
+                (0, limit)
+            } else {
+                let ps = page_size as usize;
+                (
+                    i.saturating_mul(ps),
+                    i.saturating_add(1).saturating_mul(ps).min(limit),
+                )
+            }
+        };
+        // Pages past the end of a truncated image are not hashed (they
+        // count as differing); those before it are a prefix.
+        let present = (0..n_code)
+            .position(|i| range(i).1 > image.len())
+            .unwrap_or(n_code);
+        // In parallel: a 250 MB slice is ~16,000 pages.
+        let mut table = vec![0u8; present * hash_size];
+        table
+            .par_chunks_mut(hash_size)
+            .enumerate()
+            .for_each(|(i, out)| {
+                let (start, end) = range(i);
+                out.copy_from_slice(&hash(&image[start..end])[..hash_size]);
+            });
+        self.pages.push((key, table));
+        &self.pages.last().expect("just pushed").1
+    }
+
+    fn blob(&mut self, key: (u8, u32), bytes: &[u8], hash: fn(&[u8]) -> Vec<u8>) -> &[u8] {
+        if let Some(i) = self.blobs.iter().position(|(k, _)| *k == key) {
+            return &self.blobs[i].1;
+        }
+        self.blobs.push((key, hash(bytes)));
+        &self.blobs.last().expect("just pushed").1
+    }
+}
+
 fn code_directory(
     cd: &[u8],
     image: &[u8],
     blobs: &[Blob],
     base: u64,
+    work: &mut HashWork,
 ) -> Result<(CodeDirectory, CdFacts), String> {
     let field = |at: usize| be32(cd, at).ok_or_else(|| "CodeDirectory truncated".to_string());
     let version = field(8)?;
@@ -520,26 +662,29 @@ fn code_directory(
     let table = &cd[table_start..table_end];
     let code_hashes = &table[n_special * hash_size..];
 
-    // Recompute every page (in parallel: a 250 MB slice is ~16,000 pages).
-    // Pages past the end of a truncated image count as differing.
-    let limit = code_limit as usize;
-    let bad: Vec<usize> = (0..n_code)
-        .into_par_iter()
-        .filter(|&i| {
-            let (start, end) = if page_size == 0 {
-                (0, limit)
-            } else {
-                let ps = page_size as usize;
-                (i * ps, ((i + 1) * ps).min(limit))
-            };
-            let stored = &code_hashes[i * hash_size..(i + 1) * hash_size];
-            match image.get(start..end) {
-                Some(page) => hash(page)[..hash_size] != *stored,
-                None => true,
-            }
-        })
-        .collect();
-    let first = bad.first().map(|&i| base + i as u64 * page_size);
+    // Recompute every page; pages past the end of a truncated image
+    // count as differing.
+    let computed = work.pages(
+        (hash_type, page_size, code_limit),
+        image,
+        n_code,
+        hash_size,
+        hash,
+    );
+    let present = computed.len() / hash_size;
+    let mut pages_differ = (n_code - present) as u64;
+    let mut first = (present < n_code).then_some(present);
+    for (i, (got, stored)) in computed
+        .chunks_exact(hash_size)
+        .zip(code_hashes.chunks_exact(hash_size))
+        .enumerate()
+    {
+        if got != stored {
+            pages_differ += 1;
+            first = Some(first.map_or(i, |f| f.min(i)));
+        }
+    }
+    let first = first.map(|i| base + i as u64 * page_size);
 
     let mut special_slots = Vec::new();
     for slot in 1..=n_special.min(64) as u32 {
@@ -550,7 +695,7 @@ fn code_directory(
         let status = if stored.iter().all(|&b| b == 0) {
             "empty"
         } else if let Some(b) = blob {
-            if hash(b.bytes)[..hash_size] == *stored {
+            if work.blob((hash_type, b.kind), b.bytes, hash)[..hash_size] == *stored {
                 "matches"
             } else {
                 "differs"
@@ -568,7 +713,7 @@ fn code_directory(
         page_size,
         code_limit,
         code_pages: n_code as u64,
-        pages_differ: bad.len() as u64,
+        pages_differ,
         first_differing_offset: first,
         special_slots,
         cdhash: hex::encode(&hash(cd)[..20]),
@@ -735,6 +880,127 @@ mod tests {
         let s = run(&fat);
         assert_eq!(s.status, Status::Malformed);
         assert!(s.summary.contains("slices"), "{}", s.summary);
+    }
+
+    /// A SuperBlob whose index lists `types`, all naming one 8-byte blob.
+    fn index_of(types: &[u32]) -> Vec<u8> {
+        let blob_at = 12 + 8 * types.len();
+        let mut sb = SUPERBLOB.to_be_bytes().to_vec();
+        sb.extend_from_slice(&((blob_at + 8) as u32).to_be_bytes());
+        sb.extend_from_slice(&(types.len() as u32).to_be_bytes());
+        for t in types {
+            sb.extend_from_slice(&t.to_be_bytes());
+            sb.extend_from_slice(&(blob_at as u32).to_be_bytes());
+        }
+        sb.extend_from_slice(&REQUIREMENTS.to_be_bytes());
+        sb.extend_from_slice(&8u32.to_be_bytes());
+        sb
+    }
+
+    #[test]
+    fn a_superblob_index_holds_each_type_once_and_at_most_32() {
+        let types: Vec<u32> = (0..32).collect();
+        assert_eq!(superblob(&index_of(&types)).unwrap().len(), 32);
+        let types: Vec<u32> = (0..33).collect();
+        let e = superblob(&index_of(&types)).err().unwrap();
+        assert!(e.contains("33 entries"), "{e}");
+        let e = superblob(&index_of(&[0, 2, 0])).err().unwrap();
+        assert!(e.contains("type 0x0 twice"), "{e}");
+        let e = superblob(&index_of(&vec![0x10000; 100_000])).err().unwrap();
+        assert!(e.contains("100000 entries"), "{e}");
+    }
+
+    fn fat_of(entries: &[(usize, usize)], len: usize) -> Vec<u8> {
+        let mut b = vec![0xca, 0xfe, 0xba, 0xbe];
+        b.extend_from_slice(&(entries.len() as u32).to_be_bytes());
+        for &(off, size) in entries {
+            for v in [0x0100_000cu32, 0, off as u32, size as u32, 14] {
+                b.extend_from_slice(&v.to_be_bytes());
+            }
+        }
+        b.resize(len, 0);
+        b
+    }
+
+    #[test]
+    fn fat_slices_never_share_bytes() {
+        let ok = fat_of(&[(4096, 4096), (8192, 100)], 9000);
+        assert_eq!(slices(&ok).unwrap().len(), 2);
+        for (entries, says) in [
+            (vec![(4096, 4096), (4096, 4096)], "overlap"),
+            (
+                vec![(8192, 100), (4096, 4097)],
+                "0 (8192+100) and 1 (4096+4097) overlap",
+            ),
+            (vec![(0, 100)], "overlaps the fat header"),
+            (vec![(4096, 1); 33], "33 slices"),
+        ] {
+            let e = slices(&fat_of(&entries, 9000)).err().unwrap();
+            assert!(e.contains(says), "{entries:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn pages_are_hashed_once_per_hash_type_and_geometry() {
+        let img: Vec<u8> = (0..20_000u32).map(|i| i as u8).collect();
+        let (_, len, hash) = hasher(2).unwrap();
+        let mut work = HashWork::default();
+        let a = work.pages((2, 4096, 20_000), &img, 5, len, hash).to_vec();
+        let b = work.pages((2, 4096, 20_000), &img, 5, len, hash).to_vec();
+        assert_eq!(a, b);
+        assert_eq!(work.pages.len(), 1);
+        assert_eq!(a.len(), 5 * 32);
+        // A signed range past the image: only the pages inside are hashed.
+        let c = work.pages((2, 4096, 40_000), &img, 10, len, hash);
+        assert_eq!(c.len(), 4 * 32);
+        assert_eq!(work.pages.len(), 2);
+    }
+
+    #[test]
+    fn the_published_cdhash_is_compared() {
+        let img = signed_image(10_000);
+        let published = run(&img);
+        let mut same = published.clone();
+        same.compare_with_published(&published);
+        let p = same.published.as_ref().unwrap();
+        assert!(p.matches);
+        assert!(
+            same.line().contains("CDHash matches the published build's"),
+            "{}",
+            same.line()
+        );
+        // The same CodeDirectory over edited bytes: the CDHash matches,
+        // the bytes do not.
+        let mut edited = img.clone();
+        edited[5000] ^= 1;
+        let mut edited = run(&edited);
+        edited.compare_with_published(&published);
+        assert!(edited.published.as_ref().unwrap().matches);
+        assert!(
+            edited.line().contains("no longer match"),
+            "{}",
+            edited.line()
+        );
+        // Another signature altogether.
+        let mut other = run(&signed_image(12_000));
+        other.compare_with_published(&published);
+        assert!(!other.published.as_ref().unwrap().matches);
+        assert!(
+            other.line().contains("differs from the published build's"),
+            "{}",
+            other.line()
+        );
+        // A stripped signature against a signed build.
+        let mut stripped = signed_image(100);
+        stripped[32..36].copy_from_slice(&0x19u32.to_le_bytes());
+        let mut stripped = run(&stripped);
+        stripped.compare_with_published(&published);
+        assert!(!stripped.published.as_ref().unwrap().matches);
+        assert!(
+            stripped.line().contains("this file has none"),
+            "{}",
+            stripped.line()
+        );
     }
 
     #[test]

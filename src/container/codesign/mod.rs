@@ -155,6 +155,18 @@ pub struct Signature {
     pub signer: Option<String>,
     /// What the check proves and what it does not.
     pub trust: &'static str,
+    /// What was recomputed from the file's bytes and compared.
+    pub checked: Vec<&'static str>,
+    /// What was not checked: the certificate chain, so who signed.
+    pub not_checked: Vec<&'static str>,
+    /// Always false: `valid` says the hashes match, not who signed. The
+    /// Team ID, identifier and signer are what the file claims; anyone can
+    /// make a certificate that names any Team ID or organisation.
+    pub identity_verified: bool,
+    /// `verify --published`: this signature's code hash against the
+    /// published build's (absent where the published build is not known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<PublishedSignature>,
     /// Mach-O: every slice's signature (one for a thin file).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub slices: Vec<MachoSlice>,
@@ -162,7 +174,40 @@ pub struct Signature {
     pub authenticode: Option<AuthenticodeFacts>,
 }
 
-pub const TRUST_NOTE: &str = "integrity only: the signed hashes were recomputed from the file; the certificate chain was not checked against the platform's roots";
+pub const TRUST_NOTE: &str = "integrity only: the signed hashes were recomputed from the file; the certificate chain was not checked against the platform's roots, so the Team ID and signer are what the file claims, not proof of who signed it (anyone can make a certificate naming any Team ID); `verify --published` compares the signed hashes with the published build's";
+
+/// What the Mach-O check recomputes.
+pub(crate) const MACHO_CHECKED: &[&str] = &[
+    "hash of every code page in the signed range",
+    "hash of every special slot whose blob is in the signature",
+    "CMS messageDigest against the CodeDirectories",
+];
+/// What the Authenticode check recomputes.
+pub(crate) const PE_CHECKED: &[&str] = &["Authenticode digest of the file"];
+/// What no check here does.
+pub(crate) const NOT_CHECKED: &[&str] = &[
+    "certificate chain to the platform's roots (who signed)",
+    "CMS signature by the certificate's key",
+    "revocation",
+    "timestamp",
+];
+
+/// A signature against the published build's (`verify --published`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PublishedSignature {
+    /// What is compared: `cdhash` (Mach-O: the CodeDirectory, which holds
+    /// every page's hash) or `authenticode-digest` (PE).
+    pub compared: &'static str,
+    /// This file's value and the published build's (None: that side has
+    /// no signature).
+    pub value: Option<String>,
+    pub published: Option<String>,
+    /// Both present and equal: the file is signed over the published
+    /// build's code (with `status` valid, it is that code).
+    pub matches: bool,
+    pub published_signer: Option<String>,
+    pub signer_matches: bool,
+}
 
 impl Signature {
     fn none(summary: &str) -> Signature {
@@ -175,17 +220,54 @@ impl Signature {
             cdhash: None,
             signer: None,
             trust: TRUST_NOTE,
+            checked: Vec::new(),
+            not_checked: Vec::new(),
+            identity_verified: false,
             slices: Vec::new(),
             authenticode: None,
+            published: None,
         }
     }
 
-    /// One line for humans: `valid (Team ID …, identifier …)`.
+    /// The code hash `verify --published` compares: the CDHash (Mach-O) or
+    /// the signed Authenticode digest (PE).
+    fn code_hash(&self) -> (&'static str, Option<String>) {
+        match self.kind {
+            Kind::Authenticode => (
+                "authenticode-digest",
+                self.authenticode.as_ref().map(|a| a.signed_digest.clone()),
+            ),
+            _ => ("cdhash", self.cdhash.clone()),
+        }
+    }
+
+    /// Compare with the published build's signature (nothing when neither
+    /// is signed: an ELF build).
+    pub fn compare_with_published(&mut self, published: &Signature) {
+        if self.kind == Kind::None && published.kind == Kind::None {
+            return;
+        }
+        let (compared, value) = self.code_hash();
+        let (published_compared, published_value) = published.code_hash();
+        let matches = compared == published_compared && value.is_some() && value == published_value;
+        self.published = Some(PublishedSignature {
+            compared,
+            value,
+            published: published_value,
+            matches,
+            published_signer: published.signer.clone(),
+            signer_matches: self.signer == published.signer,
+        });
+    }
+
+    /// One line for humans: `hashes match; signer not verified — claimed
+    /// Team ID …, identifier …, CDHash …`. What the certificate names is
+    /// said to be a claim: the chain is not checked.
     pub fn line(&self) -> String {
         let mut s = self.summary.clone();
         let mut extra = Vec::new();
         if let Some(t) = &self.team_id {
-            extra.push(format!("Team ID {t}"));
+            extra.push(format!("claimed Team ID {t}"));
         }
         if let Some(i) = &self.identifier {
             extra.push(format!("identifier {i}"));
@@ -196,12 +278,43 @@ impl Signature {
         if self.team_id.is_none()
             && let Some(signer) = &self.signer
         {
-            extra.push(format!("signer {signer}"));
+            extra.push(format!("claimed signer {signer}"));
         }
         if !extra.is_empty() {
             s.push_str(&format!(" — {}", extra.join(", ")));
         }
+        if let Some(p) = &self.published {
+            s.push_str(&format!("; {}", p.line(self.status)));
+        }
         s
+    }
+}
+
+impl PublishedSignature {
+    /// `CDHash matches the published build's`, or how it does not.
+    pub fn line(&self, status: Status) -> String {
+        let what = if self.compared == "cdhash" {
+            "CDHash"
+        } else {
+            "Authenticode digest"
+        };
+        match (&self.value, &self.published) {
+            (_, None) => format!("the published build carries no {what}"),
+            (None, Some(p)) => format!("the published build's {what} is {p}; this file has none"),
+            (Some(_), Some(_))
+                if self.matches && matches!(status, Status::Valid | Status::AdHoc) =>
+            {
+                format!(
+                    "{what} matches the published build's (the signed code is the published code)"
+                )
+            }
+            (Some(_), Some(_)) if self.matches => format!(
+                "{what} matches the published build's, but this file's bytes no longer match it"
+            ),
+            (Some(_), Some(p)) => format!(
+                "{what} differs from the published build's ({p}): not the published signature"
+            ),
+        }
     }
 }
 

@@ -5,7 +5,10 @@
 //! certificate table itself (Microsoft's "Windows Authenticode Portable
 //! Executable Signature Format", the linear form `signtool` produces).
 
-use super::{AuthenticodeFacts, Kind, Signature, Status, TRUST_NOTE, cms_info, le16, le32, slice};
+use super::{
+    AuthenticodeFacts, Kind, NOT_CHECKED, PE_CHECKED, Signature, Status, TRUST_NOTE, cms_info,
+    le16, le32, slice,
+};
 use crate::container::ContainerInfo;
 use der::Sequence;
 use der::asn1::{ObjectIdentifier, OctetString};
@@ -50,8 +53,20 @@ fn result(status: Status, summary: String, facts: Option<AuthenticodeFacts>) -> 
         cdhash: None,
         signer,
         trust: TRUST_NOTE,
+        checked: if status == Status::Unsigned {
+            Vec::new()
+        } else {
+            PE_CHECKED.to_vec()
+        },
+        not_checked: if status == Status::Unsigned {
+            Vec::new()
+        } else {
+            NOT_CHECKED.to_vec()
+        },
+        identity_verified: false,
         slices: Vec::new(),
         authenticode: facts,
+        published: None,
     }
 }
 
@@ -154,7 +169,7 @@ fn check_inner(bytes: &[u8], info: &ContainerInfo) -> Result<Signature, String> 
     Ok(if computed == signed {
         result(
             Status::Valid,
-            "valid (Authenticode digest matches)".into(),
+            "hashes match (Authenticode digest); signer not verified".into(),
             Some(facts),
         )
     } else {
