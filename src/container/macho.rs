@@ -18,6 +18,13 @@ pub(crate) fn arch_name(cpu: u32) -> String {
     }
 }
 
+/// Most slices a fat header may list. Universal builds hold one per
+/// architecture (Claude Code's: none, they are thin; `lipo` output: two or
+/// three); the kernel itself reads the fat header from one page. The
+/// container's slice list and the signature check both stop here, so a
+/// header repeating one slice 50,000 times costs neither work nor output.
+pub(crate) const MAX_FAT_SLICES: usize = 32;
+
 fn malformed(e: impl std::fmt::Display) -> ContainerError {
     ContainerError::Malformed {
         format: "Mach-O",
@@ -76,6 +83,12 @@ impl ContainerReader for MachO {
         }
         // Java class files share the 0xcafebabe magic; goblin rejects those.
         let fat = MultiArch::new(bytes).map_err(malformed)?;
+        if fat.narches > MAX_FAT_SLICES {
+            return Err(malformed(format!(
+                "fat header lists {} slices (universal builds hold one per architecture; at most {MAX_FAT_SLICES})",
+                fat.narches
+            )));
+        }
         let mut slices = Vec::new();
         for arch in fat.iter_arches() {
             let arch = arch.map_err(malformed)?;

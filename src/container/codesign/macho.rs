@@ -45,10 +45,7 @@ const FLAG_NAMES: &[(u32, &str)] = &[
 const MAX_NAME: usize = 1024;
 /// Bound on the entitlement keys listed.
 const MAX_ENTITLEMENTS: usize = 64;
-/// Most slices a fat header may list. Universal builds hold one per
-/// architecture (Claude Code's: none, they are thin; `lipo` output: two or
-/// three); the kernel itself reads the fat header from one page.
-const MAX_FAT_SLICES: usize = 32;
+use crate::container::macho::MAX_FAT_SLICES;
 /// Most entries a SuperBlob index may list. `codesign` writes one blob per
 /// type (its SuperBlob maker keys blobs by type) and Apple defines about
 /// twenty types; real builds carry 3–6 (CodeDirectory, requirements,
