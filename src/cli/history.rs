@@ -191,7 +191,10 @@ pub fn run(g: &Global, a: &HistoryArgs) -> anyhow::Result<i32> {
     // also list them under `skipped`).
     if !g.json && r.is_ok() {
         for what in store.skipped() {
-            errln!("warning: {}: left out a damaged row: {what}", store.path().display());
+            errln!(
+                "warning: {}: left out a damaged row: {what}",
+                store.path().display()
+            );
         }
     }
     // The process exits without dropping the store: close it, so that
@@ -729,19 +732,22 @@ fn show(g: &Global, store: &FactsStore, a: &ShowArgs) -> anyhow::Result<i32> {
     });
     if g.json {
         let first = &stories[0];
-        print_json(&labelled(store, serde_json::json!({
-            "name": a.name,
-            "kind": kind,
-            "found": true,
-            "first_seen": first.first_seen,
-            "last_seen": first.last_seen,
-            "removed_in": first.removed_in,
-            "changes": first.changes,
-            "gaps": first.gaps,
-            "platform": first.platform,
-            "platforms_agree": same,
-            "stories": stories,
-        })))?;
+        print_json(&labelled(
+            store,
+            serde_json::json!({
+                "name": a.name,
+                "kind": kind,
+                "found": true,
+                "first_seen": first.first_seen,
+                "last_seen": first.last_seen,
+                "removed_in": first.removed_in,
+                "changes": first.changes,
+                "gaps": first.gaps,
+                "platform": first.platform,
+                "platforms_agree": same,
+                "stories": stories,
+            }),
+        ))?;
         return Ok(0);
     }
     say_origin(store);

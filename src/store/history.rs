@@ -802,7 +802,10 @@ impl FactsStore {
             let mut out = Vec::new();
             while let Some(r) = rows.next()? {
                 let bytes: usize = (0..12)
-                    .map(|i| r.get_ref(i).map_or(0, |v| v.as_bytes().map_or(8, <[u8]>::len)))
+                    .map(|i| {
+                        r.get_ref(i)
+                            .map_or(0, |v| v.as_bytes().map_or(8, <[u8]>::len))
+                    })
                     .sum();
                 self.charge(bytes as u64 + 256)?;
                 match release_of(r) {
@@ -845,8 +848,9 @@ impl FactsStore {
             .filter(|r| r.status == "ok")
             .collect();
         let present: std::collections::HashMap<i64, StoredValue> = self.query(|c| {
-            let mut st =
-                c.prepare("SELECT value FROM items WHERE build_id = ?1 AND kind = ?2 AND name = ?3")?;
+            let mut st = c.prepare(
+                "SELECT value FROM items WHERE build_id = ?1 AND kind = ?2 AND name = ?3",
+            )?;
             let mut out = std::collections::HashMap::new();
             let mut seen = std::collections::HashSet::new();
             for id in releases.iter().filter_map(|r| r.build_id) {
@@ -1086,7 +1090,10 @@ impl FactsStore {
                 // Releases sharing a build repeat its items: each copy is
                 // charged (and parsed again by the JSON export).
                 let bytes: usize = (0..5)
-                    .map(|i| r.get_ref(i).map_or(0, |v| v.as_bytes().map_or(8, <[u8]>::len)))
+                    .map(|i| {
+                        r.get_ref(i)
+                            .map_or(0, |v| v.as_bytes().map_or(8, <[u8]>::len))
+                    })
                     .sum();
                 self.charge(bytes as u64 * PARSED_COST + 128)?;
                 out.push(ItemRow {

@@ -140,7 +140,9 @@ fn read_key(path: &Path) -> std::io::Result<MachineKey> {
     })?;
     let meta = f.metadata()?;
     if !meta.is_file() || meta.len() != KEY_BYTES as u64 {
-        return Err(bad("not a regular file of 32 bytes: refused, left as it is"));
+        return Err(bad(
+            "not a regular file of 32 bytes: refused, left as it is",
+        ));
     }
     #[cfg(unix)]
     {
@@ -162,11 +164,8 @@ fn read_key(path: &Path) -> std::io::Result<MachineKey> {
 mod tests {
     use super::*;
 
-    /// RFC 4231 test case 2 checks the HMAC construction (our seal adds
-    /// length prefixes, so the construction is checked on its own here
-    /// through a key of 32 bytes: test case 1's key padded is not the
-    /// same; instead the seal is checked against a straightforward
-    /// HMAC over the length-prefixed message).
+    /// The seal is HMAC-SHA256 (RFC 2104) of the length-prefixed parts,
+    /// checked against the definition computed step by step here.
     #[test]
     fn seals_are_hmac_sha256_and_verify_only_their_parts() {
         let key = MachineKey::from_bytes([7; 32]);
@@ -221,7 +220,10 @@ mod tests {
         )
         .unwrap();
         assert!(MachineKey::in_folder(short.path()).is_err());
-        assert_eq!(std::fs::read(short.path().join(KEY_FILE)).unwrap(), b"short");
+        assert_eq!(
+            std::fs::read(short.path().join(KEY_FILE)).unwrap(),
+            b"short"
+        );
         let linked = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(&path, linked.path().join(KEY_FILE)).unwrap();
         assert!(MachineKey::in_folder(linked.path()).is_err());

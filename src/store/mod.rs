@@ -1123,7 +1123,8 @@ const later = async (x) => { await x; return "done with it: " + JSON.stringify(x
         let store = FactsStore::open(&path).unwrap();
         let a = facts_of_src(SRC);
         let mut b = a.clone();
-        b.scripts.insert("forged".into(), "what the forger wrote".into());
+        b.scripts
+            .insert("forged".into(), "what the forger wrote".into());
         store.save("a", &a);
         store.save("b", &b);
         assert!(store.load("a").is_some() && store.load("b").is_some());
@@ -1178,7 +1179,10 @@ const later = async (x) => { await x; return "done with it: " + JSON.stringify(x
         assert!(json_values_within(b"[1,2,3]", 4));
         assert!(!json_values_within(b"[1,2,3]", 3));
         let tricky = br#"["a,b,c,[{:", "x\"", "y"]"#;
-        assert!(json_values_within(tricky, 4), "commas in strings do not count");
+        assert!(
+            json_values_within(tricky, 4),
+            "commas in strings do not count"
+        );
         assert!(!json_values_within(tricky, 3));
         assert!(!json_values_within(&b"{}".repeat(10), 9));
         assert!(json_values_within(b"", 1));
