@@ -144,6 +144,9 @@ impl Outcome {
 
 /// Run a command and measure its own peak memory (wait4's rusage of that
 /// child only, not of the test process's other children).
+// The child is reaped by wait4, which std's `wait` cannot replace: it
+// gives no rusage.
+#[allow(clippy::zombie_processes)]
 fn run_measured(mut c: std::process::Command) -> Outcome {
     let t = Instant::now();
     let mut child = c.spawn().unwrap();

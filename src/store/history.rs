@@ -242,7 +242,7 @@ fn hashes_blob(h: &[i64]) -> Vec<u8> {
 /// timeline copy that name for every repeat, a gigabyte from a 290 kB
 /// store).
 pub(super) fn blob_hashes(b: &[u8]) -> Option<Vec<i64>> {
-    if b.len() % 8 != 0 {
+    if !b.len().is_multiple_of(8) {
         return None;
     }
     let h: Vec<i64> = b
