@@ -22,6 +22,8 @@ mod pretty_pieces;
 mod real_builds;
 mod reports;
 mod simulate;
+mod store_bounds;
+mod store_trust;
 mod stored_diff;
 mod surface;
 mod surface_platforms;

@@ -55,7 +55,24 @@ pub fn store(g: &Global) -> anyhow::Result<Option<&'static FactsStore>> {
     }
     let (path, ownership) = g.store_location();
     let opened = STORE.get_or_init(|| {
-        FactsStore::open_as(&path, ownership).map_err(|e| {
+        // This machine's key lives in the cache folder, whichever store is
+        // used: only rows sealed with it are believed about a build (a
+        // store named with --store may be someone else's). Without it
+        // (a cache folder that cannot be written) facts are computed.
+        let key = match crate::store::key::MachineKey::in_folder(
+            &g.cache_dir
+                .clone()
+                .unwrap_or_else(crate::source::cache::default_cache_dir),
+        ) {
+            Ok(k) => Some(k),
+            Err(e) => {
+                if !g.quiet {
+                    eprintln!("note: {e}; stored facts are not used");
+                }
+                None
+            }
+        };
+        FactsStore::open_keyed(&path, ownership, key).map_err(|e| {
             if ownership == Ownership::Cache && !g.quiet {
                 eprintln!("note: facts store unavailable, analysing without it: {e}");
             }

@@ -187,12 +187,71 @@ pub fn run(g: &Global, a: &HistoryArgs) -> anyhow::Result<i32> {
         HistoryCommand::Timeline(t) => timeline(g, store, t),
         HistoryCommand::Export(e) => export(g, store, e),
     };
+    // Damaged rows left out of the answer: one line each (JSON answers
+    // also list them under `skipped`).
+    if !g.json && r.is_ok() {
+        for what in store.skipped() {
+            errln!(
+                "warning: {}: left out a damaged row: {what}",
+                store.path().display()
+            );
+        }
+    }
     // The process exits without dropping the store: close it, so that
     // SQLite folds this command's write-ahead log into the database and
     // removes it (or leaves it, without waiting, to another process that
     // has the file open) instead of every later command reading it back.
     store.close();
     r
+}
+
+// ---------------------------------------------------------------- origin
+
+/// Where a history answer comes from: the store's path, and whether this
+/// machine made it. A store made elsewhere (a published history, a copied
+/// cache) answers with what its author recorded: every answer from it says
+/// so.
+#[derive(serde::Serialize)]
+struct Origin {
+    path: String,
+    made_here: bool,
+}
+
+fn origin(store: &FactsStore) -> Origin {
+    Origin {
+        path: store.path().display().to_string(),
+        made_here: store.made_here(),
+    }
+}
+
+/// The label a human answer from a store made elsewhere starts with.
+fn origin_note(store: &FactsStore) -> Option<String> {
+    (!store.made_here()).then(|| {
+        format!(
+            "history from {}, a store not made on this machine: what it says is what its author recorded",
+            store.path().display()
+        )
+    })
+}
+
+/// Print the label of a store made elsewhere (human answers).
+fn say_origin(store: &FactsStore) {
+    if let Some(note) = origin_note(store) {
+        outln!("({note})");
+    }
+}
+
+/// A JSON answer with its origin (`store`) and the damaged rows left out
+/// of it (`skipped`).
+fn labelled(store: &FactsStore, mut v: serde_json::Value) -> serde_json::Value {
+    if let Some(m) = v.as_object_mut() {
+        m.insert(
+            "store".into(),
+            serde_json::to_value(origin(store)).unwrap_or_default(),
+        );
+        m.insert("skipped".into(), serde_json::json!(store.skipped()));
+    }
+    v
 }
 
 // ---------------------------------------------------------------- scan
@@ -555,9 +614,10 @@ fn list(g: &Global, store: &FactsStore, platform: Option<&str>) -> anyhow::Resul
         })
         .collect();
     if g.json {
-        print_json(&serde_json::json!({ "releases": rows }))?;
+        print_json(&labelled(store, serde_json::json!({ "releases": rows })))?;
         return Ok(0);
     }
+    say_origin(store);
     if rows.is_empty() {
         outln!("no release scanned yet (cc-teardown history scan RANGE)");
         return Ok(0);
@@ -633,7 +693,9 @@ fn show(g: &Global, store: &FactsStore, a: &ShowArgs) -> anyhow::Result<i32> {
         if over.is_empty() {
             continue;
         }
-        stories.push(history::story(kind, &a.name, &p, &over));
+        stories.push(history::story(kind, &a.name, &p, &over, &mut |n| {
+            store.charge_answer(n)
+        })?);
     }
     let seen = stories.iter().any(|s| s.first_seen.is_some());
     if !seen {
@@ -651,10 +713,12 @@ fn show(g: &Global, store: &FactsStore, a: &ShowArgs) -> anyhow::Result<i32> {
             )
         };
         if g.json {
-            print_json(
-                &serde_json::json!({"name": a.name, "kind": kind, "found": false, "stories": stories}),
-            )?;
+            print_json(&labelled(
+                store,
+                serde_json::json!({"name": a.name, "kind": kind, "found": false, "stories": stories}),
+            ))?;
         } else {
+            say_origin(store);
             outln!("no {kind} named {} in the releases scanned{hint}", a.name);
         }
         return Ok(1);
@@ -668,21 +732,25 @@ fn show(g: &Global, store: &FactsStore, a: &ShowArgs) -> anyhow::Result<i32> {
     });
     if g.json {
         let first = &stories[0];
-        print_json(&serde_json::json!({
-            "name": a.name,
-            "kind": kind,
-            "found": true,
-            "first_seen": first.first_seen,
-            "last_seen": first.last_seen,
-            "removed_in": first.removed_in,
-            "changes": first.changes,
-            "gaps": first.gaps,
-            "platform": first.platform,
-            "platforms_agree": same,
-            "stories": stories,
-        }))?;
+        print_json(&labelled(
+            store,
+            serde_json::json!({
+                "name": a.name,
+                "kind": kind,
+                "found": true,
+                "first_seen": first.first_seen,
+                "last_seen": first.last_seen,
+                "removed_in": first.removed_in,
+                "changes": first.changes,
+                "gaps": first.gaps,
+                "platform": first.platform,
+                "platforms_agree": same,
+                "stories": stories,
+            }),
+        ))?;
         return Ok(0);
     }
+    say_origin(store);
     let shown: Vec<&Story> = if same {
         vec![&stories[0]]
     } else {
@@ -785,14 +853,15 @@ fn changes(g: &Global, store: &FactsStore, a: &ChangesArgs) -> anyhow::Result<i3
         ));
     }
     let (prev, this) = (&releases[i - 1], &releases[i]);
-    let text = changes_json(store, prev, this, platform)?;
+    let v = serde_json::Value::Object(changes_json(store, prev, this, platform)?);
     if g.json {
-        use std::io::Write;
-        std::io::stdout().lock().write_all(text.as_bytes())?;
+        // Serialised here, whichever path the answer came by: never a
+        // stored text passed through.
+        print_json(&labelled(store, v))?;
         return Ok(0);
     }
+    say_origin(store);
     // The sections are the view's own keys (the diff is flattened into it).
-    let v: serde_json::Value = serde_json::from_str(&text)?;
     outln!(
         "{} against {} ({platform}), from stored facts",
         this.version,
@@ -830,19 +899,29 @@ fn changes(g: &Global, store: &FactsStore, a: &ChangesArgs) -> anyhow::Result<i3
     Ok(0)
 }
 
-/// What `history changes --json` prints for `prev` → `this`: the answer
-/// stored for the two builds when there is one, else their facts compared
-/// (the `diff` sections, from the stored facts) and the answer stored for
-/// the next time.
+/// The answer of `history changes` for `prev` → `this`: the one stored
+/// for the two builds when there is one and it is the answer for these
+/// releases, else their facts compared (the `diff` sections, from the
+/// stored facts) and the answer stored for the next time. Either way a
+/// JSON object, serialised again when printed.
 fn changes_json(
     store: &FactsStore,
     prev: &Release,
     this: &Release,
     platform: &str,
-) -> anyhow::Result<String> {
+) -> anyhow::Result<serde_json::Map<String, serde_json::Value>> {
     let digests = prev.digest.as_deref().zip(this.digest.as_deref());
-    if let Some(text) = digests.and_then(|(a, b)| store.stored_changes(a, b)) {
-        return Ok(text);
+    // A stored answer names the releases it was made for: one made for a
+    // build published under other versions is not this answer.
+    let names = |m: &serde_json::Map<String, serde_json::Value>| {
+        m.get("version").and_then(|v| v.as_str()) == Some(this.version.as_str())
+            && m.get("previous").and_then(|v| v.as_str()) == Some(prev.version.as_str())
+            && m.get("platform").and_then(|v| v.as_str()) == Some(platform)
+    };
+    if let Some(m) = digests.and_then(|(a, b)| store.stored_changes(a, b))
+        && names(&m)
+    {
+        return Ok(m);
     }
     let load = |r: &Release| {
         r.digest
@@ -850,7 +929,7 @@ fn changes_json(
             .and_then(|d| store.facts_of(d))
             .with_context(|| {
                 format!(
-                    "the stored facts of {} were made by another analysis version; rescan it (cc-teardown history scan {})",
+                    "the stored facts of {} cannot be used (made by another analysis version, or damaged, or past the caps on stored facts); rescan it (cc-teardown history scan {})",
                     r.version, r.version
                 )
             })
@@ -864,11 +943,13 @@ fn changes_json(
         platform: platform.to_string(),
         diff,
     };
-    let text = super::to_json(&view)?;
+    let serde_json::Value::Object(m) = serde_json::to_value(&view)? else {
+        return Err(anyhow!("the changes did not serialise as an object"));
+    };
     if let Some((a, b)) = digests {
-        store.store_changes(a, b, &text);
+        store.store_changes(a, b, &serde_json::to_string(&m)?);
     }
-    Ok(text)
+    Ok(m)
 }
 
 /// A diff list entry's name: a string, or an object's name/key/id field.
@@ -910,6 +991,8 @@ struct Hit {
 #[derive(serde::Serialize)]
 struct SearchView<'a> {
     hits: &'a [Hit],
+    skipped: Vec<String>,
+    store: Origin,
     text: &'a str,
 }
 
@@ -928,6 +1011,10 @@ fn search(g: &Global, store: &FactsStore, a: &SearchArgs) -> anyhow::Result<i32>
         let by_name = found.by_name.iter().map(|f| ("name", f));
         for (r#in, f) in by_name.chain(found.by_text.iter().map(|f| ("text", f))) {
             let versions = order.versions(&f.builds);
+            store.charge_answer(
+                versions.iter().map(|v| v.len() as u64 + 32).sum::<u64>()
+                    + (f.kind.len() + f.name.len() + p.len() + 128) as u64,
+            )?;
             if !versions.is_empty() {
                 hits.push(Hit {
                     r#in,
@@ -942,9 +1029,14 @@ fn search(g: &Global, store: &FactsStore, a: &SearchArgs) -> anyhow::Result<i32>
     if g.json {
         print_json(&SearchView {
             hits: &hits,
+            skipped: store.skipped(),
+            store: origin(store),
             text: &a.text,
         })?;
-    } else if hits.is_empty() {
+        return Ok(if hits.is_empty() { 1 } else { 0 });
+    }
+    say_origin(store);
+    if hits.is_empty() {
         outln!("{:?} is in no release scanned", a.text);
     } else {
         for h in &hits {
@@ -983,18 +1075,25 @@ fn timeline(g: &Global, store: &FactsStore, a: &TimelineArgs) -> anyhow::Result<
     };
     let rows = store.timeline(platform)?;
     if g.json {
-        print_json(&serde_json::json!({
-            "platform": platform,
-            "events": crate::report::timeline::events(&rows),
-            "releases": rows,
-        }))?;
+        print_json(&labelled(
+            store,
+            serde_json::json!({
+                "platform": platform,
+                "events": crate::report::timeline::events(&rows),
+                "releases": rows,
+            }),
+        ))?;
         return Ok(0);
     }
-    let d = crate::report::timeline::doc(
+    let mut d = crate::report::timeline::doc(
         platform,
         &rows,
         &crate::report::provenance::Provenance::of_this_run(),
     );
+    if let Some(note) = origin_note(store) {
+        d.blocks
+            .insert(0, crate::report::doc::Block::Note(note.into()));
+    }
     let text = match a.format {
         PageFormat::Html => d.html(),
         PageFormat::Md => d.markdown(),
@@ -1038,7 +1137,10 @@ fn export(g: &Global, store: &FactsStore, a: &ExportArgs) -> anyhow::Result<i32>
                     })
                 })
                 .collect();
-            let doc = serde_json::json!({"releases": store.releases(None)?, "items": items});
+            let doc = labelled(
+                store,
+                serde_json::json!({"releases": store.releases(None)?, "items": items}),
+            );
             let text = super::to_json(&doc)?;
             super::write_output(g, a.output.as_deref(), &text)?;
             Ok(0)

@@ -70,9 +70,47 @@ CREATE TABLE IF NOT EXISTS changes (
 ) WITHOUT ROWID;
 ";
 
-/// The most a stored `changes` answer may inflate to (the largest, at the
-/// switch to code-split builds, is ~130 kB of JSON).
-const MAX_CHANGES_BYTES: u64 = 64 << 20;
+/// The most a stored `changes` answer may inflate to: the largest real one,
+/// at the switch to code-split builds, is ~130 kB of JSON; 8 MiB is sixty
+/// times that.
+const MAX_CHANGES_BYTES: u64 = 8 << 20;
+
+/// What one command may bring into memory from the history's rows, at
+/// least: every string and blob read, every value parsed (at
+/// [`PARSED_COST`] times its text) and every name or version copied into
+/// the answer is charged before it is kept. A store whose answer would
+/// need more is refused in one line, never allowed to take the machine's
+/// memory.
+pub const COMMAND_BUDGET: u64 = 384 << 20;
+
+/// An answer may hold this many times the store's bytes: an honest
+/// answer holds what the store holds, parsed (`history export --format
+/// json` of every release parses every item); only rows that many
+/// releases share, or that repeat, make an answer larger than that.
+const BUDGET_PER_STORE_BYTE: u64 = 32;
+
+/// The budget of a command on the store at `path`: [`COMMAND_BUDGET`], or
+/// more for a store large enough to need it (its file and log).
+pub(super) fn command_budget(path: &std::path::Path) -> u64 {
+    let size: u64 = ["", "-wal"]
+        .iter()
+        .map(|s| std::fs::metadata(super::with_suffix(path, s)).map_or(0, |m| m.len()))
+        .sum();
+    COMMAND_BUDGET.max(size.saturating_mul(BUDGET_PER_STORE_BYTE))
+}
+
+/// What a parsed JSON value may cost in memory per byte of its text
+/// (`[]` is two bytes and a 32-byte value with its vector).
+const PARSED_COST: u64 = 24;
+
+/// The most an item's value may hold, as JSON text: the real ones are the
+/// few fields docs/history.md lists (the largest, a model's uses or a
+/// setting's default object, under 4 kB).
+const MAX_VALUE_BYTES: usize = 64 << 10;
+
+/// The most a build summary may hold, as JSON text (counts per kind, flags
+/// per kind, workflow names: under 2 kB on real builds).
+const MAX_SUMMARY_BYTES: usize = 1 << 20;
 
 /// The trigram index of `texts` that `search` narrows its candidates with.
 /// It is created, filled from every stored text and given the triggers that
@@ -198,10 +236,20 @@ fn hashes_blob(h: &[i64]) -> Vec<u8> {
     h.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-pub(super) fn blob_hashes(b: &[u8]) -> Vec<i64> {
-    b.chunks_exact(8)
+/// A summary's name hashes, or None when the blob is not what
+/// [`hashes_blob`] writes: whole 8-byte hashes, strictly ascending (so each
+/// name once: one hash repeated 36,000 times with a 100 kB name made the
+/// timeline copy that name for every repeat, a gigabyte from a 290 kB
+/// store).
+pub(super) fn blob_hashes(b: &[u8]) -> Option<Vec<i64>> {
+    if !b.len().is_multiple_of(8) {
+        return None;
+    }
+    let h: Vec<i64> = b
+        .chunks_exact(8)
         .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-        .collect()
+        .collect();
+    h.windows(2).all(|w| w[0] < w[1]).then_some(h)
 }
 
 /// The text hash an item's value refers to (a prompt's text, a workflow's
@@ -364,6 +412,67 @@ pub struct Release {
     pub build_id: Option<i64>,
 }
 
+/// An item's value as read from the store (shared by the releases of its
+/// build), with the length of its JSON text: what a copy of it costs.
+#[derive(Debug, Clone)]
+pub struct StoredValue {
+    pub value: std::rc::Rc<Value>,
+    pub bytes: u64,
+}
+
+impl From<Value> for StoredValue {
+    fn from(v: Value) -> StoredValue {
+        let bytes = v.to_string().len() as u64;
+        StoredValue {
+            value: std::rc::Rc::new(v),
+            bytes,
+        }
+    }
+}
+
+/// `text` as JSON when it is at most `max` bytes (checked before parsing).
+fn parse_bounded(text: &[u8], max: usize) -> Option<Value> {
+    if text.len() > max {
+        return None;
+    }
+    serde_json::from_slice(text).ok()
+}
+
+/// One row of `releases` joined to its build, or why it is not a release.
+fn release_of(r: &rusqlite::Row) -> Result<Release, String> {
+    let col = |e: rusqlite::Error| format!("unreadable ({e})");
+    let build_id: Option<i64> = r.get(12).map_err(col)?;
+    let found: Option<i64> = r.get(13).map_err(col)?;
+    let status: String = r.get(3).map_err(col)?;
+    if build_id.is_some() && found.is_none() {
+        return Err(format!(
+            "names build {} that the store does not hold",
+            build_id.unwrap_or_default()
+        ));
+    }
+    if status == "ok" && build_id.is_none() {
+        return Err("scanned but names no build".into());
+    }
+    let count = |i| -> Result<Option<u64>, String> {
+        Ok(r.get::<_, Option<i64>>(i).map_err(col)?.map(|n| n as u64))
+    };
+    Ok(Release {
+        version: r.get(0).map_err(col)?,
+        platform: r.get(1).map_err(col)?,
+        published: r.get(2).map_err(col)?,
+        status,
+        error: r.get(4).map_err(col)?,
+        digest: r.get(5).map_err(col)?,
+        modules: count(6)?,
+        bundle_bytes: count(7)?,
+        code_split: r.get(8).map_err(col)?,
+        bun_layout: r.get(9).map_err(col)?,
+        container: r.get(10).map_err(col)?,
+        current: r.get::<_, Option<String>>(11).map_err(col)?.as_deref() == Some(ANALYSIS_VERSION),
+        build_id,
+    })
+}
+
 fn semver_key(v: &str) -> semver::Version {
     semver::Version::parse(v).unwrap_or(semver::Version::new(0, 0, 0))
 }
@@ -374,6 +483,50 @@ impl FactsStore {
             path: self.path.display().to_string(),
             source: e,
         }
+    }
+
+    /// Charge `bytes` to the command's budget (inside a query: the error
+    /// ends it).
+    pub(super) fn charge(&self, bytes: u64) -> rusqlite::Result<()> {
+        use std::sync::atomic::Ordering;
+        let ok = self
+            .budget
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(bytes)
+            })
+            .is_ok();
+        if ok {
+            return Ok(());
+        }
+        Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_TOOBIG),
+            Some(format!(
+                "answering would read more than {} MiB of it into memory (a store of real releases needs far less): refused",
+                COMMAND_BUDGET >> 20
+            )),
+        ))
+    }
+
+    /// [`FactsStore::charge`] outside a query.
+    pub fn charge_answer(&self, bytes: u64) -> Result<(), StoreError> {
+        self.charge(bytes).map_err(|e| self.history_err(e))
+    }
+
+    /// Note a damaged row left out of the answer.
+    pub(super) fn skip(&self, what: String) {
+        if let Ok(mut s) = self.skipped.lock()
+            && s.len() < 100
+        {
+            s.insert(what);
+        }
+    }
+
+    /// The damaged rows the history's reads left out so far (at most 100).
+    pub fn skipped(&self) -> Vec<String> {
+        self.skipped
+            .lock()
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Run `f` on the connection, reporting errors (history commands must
@@ -495,8 +648,8 @@ impl FactsStore {
     pub fn ensure_summaries(&self) -> Result<(), StoreError> {
         let missing: Vec<i64> = self.query(|c| {
             let mut st = c.prepare(
-                "SELECT DISTINCT r.build_id FROM releases r
-                 WHERE r.status = 'ok' AND r.build_id IS NOT NULL
+                "SELECT DISTINCT r.build_id FROM releases r JOIN builds b ON b.id = r.build_id
+                 WHERE r.status = 'ok'
                    AND NOT EXISTS (SELECT 1 FROM build_summary s WHERE s.build_id = r.build_id)",
             )?;
             let rows = st.query_map([], |r| r.get(0))?;
@@ -519,11 +672,11 @@ impl FactsStore {
                         let mut st =
                             tx.prepare("SELECT kind, name, value FROM items WHERE build_id = ?1")?;
                         let rows = st.query_map(params![id], |r| {
-                            let v: String = r.get(2)?;
+                            let v = r.get_ref(2)?.as_bytes().unwrap_or_default();
                             Ok((
                                 r.get(0)?,
                                 r.get(1)?,
-                                serde_json::from_str(&v).unwrap_or(Value::Null),
+                                parse_bounded(v, MAX_VALUE_BYTES).unwrap_or(Value::Null),
                             ))
                         })?;
                         rows.collect::<rusqlite::Result<_>>()?
@@ -575,25 +728,31 @@ impl FactsStore {
         let _ = std::mem::replace(&mut *conn, empty).close();
     }
 
-    /// Every build's summary and name hashes, by build id.
-    fn summaries(
-        &self,
-    ) -> Result<std::collections::HashMap<i64, (BuildSummary, Vec<i64>)>, StoreError> {
+    /// Every build's summary and name hashes, by build id. A summary that
+    /// does not read (JSON past [`MAX_SUMMARY_BYTES`] or not a summary,
+    /// name hashes not as written) is left out and noted.
+    fn summaries(&self) -> Result<std::collections::HashMap<i64, Summarised>, StoreError> {
         self.ensure_summaries()?;
         self.query(|c| {
             let mut st = c.prepare("SELECT build_id, summary, names FROM build_summary")?;
-            let rows = st.query_map([], |r| {
-                let json: String = r.get(1)?;
-                let blob: Vec<u8> = r.get(2)?;
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    (
-                        serde_json::from_str(&json).unwrap_or_default(),
-                        blob_hashes(&blob),
-                    ),
-                ))
-            })?;
-            rows.collect()
+            let mut rows = st.query([])?;
+            let mut out = std::collections::HashMap::new();
+            while let Some(r) = rows.next()? {
+                let id: i64 = r.get(0)?;
+                let json = r.get_ref(1)?.as_bytes().unwrap_or_default();
+                let blob = r.get_ref(2)?.as_bytes().unwrap_or_default();
+                self.charge(json.len() as u64 * PARSED_COST + blob.len() as u64)?;
+                let summary = (json.len() <= MAX_SUMMARY_BYTES)
+                    .then(|| serde_json::from_slice::<BuildSummary>(json).ok())
+                    .flatten();
+                match (summary, blob_hashes(blob)) {
+                    (Some(s), Some(h)) => {
+                        out.insert(id, std::rc::Rc::new((s, h, json.len() as u64)));
+                    }
+                    _ => self.skip(format!("the summary of build {id}: damaged")),
+                }
+            }
+            Ok(out)
         })
     }
 
@@ -626,34 +785,43 @@ impl FactsStore {
     }
 
     /// Every release recorded for `platform` (all platforms when None),
-    /// oldest version first.
+    /// oldest version first. A row that does not read as a release (a
+    /// column of the wrong type, a build it names that the store does not
+    /// hold) is left out and noted (see [`FactsStore::skipped`]): one
+    /// damaged row must not take the whole history with it.
     pub fn releases(&self, platform: Option<&str>) -> Result<Vec<Release>, StoreError> {
         let mut out = self.query(|c| {
             let mut st = c.prepare(
                 "SELECT r.version, r.platform, r.published, r.status, r.error, b.digest, b.modules,
                         b.bundle_bytes, b.code_split, b.bun_layout, b.container, r.analysis_version,
-                        r.build_id
+                        r.build_id, b.id
                  FROM releases r LEFT JOIN builds b ON b.id = r.build_id
                  WHERE ?1 IS NULL OR r.platform = ?1",
             )?;
-            let rows = st.query_map(params![platform], |r| {
-                Ok(Release {
-                    version: r.get(0)?,
-                    platform: r.get(1)?,
-                    published: r.get(2)?,
-                    status: r.get(3)?,
-                    error: r.get(4)?,
-                    digest: r.get(5)?,
-                    modules: r.get::<_, Option<i64>>(6)?.map(|n| n as u64),
-                    bundle_bytes: r.get::<_, Option<i64>>(7)?.map(|n| n as u64),
-                    code_split: r.get(8)?,
-                    bun_layout: r.get(9)?,
-                    container: r.get(10)?,
-                    current: r.get::<_, Option<String>>(11)?.as_deref() == Some(ANALYSIS_VERSION),
-                    build_id: r.get(12)?,
-                })
-            })?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
+            let mut rows = st.query(params![platform])?;
+            let mut out = Vec::new();
+            while let Some(r) = rows.next()? {
+                let bytes: usize = (0..12)
+                    .map(|i| {
+                        r.get_ref(i)
+                            .map_or(0, |v| v.as_bytes().map_or(8, <[u8]>::len))
+                    })
+                    .sum();
+                self.charge(bytes as u64 + 256)?;
+                match release_of(r) {
+                    Ok(rel) => out.push(rel),
+                    Err(why) => {
+                        let name = |i| match r.get_ref(i) {
+                            Ok(rusqlite::types::ValueRef::Text(t)) => {
+                                String::from_utf8_lossy(&t[..t.len().min(40)]).into_owned()
+                            }
+                            _ => "?".into(),
+                        };
+                        self.skip(format!("release {} {}: {why}", name(0), name(1)));
+                    }
+                }
+            }
+            Ok(out)
         })?;
         out.sort_by(|a, b| {
             semver_key(&a.version)
@@ -664,33 +832,59 @@ impl FactsStore {
     }
 
     /// The value of item (kind, name) in each scanned release of
-    /// `platform` (None where the release lacks it).
+    /// `platform` (None where the release lacks it). Each build's value is
+    /// read and parsed once, however many releases share the build (a
+    /// megabyte value parsed once per release took gigabytes); a value past
+    /// [`MAX_VALUE_BYTES`] or that is not JSON is a damaged row, left out.
     pub fn item_over_releases(
         &self,
         kind: &str,
         name: &str,
         platform: &str,
-    ) -> Result<Vec<(Release, Option<Value>)>, StoreError> {
-        let present: BTreeMap<String, Value> = self
-            .query(|c| {
-                let mut st = c.prepare(
-                "SELECT r.version, i.value FROM items i JOIN releases r ON r.build_id = i.build_id
-                 WHERE i.kind = ?1 AND i.name = ?2 AND r.platform = ?3 AND r.status = 'ok'",
-            )?;
-                let rows = st.query_map(params![kind, name, platform], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-                })?;
-                rows.collect::<rusqlite::Result<Vec<_>>>()
-            })?
-            .into_iter()
-            .map(|(v, j)| (v, serde_json::from_str(&j).unwrap_or(Value::Null)))
-            .collect();
-        Ok(self
+    ) -> Result<Vec<(Release, Option<StoredValue>)>, StoreError> {
+        let releases: Vec<Release> = self
             .releases(Some(platform))?
             .into_iter()
             .filter(|r| r.status == "ok")
+            .collect();
+        let present: std::collections::HashMap<i64, StoredValue> = self.query(|c| {
+            let mut st = c.prepare(
+                "SELECT value FROM items WHERE build_id = ?1 AND kind = ?2 AND name = ?3",
+            )?;
+            let mut out = std::collections::HashMap::new();
+            let mut seen = std::collections::HashSet::new();
+            for id in releases.iter().filter_map(|r| r.build_id) {
+                if !seen.insert(id) {
+                    continue;
+                }
+                let mut rows = st.query(params![id, kind, name])?;
+                let Some(r) = rows.next()? else { continue };
+                let text = r.get_ref(0)?.as_bytes().unwrap_or_default();
+                if text.len() <= MAX_VALUE_BYTES {
+                    self.charge(text.len() as u64 * PARSED_COST)?;
+                }
+                match parse_bounded(text, MAX_VALUE_BYTES) {
+                    Some(v) => {
+                        out.insert(
+                            id,
+                            StoredValue {
+                                value: std::rc::Rc::new(v),
+                                bytes: text.len() as u64,
+                            },
+                        );
+                    }
+                    None => self.skip(format!(
+                        "the {kind} item of build {id}: its value is not JSON of at most {} kB",
+                        MAX_VALUE_BYTES >> 10
+                    )),
+                }
+            }
+            Ok(out)
+        })?;
+        Ok(releases
+            .into_iter()
             .map(|r| {
-                let v = present.get(&r.version).cloned();
+                let v = r.build_id.and_then(|id| present.get(&id).cloned());
                 (r, v)
             })
             .collect())
@@ -761,22 +955,35 @@ impl FactsStore {
             let mut st = c.prepare(
                 "SELECT b.digest, s.summary FROM build_summary s JOIN builds b ON b.id = s.build_id",
             )?;
-            let rows = st.query_map([], |r| {
-                let json: String = r.get(1)?;
-                let summary: BuildSummary = serde_json::from_str(&json).unwrap_or_default();
-                Ok((r.get(0)?, summary.counts))
-            })?;
-            rows.collect()
+            let mut rows = st.query([])?;
+            let mut out = std::collections::HashMap::new();
+            while let Some(r) = rows.next()? {
+                let digest: String = r.get(0)?;
+                let json = r.get_ref(1)?.as_bytes().unwrap_or_default();
+                self.charge((digest.len() + json.len()) as u64 * PARSED_COST)?;
+                let summary = (json.len() <= MAX_SUMMARY_BYTES)
+                    .then(|| serde_json::from_slice::<BuildSummary>(json).ok())
+                    .flatten();
+                match summary {
+                    Some(s) => {
+                        out.insert(digest, s.counts);
+                    }
+                    None => self.skip("a build summary: damaged".to_string()),
+                }
+            }
+            Ok(out)
         })
     }
 
-    /// The stored facts of a build, by digest (this analysis version only).
-    /// The answer `history changes` gave for the builds `from` → `to`, as
-    /// it printed it, when this analysis version stored one: comparing two
-    /// builds' facts inflates and parses both (4 MB of JSON each on the
-    /// newest builds), the stored answer is a few kilobytes. A body that
-    /// does not match its hash or does not inflate is a miss.
-    pub fn stored_changes(&self, from: &str, to: &str) -> Option<String> {
+    /// The answer `history changes` gave for the builds `from` → `to`,
+    /// when this analysis version stored one: comparing two builds' facts
+    /// inflates and parses both (4 MB of JSON each on the newest builds),
+    /// the stored answer is a few kilobytes. It is handed back parsed, as a
+    /// value (what is printed is always serialised by this tool, never the
+    /// stored text): a body that does not match its hash, inflates past
+    /// [`MAX_CHANGES_BYTES`], holds too many values or is not a JSON
+    /// object is a miss.
+    pub fn stored_changes(&self, from: &str, to: &str) -> Option<serde_json::Map<String, Value>> {
         let (body, sha): (Vec<u8>, String) = self
             .query(|c| {
                 c.query_row(
@@ -789,7 +996,15 @@ impl FactsStore {
             })
             .ok()??;
         (hex::encode(Sha256::digest(&body)) == sha).then_some(())?;
-        String::from_utf8(super::inflate(&body, MAX_CHANGES_BYTES)?).ok()
+        let json = super::inflate(&body, MAX_CHANGES_BYTES)?;
+        if !super::json_values_within(&json, super::MAX_FACTS_VALUES) {
+            return None;
+        }
+        self.charge_answer(json.len() as u64 * PARSED_COST).ok()?;
+        match serde_json::from_slice(&json).ok()? {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
     }
 
     /// Keep the answer of `history changes` for `from` → `to` (best effort:
@@ -822,9 +1037,12 @@ impl FactsStore {
         });
     }
 
+    /// The facts a history holds for a build, by digest (this analysis
+    /// version only): what its author recorded, sealed by this machine or
+    /// not — `history changes` answers from them, labelled with their
+    /// store; analysis never reads them this way.
     pub fn facts_of(&self, digest: &str) -> Option<Facts> {
-        use crate::analysis::analysed::FactsCache;
-        self.load(digest)
+        self.recorded_facts(digest)
     }
 
     /// Copy the whole store into a new SQLite file at `dest` (which must
@@ -866,19 +1084,33 @@ impl FactsStore {
                  FROM items i JOIN releases r ON r.build_id = i.build_id
                  WHERE (?1 IS NULL OR r.platform = ?1) AND r.status = 'ok'",
             )?;
-            let rows = st.query_map(params![platform], |r| {
-                Ok(ItemRow {
+            let mut rows = st.query(params![platform])?;
+            let mut out = Vec::new();
+            while let Some(r) = rows.next()? {
+                // Releases sharing a build repeat its items: each copy is
+                // charged (and parsed again by the JSON export).
+                let bytes: usize = (0..5)
+                    .map(|i| {
+                        r.get_ref(i)
+                            .map_or(0, |v| v.as_bytes().map_or(8, <[u8]>::len))
+                    })
+                    .sum();
+                self.charge(bytes as u64 * PARSED_COST + 128)?;
+                out.push(ItemRow {
                     version: r.get(0)?,
                     platform: r.get(1)?,
                     kind: r.get(2)?,
                     name: r.get(3)?,
                     value: r.get(4)?,
-                })
-            })?;
-            rows.collect()
+                });
+            }
+            Ok(out)
         })
     }
 }
+
+/// A build's summary, its name hashes and the summary's size as stored.
+type Summarised = std::rc::Rc<(BuildSummary, Vec<i64>, u64)>;
 
 /// One release's figures for the timeline.
 #[derive(Debug, Clone, Serialize)]
@@ -907,17 +1139,22 @@ impl FactsStore {
             .into_iter()
             .filter(|r| r.status == "ok")
             .collect();
-        let mut summaries = self.summaries()?;
+        let summaries = self.summaries()?;
+        let none: Summarised = Default::default();
         let mut out: Vec<TimelineRow> = Vec::new();
-        let mut prev: Option<Vec<i64>> = None;
+        let mut prev: Option<Summarised> = None;
         // (row, hash, added?) of every name that came or went, resolved to
         // names in one pass at the end.
         let mut changed: Vec<(usize, i64, bool)> = Vec::new();
         for r in releases {
-            let (summary, hashes) = r
+            // Releases may share a build: its summary is read once and
+            // shared, and each row's copy of it is charged.
+            let this = r
                 .build_id
-                .and_then(|id| summaries.remove(&id))
-                .unwrap_or_default();
+                .and_then(|id| summaries.get(&id).cloned())
+                .unwrap_or_else(|| none.clone());
+            self.charge_answer(this.2 * PARSED_COST + 512)?;
+            let (summary, hashes) = (&this.0, &this.1);
             let n = |k: &str| summary.counts.get(k).copied().unwrap_or(0);
             let row = TimelineRow {
                 flags: summary.flags.clone(),
@@ -933,10 +1170,12 @@ impl FactsStore {
             };
             if let Some(p) = &prev {
                 let i = out.len();
-                changed.extend(sorted_difference(&hashes, p).map(|h| (i, h, true)));
-                changed.extend(sorted_difference(p, &hashes).map(|h| (i, h, false)));
+                let before = changed.len();
+                changed.extend(sorted_difference(hashes, &p.1).map(|h| (i, h, true)));
+                changed.extend(sorted_difference(&p.1, hashes).map(|h| (i, h, false)));
+                self.charge_answer(((changed.len() - before) * 24) as u64)?;
             }
-            prev = Some(hashes);
+            prev = Some(this.clone());
             out.push(row);
         }
         let names: std::collections::HashMap<i64, (String, String)> = self.query(|c| {
@@ -949,11 +1188,14 @@ impl FactsStore {
                 let mut st = tx.prepare("SELECT kind, name FROM names WHERE hash = ?1")?;
                 for (_, h, _) in &changed {
                     if !m.contains_key(h)
-                        && let Some(kn) = st
-                            .query_row(params![h], |r| Ok((r.get(0)?, r.get(1)?)))
+                        && let Some((k, n)) = st
+                            .query_row(params![h], |r| {
+                                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                            })
                             .optional()?
                     {
-                        m.insert(*h, kn);
+                        self.charge((k.len() + n.len() + 64) as u64)?;
+                        m.insert(*h, (k, n));
                     }
                 }
             }
@@ -962,6 +1204,8 @@ impl FactsStore {
         })?;
         for (i, h, added) in changed {
             if let Some((k, n)) = names.get(&h) {
+                // Each name is copied into every row where it came or went.
+                self.charge_answer((k.len() + n.len() + 64) as u64)?;
                 let side = if added {
                     &mut out[i].added
                 } else {
@@ -1023,7 +1267,15 @@ pub struct Change {
 }
 
 /// Read an item's presence over the releases into its story.
-pub fn story(kind: &str, name: &str, platform: &str, over: &[(Release, Option<Value>)]) -> Story {
+/// Every value the story copies is charged to `charge` first (its text
+/// times [`PARSED_COST`]); the story stops with the error it returns.
+pub fn story<E>(
+    kind: &str,
+    name: &str,
+    platform: &str,
+    over: &[(Release, Option<StoredValue>)],
+    charge: &mut dyn FnMut(u64) -> Result<(), E>,
+) -> Result<Story, E> {
     let mut s = Story {
         name: name.to_string(),
         kind: kind.to_string(),
@@ -1038,10 +1290,13 @@ pub fn story(kind: &str, name: &str, platform: &str, over: &[(Release, Option<Va
     let mut prev: Option<&Value> = None;
     let mut was_present = false;
     let mut absent_since: Vec<String> = Vec::new();
-    for (r, v) in over {
-        match v {
-            Some(v) => {
+    let mut prev_bytes = 0u64;
+    for (r, stored) in over {
+        match stored {
+            Some(StoredValue { value: v, bytes }) => {
+                let v: &Value = v;
                 if s.first_seen.is_none() {
+                    charge(bytes * PARSED_COST + 256)?;
                     s.first_seen = Some(r.version.clone());
                     s.changes.push(Change {
                         version: r.version.clone(),
@@ -1050,6 +1305,7 @@ pub fn story(kind: &str, name: &str, platform: &str, over: &[(Release, Option<Va
                         to: v.clone(),
                     });
                 } else if !was_present {
+                    charge(bytes * PARSED_COST + 256)?;
                     s.gaps.append(&mut absent_since);
                     s.changes.push(Change {
                         version: r.version.clone(),
@@ -1057,7 +1313,11 @@ pub fn story(kind: &str, name: &str, platform: &str, over: &[(Release, Option<Va
                         from: Value::Null,
                         to: v.clone(),
                     });
-                } else if let Some(p) = prev {
+                } else if let Some(p) = prev
+                    && p != v
+                {
+                    // The fields that differ, of both values at most.
+                    charge((bytes + prev_bytes) * PARSED_COST + 256)?;
                     for (field, from, to) in value_changes(p, v) {
                         s.changes.push(Change {
                             version: r.version.clone(),
@@ -1070,10 +1330,12 @@ pub fn story(kind: &str, name: &str, platform: &str, over: &[(Release, Option<Va
                 absent_since.clear();
                 s.last_seen = Some(r.version.clone());
                 prev = Some(v);
+                prev_bytes = *bytes;
                 was_present = true;
             }
             None => {
                 if was_present {
+                    charge(prev_bytes * PARSED_COST + 256)?;
                     s.changes.push(Change {
                         version: r.version.clone(),
                         what: "removed".into(),
@@ -1082,6 +1344,7 @@ pub fn story(kind: &str, name: &str, platform: &str, over: &[(Release, Option<Va
                     });
                 }
                 if s.first_seen.is_some() {
+                    charge(64)?;
                     absent_since.push(r.version.clone());
                 }
                 was_present = false;
@@ -1092,7 +1355,7 @@ pub fn story(kind: &str, name: &str, platform: &str, over: &[(Release, Option<Va
     if !was_present {
         s.removed_in = absent_since.first().cloned();
     }
-    s
+    Ok(s)
 }
 
 /// The fields of two item values that differ.
@@ -1318,7 +1581,11 @@ mod tests {
             ),
             (rel("1.0.5"), None),
         ];
-        let s = story("flag", "f", "p", &over);
+        let over: Vec<(Release, Option<StoredValue>)> = over
+            .into_iter()
+            .map(|(r, v)| (r, v.map(StoredValue::from)))
+            .collect();
+        let s = story("flag", "f", "p", &over, &mut |_| Ok::<(), ()>(())).unwrap();
         assert_eq!(s.first_seen.as_deref(), Some("1.0.1"));
         assert_eq!(s.last_seen.as_deref(), Some("1.0.4"));
         assert_eq!(s.removed_in.as_deref(), Some("1.0.5"));
@@ -1366,7 +1633,11 @@ mod tests {
         assert!(h.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
         // The kind is part of the key: a flag and an env var of one name differ.
         assert_ne!(name_hash("flag", "x"), name_hash("env", "x"));
-        assert_eq!(blob_hashes(&hashes_blob(&h)), h);
+        assert_eq!(blob_hashes(&hashes_blob(&h)), Some(h.clone()));
+        // Repeated, unsorted or cut short: not a summary's hashes.
+        assert_eq!(blob_hashes(&hashes_blob(&[1, 1])), None);
+        assert_eq!(blob_hashes(&hashes_blob(&[2, 1])), None);
+        assert_eq!(blob_hashes(&[0; 7]), None);
         let (_, h2) = summarise([("flag", "a", &f), ("flag", "c", &f)]);
         let added: Vec<i64> = sorted_difference(&h2, &h).collect();
         let removed: Vec<i64> = sorted_difference(&h, &h2).collect();
@@ -1546,7 +1817,11 @@ mod tests {
             (rel("1.0.0"), Some(json!({}))),
             (rel("1.0.1"), Some(json!({}))),
         ];
-        let s = story("workflow", "w", "p", &over);
+        let over: Vec<(Release, Option<StoredValue>)> = over
+            .into_iter()
+            .map(|(r, v)| (r, v.map(StoredValue::from)))
+            .collect();
+        let s = story("workflow", "w", "p", &over, &mut |_| Ok::<(), ()>(())).unwrap();
         assert_eq!(s.removed_in, None);
         assert!(s.gaps.is_empty());
         assert_eq!(s.changes.len(), 1);

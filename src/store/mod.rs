@@ -12,11 +12,13 @@
 //! error. Neither ever goes through a link or into a device, FIFO or folder.
 
 pub mod history;
+pub mod key;
 pub mod search;
 
 use crate::analysis::analysed::{ANALYSIS_VERSION, Facts, FactsCache};
 use crate::analysis::diff::code::CodeFacts;
 use crate::source::FileIdentity;
+use key::MachineKey;
 use rusqlite::config::DbConfig;
 use rusqlite::{
     Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
@@ -35,9 +37,12 @@ const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 /// Facts are JSON compressed with zstd at this level: ~10× smaller, and
 /// decoding stays a few milliseconds.
 const ZSTD_LEVEL: i32 = 3;
-/// The most a stored body may inflate to (a corrupt or hostile row must not
-/// exhaust memory).
-const MAX_FACTS_BYTES: usize = 512 << 20;
+/// The most a stored facts body may inflate to. The largest real facts are
+/// about 4 MB of JSON (2.1.332 darwin-arm64, measured in docs/cache.md);
+/// 32 MiB leaves eight times that for builds to grow into. A hostile row
+/// under a 512 MiB cap inflated to 520 MB of JSON that took over 12 GB to
+/// parse.
+pub(crate) const MAX_FACTS_BYTES: usize = 32 << 20;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS builds (
@@ -93,8 +98,21 @@ CREATE TABLE IF NOT EXISTS code_facts (
 ";
 /// The most a stored code body, or the units' text, may inflate to: the
 /// largest builds' are ~150 MB; a corrupt or hostile row must not exhaust
-/// memory.
+/// memory. (Only rows this machine sealed are ever inflated.)
 const MAX_CODE_BYTES: u64 = 1 << 30;
+
+/// The seals of rows this machine wrote (see [`key`]): what a row is
+/// (`facts`, `code`, `file`, `store`), which one (its key columns), and the
+/// HMAC of its content under this machine's key. Added after schema 1
+/// shipped, created on open when missing, like `code_facts`.
+const SEAL_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS seals (
+    what        TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    seal        TEXT NOT NULL,
+    PRIMARY KEY (what, key)
+) WITHOUT ROWID;
+";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -219,6 +237,14 @@ pub struct FactsStore {
     path: PathBuf,
     ownership: Ownership,
     conn: Mutex<Connection>,
+    /// This machine's key: without it no stored facts are believed (they
+    /// are computed) and none are sealed.
+    key: Option<MachineKey>,
+    /// What the history's reads may still bring into memory in this
+    /// process (see [`history::COMMAND_BUDGET`]).
+    budget: std::sync::atomic::AtomicU64,
+    /// Rows the history's reads found damaged and left out, one line each.
+    skipped: Mutex<std::collections::BTreeSet<String>>,
 }
 
 fn is_damage(e: &rusqlite::Error) -> bool {
@@ -240,10 +266,26 @@ impl FactsStore {
         Self::open_as(path, Ownership::Cache)
     }
 
+    /// Open the store at `path` with the key of the cache folder it is in
+    /// when the cache owns it, and with no key when the user named it (see
+    /// [`FactsStore::open_keyed`]).
+    pub fn open_as(path: &Path, ownership: Ownership) -> Result<FactsStore, StoreError> {
+        let key = match (ownership, path.parent()) {
+            (Ownership::Cache, Some(dir)) => MachineKey::in_folder(dir).ok(),
+            _ => None,
+        };
+        Self::open_keyed(path, ownership, key)
+    }
+
     /// Open (creating it if needed) the store at `path`. A file there that
     /// is damaged, foreign or of another schema is removed and rebuilt when
-    /// the cache owns it, and refused when the user named it.
-    pub fn open_as(path: &Path, ownership: Ownership) -> Result<FactsStore, StoreError> {
+    /// the cache owns it, and refused when the user named it. `key` is this
+    /// machine's: only rows sealed with it are believed about a build.
+    pub fn open_keyed(
+        path: &Path,
+        ownership: Ownership,
+        key: Option<MachineKey>,
+    ) -> Result<FactsStore, StoreError> {
         if ownership == Ownership::Cache
             && let Some(dir) = path.parent()
         {
@@ -253,7 +295,7 @@ impl FactsStore {
             })?;
         }
         check_files(path)?;
-        let conn = match Self::connect(path) {
+        let conn = match Self::connect(path, key.as_ref()) {
             Ok(c) => c,
             Err(e) if ownership == Ownership::Named => {
                 return Err(match e.sqlite_error_code() {
@@ -271,7 +313,7 @@ impl FactsStore {
             }
             Err(_) => {
                 Self::remove_files(path)?;
-                Self::connect(path).map_err(|source| StoreError::Sqlite {
+                Self::connect(path, key.as_ref()).map_err(|source| StoreError::Sqlite {
                     path: path.display().to_string(),
                     source,
                 })?
@@ -281,10 +323,13 @@ impl FactsStore {
             path: path.to_path_buf(),
             ownership,
             conn: Mutex::new(conn),
+            key,
+            budget: std::sync::atomic::AtomicU64::new(history::command_budget(path)),
+            skipped: Mutex::new(Default::default()),
         })
     }
 
-    fn connect(path: &Path) -> rusqlite::Result<Connection> {
+    fn connect(path: &Path, key: Option<&MachineKey>) -> rusqlite::Result<Connection> {
         // No URI names (a store path is a path), and never through a link.
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
@@ -348,6 +393,16 @@ impl FactsStore {
         conn.execute_batch(history::SCHEMA)?;
         conn.execute_batch(search::SCHEMA)?;
         conn.execute_batch(CODE_SCHEMA)?;
+        conn.execute_batch(SEAL_SCHEMA)?;
+        // A store this machine made says so (a history answer from any
+        // other store is labelled as its author's). Only a new file gets
+        // the mark: a store made elsewhere never becomes "made here".
+        if !ours && let Some(k) = key {
+            conn.execute(
+                "INSERT OR REPLACE INTO seals (what, key, seal) VALUES ('store', 'made', ?1)",
+                params![k.seal(&[b"store", b"made"])],
+            )?;
+        }
         Ok(conn)
     }
 
@@ -377,7 +432,7 @@ impl FactsStore {
     fn rebuild(&self, conn: &mut Connection) {
         if self.ownership == Ownership::Cache
             && Self::remove_files(&self.path).is_ok()
-            && let Ok(c) = Self::connect(&self.path)
+            && let Ok(c) = Self::connect(&self.path, self.key.as_ref())
         {
             *conn = c;
         }
@@ -404,26 +459,32 @@ impl FactsStore {
 
     /// The bundle digest of a file seen before, if it has not changed since
     /// (same device, inode, size and modification time, as git's index
-    /// trusts them).
+    /// trusts them) and this machine recorded it (its seal holds: a row
+    /// someone else wrote could name another build's digest).
     pub fn digest_for(&self, file: &FileIdentity, arch: &str) -> Option<String> {
-        self.with(|c| {
-            c.query_row(
-                "SELECT b.digest FROM files f JOIN builds b ON b.id = f.build_id
-                 WHERE f.path = ?1 AND f.arch = ?2 AND f.dev = ?3 AND f.ino = ?4
-                   AND f.size = ?5 AND f.mtime_ns = ?6",
-                params![
-                    file.path,
-                    arch,
-                    file.dev as i64,
-                    file.ino as i64,
-                    file.size as i64,
-                    file.mtime_ns
-                ],
-                |r| r.get(0),
-            )
-            .optional()
-        })
-        .flatten()
+        let key = self.key.as_ref()?;
+        let (digest, seal): (String, String) = self
+            .with(|c| {
+                c.query_row(
+                    "SELECT b.digest, s.seal FROM files f JOIN builds b ON b.id = f.build_id
+                     JOIN seals s ON s.what = 'file' AND s.key = f.arch || ' ' || f.path
+                     WHERE f.path = ?1 AND f.arch = ?2 AND f.dev = ?3 AND f.ino = ?4
+                       AND f.size = ?5 AND f.mtime_ns = ?6",
+                    params![
+                        file.path,
+                        arch,
+                        file.dev as i64,
+                        file.ino as i64,
+                        file.size as i64,
+                        file.mtime_ns
+                    ],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+            })
+            .flatten()?;
+        key.verify(&file_parts(file, arch, &digest).each(), &seal)
+            .then_some(digest)
     }
 
     /// Record a build and, when given, the file it was read from.
@@ -445,6 +506,12 @@ impl FactsStore {
                         id
                     ],
                 )?;
+                if let Some(k) = &self.key {
+                    tx.execute(
+                        "INSERT OR REPLACE INTO seals (what, key, seal) VALUES ('file', ?1 || ' ' || ?2, ?3)",
+                        params![arch, f.path, k.seal(&file_parts(f, arch, digest).each())],
+                    )?;
+                }
             }
             tx.commit()
         });
@@ -541,6 +608,7 @@ fn our_objects() -> Option<&'static std::collections::HashSet<SchemaObject>> {
             history::SCHEMA,
             search::SCHEMA,
             CODE_SCHEMA,
+            SEAL_SCHEMA,
             history::TEXT_INDEX,
         ] {
             c.execute_batch(sql).ok()?;
@@ -586,14 +654,76 @@ fn check_schema(conn: &Connection) -> Result<(), String> {
     }
 }
 
+/// The content of a row a seal covers, as owned parts.
+struct Parts(Vec<Vec<u8>>);
+
+impl Parts {
+    fn each(&self) -> Vec<&[u8]> {
+        self.0.iter().map(Vec::as_slice).collect()
+    }
+}
+
+fn file_parts(f: &FileIdentity, arch: &str, digest: &str) -> Parts {
+    Parts(vec![
+        b"file".to_vec(),
+        f.path.as_bytes().to_vec(),
+        arch.as_bytes().to_vec(),
+        f.dev.to_le_bytes().to_vec(),
+        f.ino.to_le_bytes().to_vec(),
+        f.size.to_le_bytes().to_vec(),
+        f.mtime_ns.to_le_bytes().to_vec(),
+        digest.as_bytes().to_vec(),
+    ])
+}
+
 fn encode(facts: &Facts) -> Option<Vec<u8>> {
     let json = serde_json::to_vec(facts).ok()?;
     zstd::bulk::compress(&json, ZSTD_LEVEL).ok()
 }
 
 fn decode(body: &[u8]) -> Option<Facts> {
-    let json = zstd::bulk::decompress(body, MAX_FACTS_BYTES).ok()?;
+    let json = inflate(body, MAX_FACTS_BYTES as u64)?;
+    if !json_values_within(&json, MAX_FACTS_VALUES) {
+        return None;
+    }
     serde_json::from_slice(&json).ok()
+}
+
+/// The most JSON values (objects, arrays, scalars) a facts body may hold.
+/// What a parse allocates grows with the values, not the bytes: two bytes
+/// (`{}`) can make a struct of hundreds, so the bytes' cap alone let a
+/// body under it take gigabytes. The largest real facts hold about 300,000
+/// values (4 MB of JSON); the cap leaves three times that and more.
+pub(crate) const MAX_FACTS_VALUES: usize = 1_000_000;
+
+/// Whether `json` holds at most `max` values, counted in one pass without
+/// parsing: outside strings, every value but the first follows a `[`, a
+/// `,` or a `:`, so their count bounds the values from above. Strings cost
+/// their bytes only, which the size cap bounds.
+pub(crate) fn json_values_within(json: &[u8], max: usize) -> bool {
+    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
+    for &b in json {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b',' | b':' | b'{' => {
+                n += 1;
+                if n > max {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Inflate a zstd body of at most `limit` bytes, growing the buffer as the
@@ -628,48 +758,120 @@ fn decode_code(body: &[u8], text: &[u8]) -> Option<CodeFacts> {
     code.is_consistent().then_some(code)
 }
 
-impl FactsCache for FactsStore {
-    fn load(&self, digest: &str) -> Option<Facts> {
-        let (body, sha): (Vec<u8>, String) = self
-            .with(|c| {
-                c.query_row(
-                    "SELECT f.body, f.body_sha256 FROM facts f JOIN builds b ON b.id = f.build_id
-                     WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
-                    params![digest, ANALYSIS_VERSION],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .optional()
-            })
-            .flatten()?;
+impl FactsStore {
+    /// A build's stored facts body of this analysis version and its seal
+    /// (None when it has none).
+    fn facts_row(&self, digest: &str) -> Option<(Vec<u8>, String, Option<String>)> {
+        let sealed = self.with(|c| {
+            c.query_row(
+                "SELECT f.body, f.body_sha256, s.seal FROM facts f JOIN builds b ON b.id = f.build_id
+                 LEFT JOIN seals s ON s.what = 'facts' AND s.key = b.digest || ' ' || f.analysis_version
+                 WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
+                params![digest, ANALYSIS_VERSION],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+        });
+        if let Some(row) = sealed {
+            return row;
+        }
+        // A store written before seals that cannot be written (a published
+        // read-only copy) has no `seals` table: its history still answers.
+        self.with(|c| {
+            c.query_row(
+                "SELECT f.body, f.body_sha256 FROM facts f JOIN builds b ON b.id = f.build_id
+                 WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
+                params![digest, ANALYSIS_VERSION],
+                |r| Ok((r.get(0)?, r.get(1)?, None)),
+            )
+            .optional()
+        })
+        .flatten()
+    }
+
+    /// A build's facts as the store holds them, sealed or not: what a
+    /// history says (`history changes` of a published store), never what
+    /// analysis believes about a build. Bounded as any stored body.
+    pub(crate) fn recorded_facts(&self, digest: &str) -> Option<Facts> {
+        let (body, sha, _) = self.facts_row(digest)?;
         if hex::encode(Sha256::digest(&body)) != sha {
             return None;
         }
         decode(&body)
     }
 
+    /// Whether this machine made the store (it holds this machine's mark).
+    pub fn made_here(&self) -> bool {
+        let Some(k) = &self.key else { return false };
+        self.with(|c| {
+            c.query_row(
+                "SELECT seal FROM seals WHERE what = 'store' AND key = 'made'",
+                [],
+                |r| r.get::<_, String>(0),
+            )
+            .optional()
+        })
+        .flatten()
+        .is_some_and(|s| k.verify(&[b"store", b"made"], &s))
+    }
+}
+
+fn facts_parts<'a>(digest: &'a str, body: &'a [u8]) -> [&'a [u8]; 4] {
+    [
+        b"facts",
+        digest.as_bytes(),
+        ANALYSIS_VERSION.as_bytes(),
+        body,
+    ]
+}
+
+fn code_parts<'a>(digest: &'a str, body: &'a [u8], text: &'a [u8]) -> [&'a [u8]; 5] {
+    [
+        b"code",
+        digest.as_bytes(),
+        ANALYSIS_VERSION.as_bytes(),
+        body,
+        text,
+    ]
+}
+
+impl FactsCache for FactsStore {
+    /// Only facts this machine sealed: the seal is checked before anything
+    /// is inflated or parsed, so a row someone else wrote costs nothing
+    /// but the recomputation.
+    fn load(&self, digest: &str) -> Option<Facts> {
+        let key = self.key.as_ref()?;
+        let (body, _, seal) = self.facts_row(digest)?;
+        if !key.verify(&facts_parts(digest, &body), &seal?) {
+            return None;
+        }
+        decode(&body)
+    }
+
     fn load_code(&self, digest: &str) -> Option<CodeFacts> {
-        type Row = (Vec<u8>, String, Vec<u8>, String);
-        let (body, body_sha, text, text_sha): Row = self
+        let key = self.key.as_ref()?;
+        type Row = (Vec<u8>, Vec<u8>, Option<String>);
+        let (body, text, seal): Row = self
             .with(|c| {
                 c.query_row(
-                    "SELECT f.body, f.body_sha256, f.text, f.text_sha256
+                    "SELECT f.body, f.text, s.seal
                      FROM code_facts f JOIN builds b ON b.id = f.build_id
+                     LEFT JOIN seals s ON s.what = 'code' AND s.key = b.digest || ' ' || f.analysis_version
                      WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
                     params![digest, ANALYSIS_VERSION],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                 )
                 .optional()
             })
             .flatten()?;
-        if hex::encode(Sha256::digest(&body)) != body_sha
-            || hex::encode(Sha256::digest(&text)) != text_sha
-        {
+        if !key.verify(&code_parts(digest, &body, &text), &seal?) {
             return None;
         }
         decode_code(&body, &text)
     }
 
     fn save_code(&self, digest: &str, code: &CodeFacts) {
+        let Some(key) = &self.key else { return };
         let Some((body, text)) = encode_code(code) else {
             return;
         };
@@ -677,6 +879,7 @@ impl FactsCache for FactsStore {
             hex::encode(Sha256::digest(&body)),
             hex::encode(Sha256::digest(&text)),
         );
+        let seal = key.seal(&code_parts(digest, &body, &text));
         self.with(|c| {
             let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
             let id = Self::build_id(&tx, digest, &BuildRow::default())?;
@@ -687,6 +890,10 @@ impl FactsCache for FactsStore {
                 params![id, ANALYSIS_VERSION, body, body_sha, text, text_sha],
             )?;
             tx.execute(
+                "INSERT OR REPLACE INTO seals (what, key, seal) VALUES ('code', ?1 || ' ' || ?2, ?3)",
+                params![digest, ANALYSIS_VERSION, seal],
+            )?;
+            tx.execute(
                 "DELETE FROM code_facts WHERE build_id = ?1 AND analysis_version != ?2",
                 params![id, ANALYSIS_VERSION],
             )?;
@@ -694,11 +901,15 @@ impl FactsCache for FactsStore {
         });
     }
 
+    /// Facts are sealed as they are saved; without this machine's key they
+    /// are not saved (nothing unsealed is ever believed).
     fn save(&self, digest: &str, facts: &Facts) {
+        let Some(key) = &self.key else { return };
         let Some(body) = encode(facts) else {
             return;
         };
         let sha = hex::encode(Sha256::digest(&body));
+        let seal = key.seal(&facts_parts(digest, &body));
         self.with(|c| {
             let tx = Transaction::new_unchecked(c, TransactionBehavior::Immediate)?;
             let id = Self::build_id(&tx, digest, &BuildRow::default())?;
@@ -706,6 +917,10 @@ impl FactsCache for FactsStore {
                 "INSERT OR REPLACE INTO facts (build_id, analysis_version, encoding, body, body_sha256)
                  VALUES (?1, ?2, 'json+zstd', ?3, ?4)",
                 params![id, ANALYSIS_VERSION, body, sha],
+            )?;
+            tx.execute(
+                "INSERT OR REPLACE INTO seals (what, key, seal) VALUES ('facts', ?1 || ' ' || ?2, ?3)",
+                params![digest, ANALYSIS_VERSION, seal],
             )?;
             // One analysis version's facts a build: an upgraded tool's
             // rescan of every release doubled the history's store (137 MB
@@ -886,6 +1101,91 @@ const later = async (x) => { await x; return "done with it: " + JSON.stringify(x
             assert_eq!(views, 0, "rebuilt without it: {sql}");
             assert!(check_schema(&c).is_ok());
         }
+    }
+
+    fn facts_of_src(src: &str) -> Facts {
+        // (the facts' content does not matter here, only that rows differ)
+        let g = BunGraph::single_js("/$bunfs/root/cli.js", src.as_bytes());
+        let budget = Budget::new(1 << 20);
+        crate::analysis::analysed::Analysed::new(&g, &budget, "x".into(), None)
+            .facts()
+            .unwrap()
+            .clone()
+    }
+
+    /// Only rows this machine sealed are believed: a body rewritten with
+    /// its hash, a row moved to another build, a store opened with another
+    /// key, or no key at all — each a miss; what is saved again is read.
+    #[test]
+    fn only_sealed_facts_are_believed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = FactsStore::path_in(dir.path());
+        let store = FactsStore::open(&path).unwrap();
+        let a = facts_of_src(SRC);
+        let mut b = a.clone();
+        b.scripts
+            .insert("forged".into(), "what the forger wrote".into());
+        store.save("a", &a);
+        store.save("b", &b);
+        assert!(store.load("a").is_some() && store.load("b").is_some());
+        // b's body (and hash) written into a's row.
+        let body = encode(&b).unwrap();
+        let sha = hex::encode(Sha256::digest(&body));
+        store.with(|c| {
+            c.execute(
+                "UPDATE facts SET body = ?1, body_sha256 = ?2
+                 WHERE build_id = (SELECT id FROM builds WHERE digest = 'a')",
+                params![body, sha],
+            )
+        });
+        assert!(store.load("a").is_none(), "a forged row is a miss");
+        assert!(
+            store
+                .recorded_facts("a")
+                .is_some_and(|f| f.scripts.contains_key("forged")),
+            "the history still reads what is recorded"
+        );
+        // b's seal copied too: the seal covers the digest.
+        store.with(|c| {
+            c.execute_batch(
+                "UPDATE seals SET seal = (SELECT seal FROM seals WHERE key LIKE 'b %') WHERE key LIKE 'a %'",
+            )
+        });
+        assert!(store.load("a").is_none(), "a seal of another build");
+        store.save("a", &a);
+        assert_eq!(
+            format!("{:?}", store.load("a").unwrap()),
+            format!("{a:?}"),
+            "saved again, sealed"
+        );
+        drop(store);
+        let other = FactsStore::open_keyed(
+            &path,
+            Ownership::Cache,
+            Some(MachineKey::from_bytes([9; 32])),
+        )
+        .unwrap();
+        assert!(other.load("a").is_none(), "another machine's key");
+        assert!(!other.made_here());
+        let keyless = FactsStore::open_keyed(&path, Ownership::Named, None).unwrap();
+        assert!(keyless.load("a").is_none(), "no key, nothing believed");
+        let mine = FactsStore::open(&path).unwrap();
+        assert!(mine.made_here());
+        assert!(mine.load("a").is_some());
+    }
+
+    #[test]
+    fn json_values_are_counted_outside_strings() {
+        assert!(json_values_within(b"[1,2,3]", 4));
+        assert!(!json_values_within(b"[1,2,3]", 3));
+        let tricky = br#"["a,b,c,[{:", "x\"", "y"]"#;
+        assert!(
+            json_values_within(tricky, 4),
+            "commas in strings do not count"
+        );
+        assert!(!json_values_within(tricky, 3));
+        assert!(!json_values_within(&b"{}".repeat(10), 9));
+        assert!(json_values_within(b"", 1));
     }
 
     #[test]

@@ -119,12 +119,21 @@ fn put_ids(out: &mut Vec<u8>, ids: &[i64]) {
     }
 }
 
-/// `n` ids from `b` at `at` (or all that remain when `n` is None).
+/// `n` ids from `b` at `at` (or all that remain when `n` is None). Ids are
+/// as [`put_ids`] writes them: strictly ascending (a step of 0 after the
+/// first repeats an id: a million repeats of one build took 1.6 GB to
+/// answer from a 1.1 MB store), so a list holds each id once and never
+/// more of them than there are; None otherwise.
 fn ids(b: &[u8], at: &mut usize, n: Option<u64>, out: &mut Vec<i64>) -> Option<()> {
     let mut last = 0i64;
     let mut left = n;
+    let mut first = true;
     while left.map_or(*at < b.len(), |l| l > 0) {
         let step = i64::try_from(varint(b, at)?).ok()?;
+        if step == 0 && !first {
+            return None;
+        }
+        first = false;
         last = last.checked_add(step)?;
         out.push(last);
         left = left.map(|l| l - 1);
@@ -182,7 +191,8 @@ fn rebuild(tx: &Connection, generation: i64) -> rusqlite::Result<()> {
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(0)?;
-            for h in blob_hashes(r.get_ref(1)?.as_blob()?) {
+            // A damaged summary adds no names (the history's reads say so).
+            for h in blob_hashes(r.get_ref(1)?.as_blob()?).unwrap_or_default() {
                 builds_of.entry(h).or_default().push(id);
             }
         }
@@ -415,7 +425,10 @@ impl FactsStore {
                 let mut rows = st.query(params![needle, limit as i64])?;
                 while let Some(r) = rows.next()? {
                     let mut builds = Vec::new();
-                    if ids(r.get_ref(2)?.as_blob()?, &mut 0, None, &mut builds).is_none() {
+                    let blob = r.get_ref(2)?.as_blob()?;
+                    // Each byte of a list is at most one id (8 bytes kept).
+                    self.charge(blob.len() as u64 * 8 + r.get_ref(1)?.as_bytes()?.len() as u64)?;
+                    if ids(blob, &mut 0, None, &mut builds).is_none() {
                         damaged.set(Some("a name's builds"));
                     }
                     hits.by_name.push(Found {
@@ -432,6 +445,11 @@ impl FactsStore {
                 while let Some(r) = rows.next()? {
                     let chunk = r.get_ref(0)?.as_bytes()?;
                     let lists = r.get_ref(1)?.as_blob()?;
+                    // Read in place; the texts found are kept (a set entry
+                    // per id, at most one id per byte of the lists).
+                    if finder.find(chunk).is_some() {
+                        self.charge(lists.len() as u64 * 48)?;
+                    }
                     if finder.find(chunk).is_some()
                         && texts_in_chunk(chunk, lists, &finder, &mut texts).is_none()
                     {
@@ -445,6 +463,7 @@ impl FactsStore {
                 for id in &texts {
                     let blob: Option<Vec<u8>> =
                         st.query_row(params![id], |r| r.get(0)).optional()?;
+                    self.charge(blob.as_ref().map_or(0, |b| b.len() as u64 * 16))?;
                     if let Some(b) = blob
                         && refs(&b, &mut by_hash).is_none()
                     {
@@ -455,11 +474,14 @@ impl FactsStore {
             let mut st = tx.prepare("SELECT kind, name FROM search_names WHERE hash = ?1")?;
             for (hash, mut builds) in by_hash {
                 let Some((kind, name)) = st
-                    .query_row(params![hash], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .query_row(params![hash], |r| {
+                        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                    })
                     .optional()?
                 else {
                     continue;
                 };
+                self.charge((kind.len() + name.len() + 64) as u64)?;
                 builds.sort_unstable();
                 builds.dedup();
                 hits.by_text.push(Found { kind, name, builds });
@@ -501,8 +523,12 @@ impl ReleaseOrder {
     }
 
     /// The versions (oldest first, each once) that hold any of `builds`; a
-    /// build published under two versions is in both.
+    /// build published under two versions is in both. Each build is looked
+    /// up once, so the positions gathered are at most the releases.
     pub fn versions(&self, builds: &[i64]) -> Vec<String> {
+        let mut builds = builds.to_vec();
+        builds.sort_unstable();
+        builds.dedup();
         let mut at: Vec<usize> = builds
             .iter()
             .filter_map(|b| self.positions.get(b))
