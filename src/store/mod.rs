@@ -38,8 +38,9 @@ const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 /// decoding stays a few milliseconds.
 const ZSTD_LEVEL: i32 = 3;
 /// The most a stored facts body may inflate to. The largest real facts are
-/// about 4 MB of JSON (2.1.332 darwin-arm64, measured in docs/cache.md);
-/// 32 MiB leaves eight times that for builds to grow into. A hostile row
+/// 5.1 MB of JSON (2.1.332 darwin-arm64, measured 2026-12); 32 MiB leaves
+/// six times that for builds to grow into (past it a build's facts are
+/// recomputed on every command, never wrong). A hostile row
 /// under a 512 MiB cap inflated to 520 MB of JSON that took over 12 GB to
 /// parse.
 pub(crate) const MAX_FACTS_BYTES: usize = 32 << 20;
@@ -692,8 +693,9 @@ fn decode(body: &[u8]) -> Option<Facts> {
 /// The most JSON values (objects, arrays, scalars) a facts body may hold.
 /// What a parse allocates grows with the values, not the bytes: two bytes
 /// (`{}`) can make a struct of hundreds, so the bytes' cap alone let a
-/// body under it take gigabytes. The largest real facts hold about 300,000
-/// values (4 MB of JSON); the cap leaves three times that and more.
+/// body under it take gigabytes. The largest real facts count 312,548 by
+/// [`json_values_within`]'s rule (2.1.332 darwin-arm64, 5.1 MB of JSON,
+/// measured 2026-12); the cap leaves three times that.
 pub(crate) const MAX_FACTS_VALUES: usize = 1_000_000;
 
 /// Whether `json` holds at most `max` values, counted in one pass without
