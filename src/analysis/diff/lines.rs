@@ -223,7 +223,27 @@ impl Default for DiffBudget {
     }
 }
 
+/// Inputs up to this size get [`PAIR_TIME`] and [`TOTAL_TIME`]; larger
+/// ones proportionally more (see [`DiffBudget::for_inputs`]).
+const BUDGET_UNIT_BYTES: u64 = 8 << 20;
+
 impl DiffBudget {
+    /// The budget of a comparison whose larger input is `bytes`: the
+    /// default times up to 8 MiB, and as many times that as that input is
+    /// 8 MiB. A hostile input small enough to be sent anywhere is answered
+    /// within seconds, while real builds (60–200 MB each) get a budget
+    /// their honest alignments never reach, even on a loaded machine: a
+    /// deadline that real pairs can hit makes the same diff answer
+    /// differently from one run to the next (2.1.260 → 2.1.332 in a
+    /// parallel test run spent its 5 s and came out coarse).
+    pub fn for_inputs(bytes: u64) -> DiffBudget {
+        let factor = u32::try_from((bytes / BUDGET_UNIT_BYTES).clamp(1, 1000)).unwrap_or(1000);
+        DiffBudget::new(
+            PAIR_TIME.saturating_mul(factor),
+            TOTAL_TIME.saturating_mul(factor),
+        )
+    }
+
     /// A budget that starts now.
     pub fn new(per_pair: Duration, total: Duration) -> DiffBudget {
         DiffBudget {
@@ -467,6 +487,21 @@ fn replaced_whole(n: usize, m: usize, prefix: usize, suffix: usize) -> Vec<DiffO
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_budget_grows_with_the_inputs_past_8_mib() {
+        let small = DiffBudget::for_inputs(3 << 20);
+        assert_eq!((small.per_pair, small.total), (PAIR_TIME, TOTAL_TIME));
+        let at_unit = DiffBudget::for_inputs(8 << 20);
+        assert_eq!((at_unit.per_pair, at_unit.total), (PAIR_TIME, TOTAL_TIME));
+        // A real build of 73 MB: nine times the default.
+        let real = DiffBudget::for_inputs(73 << 20);
+        assert_eq!(real.per_pair, PAIR_TIME * 9);
+        assert_eq!(real.total, TOTAL_TIME * 9);
+        // Capped, so the deadline is always a time that exists.
+        let huge = DiffBudget::for_inputs(u64::MAX);
+        assert_eq!(huge.total, TOTAL_TIME * 1000);
+    }
 
     #[test]
     fn erasure_keeps_properties_keys_keywords_and_strings() {

@@ -135,7 +135,7 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
     let (ga, gb) = (a.graph(), b.graph());
     // One budget for every line and word alignment of this comparison,
     // started once the code facts are there (their parse is not aligning).
-    let budget = lines::DiffBudget::default();
+    let budget = lines::DiffBudget::for_inputs(ga.payload.len().max(gb.payload.len()) as u64);
     let ((modules, funcs), text) = rayon::join(
         || {
             rayon::join(
