@@ -390,3 +390,42 @@ fn real_2_1_220_darwin_vs_linux_differs_only_in_platform_code() {
         assert_ne!(side('-'), side('+'), "a rename listed as a change:\n{d}");
     }
 }
+
+/// `--exit-code` decides on every section asked for: env vars added and
+/// removed alone make the exit status 1 (the CLI once checked 8 of the 14
+/// sections, and `--only env` exited 0), and the same names in both builds
+/// leave it 0 however the rest of the code differs.
+#[test]
+fn exit_code_counts_the_env_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, body: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, body).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let a = write(
+        "a.js",
+        "function f() { return process.env.CC_FIXTURE_ONE || 1; }\nf();\n",
+    );
+    let b = write(
+        "b.js",
+        "function f() { return process.env.CC_FIXTURE_TWO || 1; }\nf();\n",
+    );
+    let c = write(
+        "c.js",
+        "function g(x) { return process.env.CC_FIXTURE_ONE ? x + 2 : 3; }\ng(4);\n",
+    );
+    let env = json(&["diff", &a, &b, "--only", "env"]);
+    assert_eq!(env["env"]["added"][0], "CC_FIXTURE_TWO", "{env}");
+    let code = |x: &str, y: &str| {
+        bin()
+            .env("CC_TEARDOWN_CACHE", dir.path().join("cache"))
+            .args(["diff", x, y, "--only", "env", "--exit-code", "--quiet"])
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(code(&a, &b), Some(1));
+    assert_eq!(code(&a, &c), Some(0));
+}

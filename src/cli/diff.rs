@@ -80,39 +80,13 @@ fn spinner(g: &Global, msg: String) -> Option<indicatif::ProgressBar> {
     })
 }
 
-/// Whether anything differs in the sections compared.
+/// Whether anything differs in the sections compared: the identity
+/// fields, or any section ([`BuildDiff::is_empty`](crate::analysis::diff::BuildDiff::is_empty)).
 fn differs(v: &DiffView) -> bool {
-    let d = &v.diff;
     v.identity
         .as_ref()
         .is_some_and(|i| i.fields.iter().any(|f| f.differs))
-        || d.modules.as_ref().is_some_and(|m| {
-            !(m.changed.is_empty()
-                && m.renamed.is_empty()
-                && m.added.is_empty()
-                && m.removed.is_empty())
-        })
-        || d.workflows
-            .as_ref()
-            .is_some_and(|w| !(w.added.is_empty() && w.removed.is_empty() && w.changed.is_empty()))
-        || d.flags.as_ref().is_some_and(|f| {
-            !(f.added.is_empty()
-                && f.removed.is_empty()
-                && f.kind_changed.is_empty()
-                && f.default_changed.is_empty())
-        })
-        || d.gates
-            .as_ref()
-            .is_some_and(|g| !(g.added.is_empty() && g.removed.is_empty() && g.changed.is_empty()))
-        || d.roles
-            .as_ref()
-            .is_some_and(|r| !(r.only_a.is_empty() && r.only_b.is_empty()))
-        || d.functions
-            .as_ref()
-            .is_some_and(|f| !(f.changed.is_empty() && f.added.is_empty() && f.removed.is_empty()))
-        || d.text
-            .as_ref()
-            .is_some_and(|t| !(t.changed.is_empty() && t.added.is_empty() && t.removed.is_empty()))
+        || !v.diff.is_empty()
 }
 
 pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {

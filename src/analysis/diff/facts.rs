@@ -43,6 +43,13 @@ pub struct WorkflowsDiff {
     pub details: Vec<WorkflowChange>,
 }
 
+impl WorkflowsDiff {
+    /// No workflow added, removed or changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
+}
+
 /// What users see of a workflow besides its script, with computed options
 /// reduced to the flags they read (their expressions use minified names).
 fn meta(w: &WorkflowScript) -> Value {
@@ -152,6 +159,16 @@ pub struct FlagsDiff {
     pub removed_by_kind: BTreeMap<String, usize>,
     pub kind_changed: Vec<FlagChange>,
     pub default_changed: Vec<FlagChange>,
+}
+
+impl FlagsDiff {
+    /// No flag added or removed, and none changed kind or default.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.kind_changed.is_empty()
+            && self.default_changed.is_empty()
+    }
 }
 
 /// A flag's defaults as compared: a computed default names a minified
@@ -268,6 +285,13 @@ pub struct GatesDiff {
     pub removed: Vec<GateBrief>,
     pub changed: Vec<GateChange>,
     pub flags: Vec<GateFlag>,
+}
+
+impl GatesDiff {
+    /// No gate added, removed or changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
 }
 
 fn condition_text(c: &Condition) -> String {
@@ -470,6 +494,13 @@ pub struct RolesDiff {
     pub only_a: Vec<RolePresence>,
     pub only_b: Vec<RolePresence>,
     pub both: Vec<RolePresence>,
+}
+
+impl RolesDiff {
+    /// Every role located in one build is located in the other.
+    pub fn is_empty(&self) -> bool {
+        self.only_a.is_empty() && self.only_b.is_empty()
+    }
 }
 
 pub fn roles(a: &Roles, b: &Roles) -> RolesDiff {

@@ -69,6 +69,13 @@ pub struct FunctionDiff {
     pub removed: Vec<FunctionRef>,
 }
 
+impl FunctionDiff {
+    /// No function changed, added or removed (renamings alone do not count).
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty() && self.added.is_empty() && self.removed.is_empty()
+    }
+}
+
 /// Smaller functions are bundler glue (export getters `() => x`, constant
 /// thunks) that code-splitting adds or removes wholesale: not compared.
 pub const MIN_TOKENS: u32 = 8;

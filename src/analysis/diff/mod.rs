@@ -123,6 +123,42 @@ pub struct BuildDiff {
     pub models: Option<surface::NamesDiff>,
 }
 
+impl BuildDiff {
+    /// Whether nothing differs in the sections compared: every section's
+    /// own `is_empty`, so a section added to the diff cannot be forgotten
+    /// here (the destructuring lists every field). `diff --exit-code`
+    /// decides on this.
+    pub fn is_empty(&self) -> bool {
+        let BuildDiff {
+            modules,
+            workflows,
+            flags,
+            gates,
+            roles,
+            functions,
+            text,
+            tools,
+            prompts,
+            env,
+            settings,
+            commands,
+            models,
+        } = self;
+        modules.as_ref().is_none_or(|d| d.is_empty())
+            && workflows.as_ref().is_none_or(|d| d.is_empty())
+            && flags.as_ref().is_none_or(|d| d.is_empty())
+            && gates.as_ref().is_none_or(|d| d.is_empty())
+            && roles.as_ref().is_none_or(|d| d.is_empty())
+            && functions.as_ref().is_none_or(|d| d.is_empty())
+            && text.as_ref().is_none_or(|d| d.is_empty())
+            && tools.as_ref().is_none_or(|d| d.is_empty())
+            && prompts.as_ref().is_none_or(|d| d.is_empty())
+            && [env, settings, commands, models]
+                .into_iter()
+                .all(|d| d.as_ref().is_none_or(|d| d.is_empty()))
+    }
+}
+
 /// Compare two analysed builds on the sections asked for.
 pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<BuildDiff, JsError> {
     let on = |s: Section| sections.contains(&s);
@@ -205,4 +241,117 @@ pub fn compare_facts_within(
     out.settings = on(Section::Settings).then_some(s.settings);
     out.commands = on(Section::Commands).then_some(s.commands);
     out.models = on(Section::Models).then_some(s.models);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A section that holds a change makes the whole diff non-empty,
+    /// whichever section it is (`diff --only env --exit-code` once exited 0
+    /// with env vars added: the CLI checked 8 of the 14 sections).
+    #[test]
+    fn any_section_with_a_change_makes_the_diff_non_empty() {
+        assert!(BuildDiff::default().is_empty());
+        let one = || vec!["x".to_string()];
+        let names = || {
+            Some(surface::NamesDiff {
+                added: one(),
+                ..Default::default()
+            })
+        };
+        let cases: Vec<(&str, BuildDiff)> = vec![
+            (
+                "workflows",
+                BuildDiff {
+                    workflows: Some(facts::WorkflowsDiff {
+                        removed: one(),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                },
+            ),
+            (
+                "flags",
+                BuildDiff {
+                    flags: Some(facts::FlagsDiff {
+                        added: one(),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                },
+            ),
+            (
+                "text",
+                BuildDiff {
+                    text: Some(text::TextDiff {
+                        added: one(),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                },
+            ),
+            (
+                "tools",
+                BuildDiff {
+                    tools: Some(surface::tools::ToolsDiff {
+                        removed: one(),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                },
+            ),
+            (
+                "prompts",
+                BuildDiff {
+                    prompts: Some(surface::prompts::PromptsDiff {
+                        added: one(),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                },
+            ),
+            (
+                "env",
+                BuildDiff {
+                    env: names(),
+                    ..Default::default()
+                },
+            ),
+            (
+                "settings",
+                BuildDiff {
+                    settings: names(),
+                    ..Default::default()
+                },
+            ),
+            (
+                "commands",
+                BuildDiff {
+                    commands: names(),
+                    ..Default::default()
+                },
+            ),
+            (
+                "models",
+                BuildDiff {
+                    models: names(),
+                    ..Default::default()
+                },
+            ),
+        ];
+        for (name, d) in cases {
+            assert!(!d.is_empty(), "{name}");
+        }
+        // Sections compared and found equal are empty.
+        let same = BuildDiff {
+            env: Some(surface::NamesDiff {
+                unchanged: 3,
+                ..Default::default()
+            }),
+            tools: Some(Default::default()),
+            ..Default::default()
+        };
+        assert!(same.is_empty());
+    }
 }

@@ -58,6 +58,16 @@ pub struct ModuleDiff {
     pub splits: Vec<Split>,
 }
 
+impl ModuleDiff {
+    /// No module changed, renamed, added or removed.
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty()
+            && self.renamed.is_empty()
+            && self.added.is_empty()
+            && self.removed.is_empty()
+    }
+}
+
 struct Entry<'c> {
     r: ModuleRef,
     js: bool,

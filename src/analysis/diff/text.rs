@@ -36,6 +36,13 @@ pub struct TextDiff {
     pub removed: Vec<String>,
 }
 
+impl TextDiff {
+    /// No text changed, added or removed.
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty() && self.added.is_empty() && self.removed.is_empty()
+    }
+}
+
 fn texts(cf: &CodeFacts) -> BTreeSet<&str> {
     cf.texts.iter().map(String::as_str).collect()
 }

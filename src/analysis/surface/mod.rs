@@ -143,6 +143,13 @@ pub struct NamesDiff {
     pub unchanged: usize,
 }
 
+impl NamesDiff {
+    /// No name added or removed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty()
+    }
+}
+
 /// The surface sections of a diff.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SurfaceDiff {

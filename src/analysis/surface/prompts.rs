@@ -434,6 +434,13 @@ pub struct PromptsDiff {
     pub changed: Vec<ChangedPrompt>,
 }
 
+impl PromptsDiff {
+    /// No prompt added, removed or changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
+}
+
 /// How much of a word diff is kept.
 const MAX_WORD_DIFF: usize = 600;
 

@@ -284,6 +284,13 @@ pub struct ToolsDiff {
     pub changed: Vec<ToolChange>,
 }
 
+impl ToolsDiff {
+    /// No tool added, removed or changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
+}
+
 pub fn diff(a: &[Tool], b: &[Tool], budget: &DiffBudget) -> ToolsDiff {
     let d = super::names_diff(
         a.iter().map(|t| t.name.as_str()),
