@@ -15,6 +15,7 @@
 //!   input is always `&lt;`.
 #![no_main]
 
+use cc_teardown::analysis::diff::lines::DiffBudget;
 use cc_teardown::analysis::surface::{prompts, tools};
 use cc_teardown::report::doc::{
     self, Block, Column, Doc, Figure, Inline, Kind, Section, Span, Status, Table, Term,
@@ -196,10 +197,13 @@ impl Choices<'_> {
                 // What `diff` shows of a tool's changed description and a
                 // changed prompt: word diffs of two texts.
                 let (a, b) = (self.lines(), self.lines());
-                let text = if self.byte() & 1 == 1 {
-                    tools::word_diff(&a, &b)
+                // A budget per input, as `diff` has one per command: a
+                // coarse diff is as much a document as a fine one.
+                let budget = DiffBudget::default();
+                let (text, _coarse) = if self.byte() & 1 == 1 {
+                    tools::word_diff(&a, &b, &budget)
                 } else {
-                    prompts::word_diff(&a, &b)
+                    prompts::word_diff(&a, &b, &budget)
                 };
                 Block::Diff {
                     caption: Some(self.inline()),
