@@ -576,14 +576,21 @@ fn a_fat_header_listing_one_slice_50000_times_is_malformed_at_once() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let said = if args.contains(&"--json") {
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            v["error"]["message"].as_str().unwrap_or_default().to_string()
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
         } else {
             let err = String::from_utf8_lossy(&out.stderr).to_string();
             assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
             err
         };
         assert!(said.contains("50000 slices"), "{args:?}: {said}");
-        assert!(out.stdout.len() < 4096, "{args:?}: {} bytes", out.stdout.len());
+        assert!(
+            out.stdout.len() < 4096,
+            "{args:?}: {} bytes",
+            out.stdout.len()
+        );
     }
     // The signature reader on its own (as the fuzz target and any caller
     // handing it bytes) stops there too.
