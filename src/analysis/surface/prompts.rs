@@ -718,34 +718,46 @@ var again = "You are a test assistant of our own making. {LOREM}.";
         }
     }
 
-    /// Word diffs go through the same bounds as line diffs: a text whose
-    /// words are all shared but reordered, past its time; and every pair
-    /// once the command's time is spent.
+    /// Word diffs — of prompts and of tool descriptions alike — go through
+    /// the same bounds as line diffs: a text whose words are all shared but
+    /// reordered, past its time; and every pair once the command's time is
+    /// spent.
     #[test]
-    fn a_prompt_word_diff_past_its_time_is_coarse() {
+    fn a_word_diff_past_its_time_is_coarse() {
         use crate::analysis::diff::lines::DiffBudget;
+        use crate::analysis::surface::tools;
         use std::time::{Duration, Instant};
+        type WordDiff = fn(&str, &str, &DiffBudget) -> (String, Option<String>);
         let n = 60_000;
         let a: Vec<String> = (0..n).map(|i| format!("w{i}")).collect();
         let b: Vec<String> = (0..n).map(|i| format!("w{}", (i * 7919) % n)).collect();
         let (a, b) = (a.join(" "), b.join(" "));
-        let budget = DiffBudget::new(Duration::from_millis(100), Duration::from_secs(60));
-        let t = Instant::now();
-        let (words, coarse) = super::word_diff(&a, &b, &budget);
-        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
-        assert!(coarse.expect("coarse").starts_with("not aligned within"));
-        assert!(
-            words.contains("-w1 ") && words.len() < 10_000,
-            "{}",
-            words.len()
-        );
+        for (what, word_diff, shown) in [
+            ("prompt", super::word_diff as WordDiff, "-w1 "),
+            ("tool description", tools::word_diff as WordDiff, "w0"),
+        ] {
+            let budget = DiffBudget::new(Duration::from_millis(100), Duration::from_secs(60));
+            let t = Instant::now();
+            let (words, coarse) = word_diff(&a, &b, &budget);
+            assert!(
+                t.elapsed() < Duration::from_secs(3),
+                "{what}: {:?}",
+                t.elapsed()
+            );
+            assert!(coarse.expect("coarse").starts_with("not aligned within"));
+            assert!(
+                words.contains(shown) && words.len() < 10_000,
+                "{what}: {}",
+                words.len()
+            );
 
-        let spent = DiffBudget::new(Duration::from_secs(2), Duration::from_millis(1));
-        std::thread::sleep(Duration::from_millis(5));
-        let (_, coarse) = super::word_diff("one two three", "one two four", &spent);
-        assert!(coarse.expect("coarse").contains("were spent"));
-        let (words, coarse) =
-            super::word_diff("one two three", "one two four", &DiffBudget::default());
-        assert_eq!(coarse, None, "{words}");
+            let spent = DiffBudget::new(Duration::from_secs(2), Duration::from_millis(1));
+            std::thread::sleep(Duration::from_millis(5));
+            let (_, coarse) = word_diff("one two three", "one two four", &spent);
+            assert!(coarse.expect("coarse").contains("were spent"), "{what}");
+            let (words, coarse) =
+                word_diff("one two three", "one two four", &DiffBudget::default());
+            assert_eq!(coarse, None, "{what}: {words}");
+        }
     }
 }

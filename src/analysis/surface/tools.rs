@@ -647,35 +647,4 @@ var W = mk({ name: "Fetch", prompt: () => "Fetch a page", inputSchema: SCH, call
         let same = std::slice::from_ref(&a);
         assert!(diff(same, same, &Default::default()).changed.is_empty());
     }
-
-    /// Word diffs go through the same bounds as line diffs: a text whose
-    /// words are all shared but reordered, past its time; and every pair
-    /// once the command's time is spent.
-    #[test]
-    fn a_description_word_diff_past_its_time_is_coarse() {
-        use crate::analysis::diff::lines::DiffBudget;
-        use std::time::{Duration, Instant};
-        let n = 60_000;
-        let a: Vec<String> = (0..n).map(|i| format!("w{i}")).collect();
-        let b: Vec<String> = (0..n).map(|i| format!("w{}", (i * 7919) % n)).collect();
-        let (a, b) = (a.join(" "), b.join(" "));
-        let budget = DiffBudget::new(Duration::from_millis(100), Duration::from_secs(60));
-        let t = Instant::now();
-        let (words, coarse) = super::word_diff(&a, &b, &budget);
-        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
-        assert!(coarse.expect("coarse").starts_with("not aligned within"));
-        assert!(
-            words.contains("w0") && words.len() < 10_000,
-            "{}",
-            words.len()
-        );
-
-        let spent = DiffBudget::new(Duration::from_secs(2), Duration::from_millis(1));
-        std::thread::sleep(Duration::from_millis(5));
-        let (_, coarse) = super::word_diff("one two three", "one two four", &spent);
-        assert!(coarse.expect("coarse").contains("were spent"));
-        let (words, coarse) =
-            super::word_diff("one two three", "one two four", &DiffBudget::default());
-        assert_eq!(coarse, None, "{words}");
-    }
 }
