@@ -4,6 +4,7 @@
 pub mod code;
 pub mod depth;
 pub mod index;
+pub mod json;
 pub mod lines;
 pub mod parse;
 pub mod pieces;

@@ -698,34 +698,9 @@ fn decode(body: &[u8]) -> Option<Facts> {
 /// measured 2026-12); the cap leaves three times that.
 pub(crate) const MAX_FACTS_VALUES: usize = 1_000_000;
 
-/// Whether `json` holds at most `max` values, counted in one pass without
-/// parsing: outside strings, every value but the first follows a `[`, a
-/// `,` or a `:`, so their count bounds the values from above. Strings cost
-/// their bytes only, which the size cap bounds.
+/// Whether `json` holds at most `max` values ([`crate::js::json`]).
 pub(crate) fn json_values_within(json: &[u8], max: usize) -> bool {
-    let (mut n, mut in_string, mut escaped) = (1usize, false, false);
-    for &b in json {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b',' | b':' | b'{' => {
-                n += 1;
-                if n > max {
-                    return false;
-                }
-            }
-            _ => {}
-        }
-    }
-    true
+    crate::js::json::values_up_to(json, max) <= max
 }
 
 /// Inflate a zstd body of at most `limit` bytes, growing the buffer as the

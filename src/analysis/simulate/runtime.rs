@@ -120,23 +120,7 @@ fn take(budget: &Rc<Budget>, s: rquickjs::String<'_>, max: usize) -> rquickjs::R
 /// text, plus a node per value and per object key. Counted before parsing,
 /// since `[0,0,0,…]` takes far more room parsed than written.
 fn json_cost(text: &str) -> usize {
-    let (mut nodes, mut in_string, mut escaped) = (1usize, false, false);
-    for b in text.bytes() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-        } else {
-            match b {
-                b'"' => in_string = true,
-                b',' | b'[' | b'{' | b':' => nodes += 1,
-                _ => {}
-            }
-        }
-    }
+    let nodes = crate::js::json::values_up_to(text.as_bytes(), usize::MAX);
     text.len() + nodes * 48
 }
 
