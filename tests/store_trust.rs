@@ -202,7 +202,7 @@ fn a_named_or_copied_store_is_not_believed_about_your_build() {
         .unwrap();
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(
-        text.contains("a store not made on this machine"),
+        text.contains("a store not marked as made on this machine"),
         "labelled: {text}"
     );
 }

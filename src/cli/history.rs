@@ -228,7 +228,7 @@ fn origin(store: &FactsStore) -> Origin {
 fn origin_note(store: &FactsStore) -> Option<String> {
     (!store.made_here()).then(|| {
         format!(
-            "history from {}, a store not made on this machine: what it says is what its author recorded",
+            "history from {}, a store not marked as made on this machine (made elsewhere, or before stores were marked): what it says is what its author recorded",
             store.path().display()
         )
     })
