@@ -385,17 +385,22 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
     p.to_str().unwrap().to_string()
 }
 
-/// `info --json` on `file`, timed: the signature and the size of the JSON.
-fn info(file: &str) -> (serde_json::Value, usize, Duration) {
+/// `ARGS` with a cache folder of its own, timed.
+fn timed(args: &[&str]) -> (std::process::Output, Duration) {
     let cache = tempfile::tempdir().unwrap();
     let start = Instant::now();
     let out = bin()
         .env("CC_TEARDOWN_CACHE", cache.path())
-        .args(["info", file, "--json"])
+        .args(args)
         .timeout(Duration::from_secs(120))
         .output()
         .unwrap();
-    let took = start.elapsed();
+    (out, start.elapsed())
+}
+
+/// `info --json` on `file`, timed: the signature and the size of the JSON.
+fn info(file: &str) -> (serde_json::Value, usize, Duration) {
+    let (out, took) = timed(&["info", file, "--json"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -411,24 +416,15 @@ fn info(file: &str) -> (serde_json::Value, usize, Duration) {
 fn every_command(file: &str) -> serde_json::Value {
     let (sig, json_len, took) = info(file);
     assert!(took < FAST, "info --json {file}: {took:?}");
-    // The signature's JSON is bounded by what it holds. (The container's
-    // own list of fat slices is the container reader's, one line each.)
+    // The signature's JSON is bounded by what it holds.
     let sig_len = sig.to_string().len();
     assert!(
         sig_len < 64 * 1024,
         "info --json {file}: {sig_len} bytes of signature"
     );
     assert!(json_len < 16 << 20, "info --json {file}: {json_len} bytes");
-    let cache = tempfile::tempdir().unwrap();
     for args in [vec!["info", file], vec!["report", file]] {
-        let start = Instant::now();
-        let out = bin()
-            .env("CC_TEARDOWN_CACHE", cache.path())
-            .args(&args)
-            .timeout(Duration::from_secs(120))
-            .output()
-            .unwrap();
-        let took = start.elapsed();
+        let (out, took) = timed(&args);
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -564,15 +560,8 @@ fn a_fat_header_listing_one_slice_50000_times_is_malformed_at_once() {
         vec!["report", &file],
         vec!["ls", &file],
     ] {
-        let cache = tempfile::tempdir().unwrap();
-        let start = Instant::now();
-        let out = bin()
-            .env("CC_TEARDOWN_CACHE", cache.path())
-            .args(&args)
-            .timeout(Duration::from_secs(120))
-            .output()
-            .unwrap();
-        assert!(start.elapsed() < FAST, "{args:?}: {:?}", start.elapsed());
+        let (out, took) = timed(&args);
+        assert!(took < FAST, "{args:?}: {took:?}");
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let said = if args.contains(&"--json") {
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
