@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod bun;
+#[cfg(feature = "clap")]
 pub mod cli;
 pub mod container;
 pub mod js;

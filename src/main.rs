@@ -23,13 +23,13 @@ const MI_OPTION_PURGE_DELAY: libc::c_int = 15;
 /// one's, and the peak grew with the builds scanned (1.38 GB over 193
 /// releases; 0.96 GB over 3 against 0.71–0.79 GB with mimalloc's purging,
 /// which costs about a tenth more time).
-fn keep_freed_memory(many_builds: bool) {
+fn keep_freed_memory(many_builds: bool, debug: cc_teardown::cli::Debug) {
     if !many_builds && std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets one integer option of the allocator; mimalloc reads
         // its options atomically and allows changing them at any time.
         unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     }
-    if std::env::var("CC_TEARDOWN_DEBUG").is_ok_and(|v| v.split(',').any(|x| x == "alloc")) {
+    if debug.alloc {
         // SAFETY: reads one integer option.
         let delay = unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) };
         eprintln!("debug: allocator purge delay {delay}");
@@ -130,9 +130,10 @@ fn main() {
             std::process::exit(cc_teardown::cli::report_error(&e, json))
         }
     };
-    keep_freed_memory(cli.analyses_many_builds());
+    let debug = cc_teardown::cli::Debug::from_env();
+    keep_freed_memory(cli.analyses_many_builds(), debug);
     let json = cli.global.json;
-    let code = match cc_teardown::cli::run(cli) {
+    let code = match cc_teardown::cli::run(cli, debug) {
         Ok(code) => code,
         Err(e) => cc_teardown::cli::report_error(&e, json),
     };

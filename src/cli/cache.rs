@@ -1,5 +1,5 @@
-use super::{Global, print_json};
-use crate::report::table::{facts, thousands};
+use super::App;
+use crate::report::local::{CacheCleared, CacheInfo};
 use crate::store::FactsStore;
 use clap::{Args, Subcommand};
 
@@ -7,6 +7,8 @@ use clap::{Args, Subcommand};
 pub struct CacheArgs {
     #[command(subcommand)]
     pub action: CacheAction,
+    #[command(flatten)]
+    pub out: super::format::OutputArgs,
 }
 
 #[derive(Subcommand)]
@@ -17,43 +19,17 @@ pub enum CacheAction {
     Clear,
 }
 
-pub fn run(g: &Global, a: &CacheArgs) -> anyhow::Result<i32> {
-    let (path, ownership) = g.store_location();
+pub fn run(app: &App, a: &CacheArgs) -> anyhow::Result<i32> {
+    let (path, ownership) = app.g.store_location();
     match a.action {
         CacheAction::Info => {
             let info = FactsStore::open_as(&path, ownership)?.info();
-            if g.json {
-                return print_json(&info).map(|_| 0);
-            }
-            print!(
-                "{}",
-                facts(&[
-                    ("store", info.path.clone()),
-                    ("size", format!("{} bytes", thousands(info.bytes))),
-                    ("schema", info.schema_version.to_string()),
-                    ("analysis version", info.analysis_version.to_string()),
-                    ("builds", thousands(info.builds)),
-                    ("files seen", thousands(info.files)),
-                    (
-                        "facts",
-                        format!(
-                            "{} of this analysis version ({} bytes), {} of others (ignored)",
-                            thousands(info.facts_current),
-                            thousands(info.facts_bytes),
-                            thousands(info.facts_other_versions)
-                        )
-                    ),
-                ])
-            );
+            app.emit(&a.out, &CacheInfo(info))
         }
         CacheAction::Clear => {
             FactsStore::clear(&path, ownership)?;
-            if g.json {
-                return print_json(&serde_json::json!({"cleared": path.display().to_string()}))
-                    .map(|_| 0);
-            }
-            println!("cleared {}", path.display());
+            let cleared = path.display().to_string();
+            app.emit(&a.out, &CacheCleared { cleared })
         }
     }
-    Ok(0)
 }

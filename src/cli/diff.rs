@@ -1,54 +1,11 @@
-use super::Global;
-use super::format::Format;
+use super::App;
 use crate::analysis::diff::{self, Section};
 use crate::report::diff::{self as view, DiffView};
 use crate::report::info::InfoView;
 use anyhow::Context;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::time::Instant;
-
-/// The sections `--only` accepts: those of [`Section`], which, being
-/// analysis, knows nothing of the command line.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
-pub enum SectionArg {
-    Identity,
-    Modules,
-    Workflows,
-    Flags,
-    Gates,
-    Roles,
-    Functions,
-    Text,
-    Tools,
-    Prompts,
-    Env,
-    Settings,
-    Commands,
-    Models,
-}
-
-impl From<SectionArg> for Section {
-    fn from(s: SectionArg) -> Section {
-        match s {
-            SectionArg::Identity => Section::Identity,
-            SectionArg::Modules => Section::Modules,
-            SectionArg::Workflows => Section::Workflows,
-            SectionArg::Flags => Section::Flags,
-            SectionArg::Gates => Section::Gates,
-            SectionArg::Roles => Section::Roles,
-            SectionArg::Functions => Section::Functions,
-            SectionArg::Text => Section::Text,
-            SectionArg::Tools => Section::Tools,
-            SectionArg::Prompts => Section::Prompts,
-            SectionArg::Env => Section::Env,
-            SectionArg::Settings => Section::Settings,
-            SectionArg::Commands => Section::Commands,
-            SectionArg::Models => Section::Models,
-        }
-    }
-}
 
 #[derive(Args)]
 pub struct DiffArgs {
@@ -60,7 +17,7 @@ pub struct DiffArgs {
     pub b: String,
     /// Only these sections (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "SECTIONS")]
-    pub only: Vec<SectionArg>,
+    pub only: Vec<Section>,
     #[command(flatten)]
     pub out: super::format::OutputArgs,
     /// How many items of each list the human, Markdown and HTML reports show (each diff: N × 6 lines); JSON has all.
@@ -69,15 +26,6 @@ pub struct DiffArgs {
     /// Exit with status 1 when the builds differ in the sections compared.
     #[arg(long)]
     pub exit_code: bool,
-}
-
-fn spinner(g: &Global, msg: String) -> Option<indicatif::ProgressBar> {
-    (!g.quiet && !g.json && std::io::stderr().is_terminal()).then(|| {
-        let s = indicatif::ProgressBar::new_spinner();
-        s.set_message(msg);
-        s.enable_steady_tick(std::time::Duration::from_millis(120));
-        s
-    })
 }
 
 /// Whether anything differs in the sections compared: the identity
@@ -89,28 +37,29 @@ fn differs(v: &DiffView) -> bool {
         || !v.diff.is_empty()
 }
 
-pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
+pub fn run(app: &App, a: &DiffArgs) -> anyhow::Result<i32> {
+    let out = app.output(&a.out, crate::report::emit::Format::Text);
     let sections: Vec<Section> = if a.only.is_empty() {
         Section::ALL.to_vec()
     } else {
-        a.only.iter().map(|&s| s.into()).collect()
+        a.only.clone()
     };
     let mut timings: BTreeMap<&'static str, u64> = BTreeMap::new();
     let t0 = Instant::now();
-    let oa = g.open(&a.a)?;
-    let ob = g.open(&a.b)?;
-    let (ba, bb) = (g.build(&oa)?, g.build(&ob)?);
+    let oa = app.open(&a.a)?;
+    let ob = app.open(&a.b)?;
+    let (ba, bb) = (app.build(&oa)?, app.build(&ob)?);
     timings.insert("open", t0.elapsed().as_millis() as u64);
     let shapes = sections.iter().any(|s| s.needs_shapes());
     let side = |b| -> anyhow::Result<_> {
-        let an = super::code::analyse(g, b)?.last_use();
+        let an = app.analyse(b)?.last_use();
         Ok(if shapes { an.with_shapes() } else { an })
     };
     let (sa, sb) = (side(&ba)?, side(&bb)?);
     let t1 = Instant::now();
     let cached = sa.facts_cached() && sb.facts_cached();
     let s = (!cached || shapes)
-        .then(|| spinner(g, "parsing, indexing and analysing both builds…".into()))
+        .then(|| app.spinner("parsing, indexing and analysing both builds…".into()))
         .flatten();
     // Both builds at once: a single-bundle build parses on one core.
     let (ra, rb) = rayon::join(
@@ -124,7 +73,7 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
     rb.with_context(|| ob.label.clone())?;
     timings.insert("index_and_analyse", t1.elapsed().as_millis() as u64);
     let t2 = Instant::now();
-    let s = spinner(g, "comparing…".into());
+    let s = app.spinner("comparing…".into());
     let d = diff::compare(&sa, &sb, &sections)?;
     if let Some(s) = s {
         s.finish_and_clear();
@@ -132,7 +81,7 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
     timings.insert("compare", t2.elapsed().as_millis() as u64);
     // CC_TEARDOWN_DEBUG=store says on stderr which side was parsed (the
     // tests check that a diff of two stored builds parses neither).
-    if std::env::var("CC_TEARDOWN_DEBUG").is_ok_and(|v| v.split(',').any(|x| x == "store")) {
+    if app.debug.store {
         for side in [&sa, &sb] {
             let how = if side.parsed() {
                 "parsed"
@@ -153,32 +102,25 @@ pub fn run(g: &Global, a: &DiffArgs) -> anyhow::Result<i32> {
         timings_ms: timings,
         digests: Some((sa.digest().to_string(), sb.digest().to_string())),
         provenance: crate::report::provenance::Provenance::of_this_run(),
+        limit: a.limit,
     };
-    match a.out.format(g, Format::Text) {
-        Format::Json => super::write_output(g, a.out.output.as_deref(), &super::to_json(&v)?)?,
-        // The terminal renderer escapes the builds' text itself, so its
-        // colours are the only escape sequences printed.
-        f => a.out.show(g, f, &view::doc(&v, a.limit))?,
-    }
+    out.emit(&v)?;
     Ok(if a.exit_code && differs(&v) { 1 } else { 0 })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::ValueEnum;
 
     /// `--only` offers every section, in order, under the name the JSON
     /// report gives it.
     #[test]
-    fn only_mirrors_every_section() {
-        let offered: Vec<Section> = SectionArg::value_variants()
-            .iter()
-            .map(|&s| s.into())
-            .collect();
-        assert_eq!(offered, Section::ALL.to_vec());
-        for s in SectionArg::value_variants() {
+    fn only_offers_every_section() {
+        assert_eq!(Section::value_variants(), Section::ALL);
+        for s in Section::value_variants() {
             let name = s.to_possible_value().unwrap().get_name().to_string();
-            let json = serde_json::to_value(Section::from(*s)).unwrap();
+            let json = serde_json::to_value(s).unwrap();
             assert_eq!(json, name.as_str());
         }
     }

@@ -1,4 +1,5 @@
-use super::{Global, print_json};
+use super::App;
+use crate::report::local::FetchView;
 use crate::source::npm;
 use clap::Args;
 
@@ -9,19 +10,13 @@ pub struct FetchArgs {
     /// The platform's package (default: this host's).
     #[arg(long, short, value_parser = clap::builder::PossibleValuesParser::new(npm::PLATFORMS))]
     pub platform: Option<String>,
+    #[command(flatten)]
+    pub out: super::format::OutputArgs,
 }
 
-#[derive(serde::Serialize)]
-struct FetchView {
-    package: String,
-    version: String,
-    platform: String,
-    path: String,
-    integrity: String,
-    cache_hit: bool,
-}
-
-pub fn run(g: &Global, a: &FetchArgs) -> anyhow::Result<i32> {
+pub fn run(app: &App, a: &FetchArgs) -> anyhow::Result<i32> {
+    let g = &app.g;
+    let out = app.output(&a.out, crate::report::emit::Format::Text);
     let platform = a
         .platform
         .clone()
@@ -35,32 +30,28 @@ pub fn run(g: &Global, a: &FetchArgs) -> anyhow::Result<i32> {
             progress: opts.progress,
         },
     )?;
-    if g.json {
-        print_json(&FetchView {
-            package: b.package,
-            version: b.version,
-            platform: b.platform,
-            path: b.program.display().to_string(),
-            integrity: b.integrity,
-            cache_hit: b.cache_hit,
-        })?;
-    } else {
-        if !g.quiet {
-            // Names and versions come from the registry's answer.
-            errln!(
-                "{} {}@{} ({})",
-                if b.cache_hit {
-                    "cached"
-                } else {
-                    "fetched and verified"
-                },
-                b.package,
-                b.version,
-                b.platform
-            );
-        }
-        outln!("{}", b.program.display());
+    if !g.quiet && !app.json() {
+        // Names and versions come from the registry's answer.
+        errln!(
+            "{} {}@{} ({})",
+            if b.cache_hit {
+                "cached"
+            } else {
+                "fetched and verified"
+            },
+            b.package,
+            b.version,
+            b.platform
+        );
     }
+    out.emit(&FetchView {
+        package: b.package,
+        version: b.version,
+        platform: b.platform,
+        path: b.program.display().to_string(),
+        integrity: b.integrity,
+        cache_hit: b.cache_hit,
+    })?;
     Ok(0)
 }
 

@@ -1,8 +1,9 @@
 //! `history`: every published build scanned into the facts store, and the
 //! questions that span them (docs/history.md).
 
-use super::{Global, print_json};
+use super::{App, Global};
 use crate::analysis::diff::{BuildDiff, Section, compare_facts};
+use crate::report::emit::print_json;
 use crate::source::{SourceError, npm};
 use crate::store::FactsStore;
 use crate::store::history::{self, ItemRow, Release, Story};
@@ -169,23 +170,24 @@ pub struct ExportArgs {
     pub output: Option<PathBuf>,
 }
 
-pub fn run(g: &Global, a: &HistoryArgs) -> anyhow::Result<i32> {
+pub fn run(app: &App, a: &HistoryArgs) -> anyhow::Result<i32> {
+    let g = &app.g;
     if g.no_cache {
         usage!("history lives in the facts store; it cannot run with --no-cache");
     }
-    let Some(store) = super::code::store(g)? else {
+    let Some(store) = app.store()? else {
         return Err(anyhow!(
             "the facts store cannot be opened (see the note above)"
         ));
     };
     let r = match &a.command {
-        HistoryCommand::Scan(s) => scan(g, store, s),
-        HistoryCommand::List(p) => list(g, store, p.platform.as_deref()),
-        HistoryCommand::Show(s) => show(g, store, s),
-        HistoryCommand::Changes(c) => changes(g, store, c),
-        HistoryCommand::Search(s) => search(g, store, s),
-        HistoryCommand::Timeline(t) => timeline(g, store, t),
-        HistoryCommand::Export(e) => export(g, store, e),
+        HistoryCommand::Scan(s) => scan(app, store, s),
+        HistoryCommand::List(p) => list(app, store, p.platform.as_deref()),
+        HistoryCommand::Show(s) => show(app, store, s),
+        HistoryCommand::Changes(c) => changes(app, store, c),
+        HistoryCommand::Search(s) => search(app, store, s),
+        HistoryCommand::Timeline(t) => timeline(app, store, t),
+        HistoryCommand::Export(e) => export(app, store, e),
     };
     // Damaged rows left out of the answer: one line each (JSON answers
     // also list them under `skipped`).
@@ -295,7 +297,8 @@ struct Job {
 /// and the next scan finds it as a cache hit.
 const SCAN_MARKER: &str = ".downloaded-by-history-scan";
 
-fn scan(g: &Global, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
+fn scan(app: &App, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
+    let g = &app.g;
     let platforms: Vec<String> = if a.platform.iter().any(|p| p == "all") {
         npm::PLATFORMS.iter().map(|p| p.to_string()).collect()
     } else if a.platform.is_empty() {
@@ -416,7 +419,7 @@ fn scan(g: &Global, store: &FactsStore, a: &ScanArgs) -> anyhow::Result<i32> {
         let t = Instant::now();
         let empty = matches!(fetched, Err((true, _)));
         let outcome = fetched.map_err(|(_, e)| anyhow!(e)).and_then(|b| {
-            let r = analyse_release(g, store, &job);
+            let r = analyse_release(app, store, &job);
             let dir = b.program.parent().map(PathBuf::from);
             if !a.keep
                 && let Some(dir) = dir
@@ -541,12 +544,13 @@ fn explicit_versions(range: &str) -> Option<Vec<String>> {
 
 /// Analyse one fetched release through the pipeline (facts come from the
 /// store when this bundle was analysed before) and record it.
-fn analyse_release(g: &Global, store: &FactsStore, job: &Job) -> anyhow::Result<()> {
+fn analyse_release(app: &App, store: &FactsStore, job: &Job) -> anyhow::Result<()> {
+    let g = &app.g;
     // The npm target (a cache hit now) carries the version and platform
     // into the store's build row.
     let opened = g.open(&format!("npm:{}/{}", job.version, job.platform))?;
     let build = g.build(&opened)?;
-    let an = super::code::analyse(g, &build)?;
+    let an = app.analyse(&build)?;
     let facts = an.facts()?;
     // The build's row is written again: a build seen before may have been
     // recorded by an older cc-teardown.
@@ -561,7 +565,7 @@ fn analyse_release(g: &Global, store: &FactsStore, job: &Job) -> anyhow::Result<
         &job.platform,
         job.published.as_deref(),
         an.digest(),
-        &super::code::build_row(&build, js),
+        &super::app::build_row(&build, js),
         facts,
     )?;
     Ok(())
@@ -596,7 +600,8 @@ struct ListedRelease {
     counts: std::collections::BTreeMap<String, u64>,
 }
 
-fn list(g: &Global, store: &FactsStore, platform: Option<&str>) -> anyhow::Result<i32> {
+fn list(app: &App, store: &FactsStore, platform: Option<&str>) -> anyhow::Result<i32> {
+    let g = &app.g;
     let releases = store.releases(platform)?;
     let counts = store.item_counts()?;
     let rows: Vec<ListedRelease> = releases
@@ -685,7 +690,8 @@ fn platforms(store: &FactsStore, asked: Option<&str>) -> anyhow::Result<Vec<Stri
     Ok(ps)
 }
 
-fn show(g: &Global, store: &FactsStore, a: &ShowArgs) -> anyhow::Result<i32> {
+fn show(app: &App, store: &FactsStore, a: &ShowArgs) -> anyhow::Result<i32> {
+    let g = &app.g;
     let kind = a.kind.as_str();
     let mut stories: Vec<Story> = Vec::new();
     for p in platforms(store, a.platform.platform.as_deref())? {
@@ -826,7 +832,8 @@ struct ChangesView {
     diff: BuildDiff,
 }
 
-fn changes(g: &Global, store: &FactsStore, a: &ChangesArgs) -> anyhow::Result<i32> {
+fn changes(app: &App, store: &FactsStore, a: &ChangesArgs) -> anyhow::Result<i32> {
+    let g = &app.g;
     let ps = platforms(store, a.platform.platform.as_deref())?;
     let [platform] = ps.as_slice() else {
         usage!(
@@ -1000,7 +1007,8 @@ struct SearchView<'a> {
 /// letter or two is in thousands of names).
 const NAME_HITS: usize = 500;
 
-fn search(g: &Global, store: &FactsStore, a: &SearchArgs) -> anyhow::Result<i32> {
+fn search(app: &App, store: &FactsStore, a: &SearchArgs) -> anyhow::Result<i32> {
+    let g = &app.g;
     if a.text.is_empty() {
         usage!("search for what? TEXT is empty");
     }
@@ -1065,7 +1073,8 @@ fn span(versions: &[String]) -> String {
 
 // ---------------------------------------------------------------- timeline
 
-fn timeline(g: &Global, store: &FactsStore, a: &TimelineArgs) -> anyhow::Result<i32> {
+fn timeline(app: &App, store: &FactsStore, a: &TimelineArgs) -> anyhow::Result<i32> {
+    let g = &app.g;
     let ps = platforms(store, a.platform.platform.as_deref())?;
     let [platform] = ps.as_slice() else {
         usage!(
@@ -1097,15 +1106,16 @@ fn timeline(g: &Global, store: &FactsStore, a: &TimelineArgs) -> anyhow::Result<
     let text = match a.format {
         PageFormat::Html => d.html(),
         PageFormat::Md => d.markdown(),
-        PageFormat::Text => d.terminal(&super::term(g)),
+        PageFormat::Text => d.terminal(&app.stdout().term()),
     };
-    super::write_output(g, a.output.as_deref(), &text)?;
+    app.to_file(a.output.clone()).write(&text)?;
     Ok(0)
 }
 
 // ---------------------------------------------------------------- export
 
-fn export(g: &Global, store: &FactsStore, a: &ExportArgs) -> anyhow::Result<i32> {
+fn export(app: &App, store: &FactsStore, a: &ExportArgs) -> anyhow::Result<i32> {
+    let g = &app.g;
     match a.format {
         ExportFormat::Sqlite => {
             let Some(out) = &a.output else {
@@ -1141,8 +1151,8 @@ fn export(g: &Global, store: &FactsStore, a: &ExportArgs) -> anyhow::Result<i32>
                 store,
                 serde_json::json!({"releases": store.releases(None)?, "items": items}),
             );
-            let text = super::to_json(&doc)?;
-            super::write_output(g, a.output.as_deref(), &text)?;
+            let text = crate::report::emit::to_json(&doc)?;
+            app.to_file(a.output.clone()).write(&text)?;
             Ok(0)
         }
         ExportFormat::Csv => {
@@ -1162,7 +1172,7 @@ fn export(g: &Global, store: &FactsStore, a: &ExportArgs) -> anyhow::Result<i32>
                 text.push_str(&row.join(","));
                 text.push('\n');
             }
-            super::write_output(g, a.output.as_deref(), &text)?;
+            app.to_file(a.output.clone()).write(&text)?;
             Ok(0)
         }
     }

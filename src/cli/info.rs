@@ -1,5 +1,5 @@
 use super::format::OutputArgs;
-use super::{Global, TargetArg};
+use super::{App, TargetArg};
 use crate::report::info::InfoView;
 use clap::Args;
 
@@ -15,18 +15,12 @@ pub struct InfoArgs {
     pub out: OutputArgs,
 }
 
-pub fn run(g: &Global, a: &InfoArgs) -> anyhow::Result<i32> {
-    let g = &a.out.global(g);
-    let opened = g.open(&a.target.target)?;
-    let build = g.build(&opened)?;
+pub fn run(app: &App, a: &InfoArgs) -> anyhow::Result<i32> {
+    let opened = app.open(&a.target.target)?;
+    let build = app.build(&opened)?;
     let mut view = InfoView::from_build(&build);
     if !a.no_signature {
         view = view.with_signature(&build);
     }
-    if g.json {
-        a.out.json(g, &view)?;
-    } else {
-        a.out.text(g, &view.doc())?;
-    }
-    Ok(0)
+    app.emit(&a.out, &view)
 }

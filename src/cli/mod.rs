@@ -25,8 +25,8 @@ macro_rules! usage {
     ($($t:tt)*) => { return Err($crate::cli::UsageError(format!($($t)*)).into()) };
 }
 
+mod app;
 mod cache;
-mod code;
 mod diff;
 mod extract;
 mod fetch;
@@ -41,7 +41,6 @@ mod installs;
 mod integrity;
 mod locate;
 mod ls;
-mod outdir;
 mod pretty;
 mod report;
 mod simulate;
@@ -51,9 +50,10 @@ mod verify;
 mod workflows;
 
 use crate::container::ContainerOptions;
-use crate::report::doc::{ColorChoice, Doc, Term};
+use crate::report::doc::ColorChoice;
 use crate::source::build::Build;
 use crate::source::{Opened, SourceOptions, Target};
+pub use app::{App, Debug};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -200,7 +200,7 @@ pub enum Command {
     Gates(gates::GatesArgs),
     /// The whole surface of a build: tools with their input schemas, prompts, environment variables, settings, slash commands, models.
     #[command(
-        after_help = "Example:\n  cc-teardown surface npm:2.1.332/darwin-arm64\n  cc-teardown surface npm:2.1.220/darwin-arm64 --only tools,env\n  cc-teardown surface ./claude --json | jq '.tools[] | {name, required: .input_schema.required}'\n\nKinds: tools, prompts, env, settings, commands, models. See docs/surface.md."
+        after_help = "Example:\n  cc-teardown surface npm:2.1.332/darwin-arm64\n  cc-teardown surface npm:2.1.220/darwin-arm64 --only tools,env\n  cc-teardown surface ./claude --json | jq '.tools[] | {name, required: .input_schema.required}'\n\nSee docs/surface.md."
     )]
     Surface(surface::SurfaceArgs),
     /// Every Claude Code installation here, and which one the shell runs.
@@ -215,7 +215,7 @@ pub enum Command {
     Report(report::ReportArgs),
     /// What changed between two builds: identity, modules, workflows, flags, gates, roles, functions and texts — despite renamed minified names.
     #[command(
-        after_help = "Example:\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64 --json | jq '.workflows.removed'\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.220/linux-x64 --only workflows,flags,gates\n  cc-teardown diff ./old/claude ./new/claude --format md -o changes.md\n\nSections: identity, modules, workflows, flags, gates, roles, functions, text, tools, prompts, env, settings, commands, models."
+        after_help = "Example:\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.260/darwin-arm64 --json | jq '.workflows.removed'\n  cc-teardown diff npm:2.1.220/darwin-arm64 npm:2.1.220/linux-x64 --only workflows,flags,gates\n  cc-teardown diff ./old/claude ./new/claude --format md -o changes.md"
     )]
     Diff(diff::DiffArgs),
     /// Dry-run a bundled workflow (or any script) under a simulated Workflow runtime, without a model: a trace of stages, agent calls, fan-outs, logs and the result.
@@ -327,6 +327,14 @@ impl Global {
         }
     }
 
+    /// The cache folder: `--cache-dir`, else $CC_TEARDOWN_CACHE or the
+    /// XDG cache dir.
+    pub fn cache_folder(&self) -> PathBuf {
+        self.cache_dir
+            .clone()
+            .unwrap_or_else(crate::source::cache::default_cache_dir)
+    }
+
     pub fn container_options(&self) -> ContainerOptions {
         ContainerOptions {
             arch: self.arch.map(|a| a.as_str().to_string()),
@@ -353,144 +361,31 @@ impl Global {
     }
 }
 
-/// Pretty JSON, safe to print ([`crate::report::escape::json_safe`]), with
-/// a final line break.
-pub(crate) fn to_json(v: &impl serde::Serialize) -> anyhow::Result<String> {
-    Ok(crate::report::escape::json_safe(serde_json::to_string_pretty(v)?) + "\n")
-}
-
-/// Print a value as pretty JSON on stdout.
-pub(crate) fn print_json(v: &impl serde::Serialize) -> anyhow::Result<()> {
-    use std::io::Write;
-    std::io::stdout().lock().write_all(to_json(v)?.as_bytes())?;
-    Ok(())
-}
-
-/// Write a rendered report to `output` (saying so on stderr; with --json,
-/// saying so as JSON on stdout), or to stdout.
-pub(crate) fn write_output(
-    g: &Global,
-    output: Option<&std::path::Path>,
-    text: &str,
-) -> anyhow::Result<()> {
-    use std::io::Write;
-    match output {
-        Some(p) => {
-            outdir::write_file(p, text.as_bytes())?;
-            if g.json {
-                print_json(&serde_json::json!({
-                    "output": p.display().to_string(),
-                    "bytes": text.len(),
-                }))?;
-            } else if !g.quiet {
-                errln!("wrote {}", p.display());
-            }
-        }
-        None => std::io::stdout().lock().write_all(text.as_bytes())?,
-    }
-    Ok(())
-}
-
-/// How the terminal renderer writes to stdout: colour per `--color`,
-/// width per `COLUMNS` or the terminal.
-pub(crate) fn term(g: &Global) -> Term {
-    use std::io::IsTerminal;
-    Term {
-        color: g.color.enabled(std::io::stdout().is_terminal()),
-        width: crate::report::doc::terminal_width(),
-    }
-}
-
-/// A document for a person: into `output` as plain text when given (no
-/// colour, no width), else on stdout for the terminal, paged when long.
-pub(crate) fn show_doc(
-    g: &Global,
-    output: Option<&std::path::Path>,
-    d: &Doc,
-) -> anyhow::Result<()> {
-    match output {
-        Some(_) => write_output(
-            g,
-            output,
-            &d.terminal(&Term {
-                color: g.color == ColorChoice::Always && !d.needs_escape(),
-                width: None,
-            }),
-        ),
-        None => {
-            let mut t = term(g);
-            t.color &= !d.needs_escape();
-            page(g, &d.terminal(&t))
-        }
-    }
-}
-
-/// Human output on stdout; when stdout is a terminal and the text is
-/// taller than it, through `$PAGER` (else `less -R`), as git does.
-/// `LESS=FRX` unless set: quit when it fits, keep colours, leave the text
-/// on the screen. Any failure to start the pager prints directly.
-pub(crate) fn page(g: &Global, text: &str) -> anyhow::Result<()> {
-    use std::io::{IsTerminal, Write};
-    let tall = || {
-        let rows = std::env::var("LINES")
-            .ok()
-            .and_then(|l| l.parse::<usize>().ok())
-            .unwrap_or(24);
-        text.lines().count() >= rows
-    };
-    if !g.no_pager && !g.json && std::io::stdout().is_terminal() && tall() {
-        let pager = std::env::var("PAGER")
-            .ok()
-            .filter(|p| !p.trim().is_empty())
-            .unwrap_or_else(|| "less -R".to_string());
-        if pager.trim() != "cat" {
-            let mut words = pager.split_whitespace();
-            if let Some(prog) = words.next() {
-                let mut cmd = std::process::Command::new(prog);
-                cmd.args(words).stdin(std::process::Stdio::piped());
-                if std::env::var_os("LESS").is_none() {
-                    cmd.env("LESS", "FRX");
-                }
-                if let Ok(mut child) = cmd.spawn() {
-                    if let Some(mut stdin) = child.stdin.take() {
-                        // A reader who quits early closes the pipe: not an error.
-                        let _ = stdin.write_all(text.as_bytes());
-                    }
-                    let _ = child.wait();
-                    return Ok(());
-                }
-            }
-        }
-    }
-    std::io::stdout().lock().write_all(text.as_bytes())?;
-    Ok(())
-}
-
 /// Run the command line; returns the process exit code.
-pub fn run(cli: Cli) -> anyhow::Result<i32> {
-    let g = &cli.global;
+pub fn run(cli: Cli, debug: Debug) -> anyhow::Result<i32> {
+    let app = &App::new(cli.global, debug);
     match &cli.command {
-        Command::Info(a) => info::run(g, a),
-        Command::Ls(a) => ls::run(g, a),
-        Command::Extract(a) => extract::run(g, a),
-        Command::Hash(a) => hash::run(g, a),
-        Command::Verify(a) => verify::run(g, a),
-        Command::Fetch(a) => fetch::run(g, a),
-        Command::Cache(a) => cache::run(g, a),
-        Command::History(a) => history::run(g, a),
-        Command::Report(a) => report::run(g, a),
-        Command::Diff(a) => diff::run(g, a),
-        Command::Installs(a) => installs::run(g, a),
-        Command::Pretty(a) => pretty::run(g, a),
-        Command::Symbols(a) => symbols::run(g, a),
-        Command::Grep(a) => grep::run(g, a),
-        Command::Locate(a) => locate::run(g, a),
-        Command::Flags(a) => flags::run(g, a),
-        Command::Gates(a) => gates::run(g, a),
-        Command::Surface(a) => surface::run(g, a),
-        Command::Workflows(a) => workflows::run(g, a),
-        Command::Reconstruct(a) => workflows::reconstruct(g, a),
-        Command::Simulate(a) => simulate::run(g, a),
+        Command::Info(a) => info::run(app, a),
+        Command::Ls(a) => ls::run(app, a),
+        Command::Extract(a) => extract::run(app, a),
+        Command::Hash(a) => hash::run(app, a),
+        Command::Verify(a) => verify::run(app, a),
+        Command::Fetch(a) => fetch::run(app, a),
+        Command::Cache(a) => cache::run(app, a),
+        Command::History(a) => history::run(app, a),
+        Command::Report(a) => report::run(app, a),
+        Command::Diff(a) => diff::run(app, a),
+        Command::Installs(a) => installs::run(app, a),
+        Command::Pretty(a) => pretty::run(app, a),
+        Command::Symbols(a) => symbols::run(app, a),
+        Command::Grep(a) => grep::run(app, a),
+        Command::Locate(a) => locate::run(app, a),
+        Command::Flags(a) => flags::run(app, a),
+        Command::Gates(a) => gates::run(app, a),
+        Command::Surface(a) => surface::run(app, a),
+        Command::Workflows(a) => workflows::run(app, a),
+        Command::Reconstruct(a) => workflows::reconstruct(app, a),
+        Command::Simulate(a) => simulate::run(app, a),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(*shell, &mut cmd, "cc-teardown", &mut std::io::stdout());
@@ -533,10 +428,10 @@ pub fn error_kind(e: &anyhow::Error) -> &'static str {
         if cause.is::<crate::bun::GraphError>() || cause.is::<crate::bun::module::UnsafeName>() {
             return "bun";
         }
-        if let Some(o) = cause.downcast_ref::<outdir::OutputError>() {
+        if let Some(o) = cause.downcast_ref::<crate::report::outdir::OutputError>() {
             return match o {
-                outdir::OutputError::Collision(_) => "bun",
-                outdir::OutputError::InTheWay(_) => "io",
+                crate::report::outdir::OutputError::Collision(_) => "bun",
+                crate::report::outdir::OutputError::InTheWay(_) => "io",
             };
         }
         if cause.is::<crate::js::JsError>() {
@@ -574,7 +469,7 @@ pub fn report_error(e: &anyhow::Error, json: bool) -> i32 {
     eprintln!("error: {line}");
     if json {
         let v = serde_json::json!({"error": {"kind": error_kind(e), "message": line}});
-        if let Ok(s) = to_json(&v) {
+        if let Ok(s) = crate::report::emit::to_json(&v) {
             use std::io::Write;
             let _ = std::io::stdout().lock().write_all(s.as_bytes());
         }

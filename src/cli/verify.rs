@@ -1,7 +1,7 @@
 use super::format::OutputArgs;
-use super::{Global, TARGET_HELP};
+use super::{App, TARGET_HELP};
 use crate::bun::digest::{bundle_digest, sha256_hex};
-use crate::report::doc::{Block, Doc, Inline, Status, facts};
+use crate::report::integrity::VerifyView;
 use clap::Args;
 
 #[derive(Args)]
@@ -36,37 +36,29 @@ pub struct VerifyArgs {
     pub out: OutputArgs,
 }
 
-#[derive(serde::Serialize)]
-struct VerifyView {
-    target: String,
-    what: String,
-    expected: String,
-    actual: String,
-    ok: bool,
-}
-
-pub fn run(g: &Global, a: &VerifyArgs) -> anyhow::Result<i32> {
-    let g = &a.out.global(g);
+pub fn run(app: &App, a: &VerifyArgs) -> anyhow::Result<i32> {
+    let g = &app.g;
+    let out = app.output(&a.out, crate::report::emit::Format::Text);
     if let Some(version) = &a.platforms {
-        return super::integrity::platforms(g, &a.out, version);
+        return super::integrity::platforms(app, &out, version);
     }
     let Some(target) = a.target.as_deref() else {
         usage!("verify needs a TARGET");
     };
     if a.published {
-        return super::integrity::published(g, &a.out, target);
+        return super::integrity::published(app, &out, target);
     }
     let sha256 = a.sha256.as_deref().unwrap_or_default();
     let expected = sha256.trim().to_ascii_lowercase();
     if expected.len() != 64 || !expected.bytes().all(|b| b.is_ascii_hexdigit()) {
         usage!("--sha256 needs 64 hex digits, got {:?}", sha256);
     }
-    let opened = g.open(target)?;
+    let opened = app.open(target)?;
     // --file needs no parsing at all: the file may not even be a build.
     let (what, actual) = if a.file {
         ("file".to_string(), sha256_hex(opened.bytes()))
     } else {
-        let build = g.build(&opened)?;
+        let build = app.build(&opened)?;
         let graph = &build.graph;
         if a.payload {
             ("payload".to_string(), sha256_hex(build.located.payload))
@@ -86,39 +78,12 @@ pub fn run(g: &Global, a: &VerifyArgs) -> anyhow::Result<i32> {
         }
     };
     let ok = actual == expected;
-    if g.json {
-        a.out.json(
-            g,
-            &VerifyView {
-                target: opened.label.clone(),
-                what,
-                expected,
-                actual,
-                ok,
-            },
-        )?;
-    } else {
-        let mut d = Doc::new(Inline::from("Verify ").c(opened.label.clone())).bare();
-        if ok {
-            d.push(Block::Note(
-                Inline::status(Status::Pass, "OK")
-                    .t(format!("  {what} of "))
-                    .c(opened.label.clone())
-                    .t(" matches ")
-                    .c(actual),
-            ));
-        } else {
-            d.push(Block::Note(
-                Inline::status(Status::Block, "MISMATCH")
-                    .t(format!("  {what} of "))
-                    .c(opened.label.clone()),
-            ));
-            d.push(facts(vec![
-                ("  expected", Inline::code(expected)),
-                ("  actual", Inline::code(actual)),
-            ]));
-        }
-        a.out.text(g, &d)?;
-    }
+    out.emit(&VerifyView {
+        target: opened.label.clone(),
+        what,
+        expected,
+        actual,
+        ok,
+    })?;
     Ok(if ok { 0 } else { 1 })
 }

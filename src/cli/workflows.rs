@@ -1,12 +1,11 @@
 use super::AnalysisError;
 use super::format::OutputArgs;
-use super::outdir::{OutDir, OutPlan};
-use super::{Global, TargetArg, print_json};
-use crate::analysis::workflows::WorkflowScript;
-use crate::report::doc::{Block, Doc, Inline, Section, Status, fmt};
+use super::{App, TargetArg};
+use crate::report::doc::fmt;
+use crate::report::emit::print_json;
 use crate::report::escape::display as esc;
-use crate::report::table::{Align, Table, thousands};
-use crate::report::teardown;
+use crate::report::outdir::{OutDir, OutPlan};
+use crate::report::workflows::WorkflowsView;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -37,24 +36,12 @@ pub struct ReconstructArgs {
     pub force: bool,
 }
 
-#[derive(serde::Serialize)]
-struct WorkflowsView {
-    target: String,
-    version: Option<String>,
-    workflows: Vec<WorkflowScript>,
-}
-
-/// Every bundled workflow of `target` (only `only`, when given): the
-/// target's label, its version and the workflows.
-pub(crate) fn load(
-    g: &Global,
-    target: &str,
-    only: Option<&str>,
-) -> anyhow::Result<(String, Option<String>, Vec<WorkflowScript>)> {
-    let opened = g.open(target)?;
-    let build = g.build(&opened)?;
-    let an = super::code::analyse(g, &build)?.last_use();
-    let mut all = super::code::facts(g, &an)?.workflows.clone();
+/// Every bundled workflow of `target` (only `only`, when given).
+pub(crate) fn load(app: &App, target: &str, only: Option<&str>) -> anyhow::Result<WorkflowsView> {
+    let opened = app.open(target)?;
+    let build = app.build(&opened)?;
+    let an = app.analyse(&build)?.last_use();
+    let mut all = app.facts(&an)?.workflows.clone();
     if let Some(n) = only {
         let available: Vec<String> = all.iter().map(|w| w.name.clone()).collect();
         all.retain(|w| w.name == n);
@@ -70,170 +57,16 @@ pub(crate) fn load(
             );
         }
     }
-    Ok((
-        opened.label.clone(),
-        build.version().best().map(str::to_string),
-        all,
-    ))
+    Ok(WorkflowsView {
+        target: opened.label.clone(),
+        version: build.version().best().map(str::to_string),
+        workflows: all,
+    })
 }
 
-pub fn run(g: &Global, a: &WorkflowsArgs) -> anyhow::Result<i32> {
-    let g = &a.out.global(g);
-    let (label, version, all) = load(g, &a.target.target, a.name.as_deref())?;
-    if g.json {
-        return a
-            .out
-            .json(
-                g,
-                &WorkflowsView {
-                    target: label,
-                    version,
-                    workflows: all,
-                },
-            )
-            .map(|_| 0);
-    }
-    a.out.text(g, &doc(&label, &all))?;
-    Ok(0)
-}
-
-/// One row per workflow, then a section each: its meta, options in words,
-/// script facts, level table and pipeline figure.
-fn doc(label: &str, all: &[WorkflowScript]) -> Doc {
-    let mut d = Doc::new(Inline::from("Bundled workflows of ").c(label)).bare();
-    if all.is_empty() {
-        d.push(Block::Note(
-            Inline::from("no bundled workflows in ").c(label),
-        ));
-        return d;
-    }
-    let mut t = Table::new(&[
-        ("workflow", Align::Code),
-        ("hidden", Align::Left),
-        ("phases", Align::Left),
-        ("lines", Align::Right),
-        ("bytes", Align::Right),
-        ("sha256", Align::Code),
-        ("syntax", Align::Left),
-        ("builder", Align::Code),
-    ]);
-    for w in all {
-        let s = w.script.as_ref();
-        t.row(vec![
-            w.name.clone(),
-            w.hidden.to_string(),
-            w.phases
-                .iter()
-                .map(|p| p.title.as_str())
-                .collect::<Vec<_>>()
-                .join(" → "),
-            s.map_or("-".into(), |s| thousands(s.lines as u64)),
-            s.map_or("-".into(), |s| thousands(s.bytes as u64)),
-            s.map_or("-".into(), |s| s.sha256[..16].to_string()),
-            match s {
-                Some(s) if s.syntax_ok => "ok".into(),
-                Some(s) => s
-                    .syntax_error
-                    .as_ref()
-                    .map_or("error".into(), |e| format!("error {}:{}", e.line, e.col)),
-                None => "not reconstructed".into(),
-            },
-            format!(
-                "{} ({}:{})",
-                w.builder.name.as_deref().unwrap_or("?"),
-                w.builder.module.rsplit('/').next().unwrap_or(""),
-                w.builder.raw_start
-            ),
-        ]);
-    }
-    d.push(Block::Table(t.doc()));
-    for w in all {
-        let mut rows: Vec<(String, Inline)> = vec![(
-            "hidden".into(),
-            if w.hidden {
-                Inline::status(Status::Changed, "true (registered but not listed)")
-            } else {
-                "false".into()
-            },
-        )];
-        if let Some(x) = &w.description {
-            rows.push(("description".into(), x.as_str().into()));
-        }
-        if let Some(x) = &w.when_to_use {
-            rows.push(("when to use".into(), x.as_str().into()));
-        }
-        for p in &w.phases {
-            rows.push((
-                "phase".into(),
-                Inline::strong(p.title.clone()).t(p
-                    .detail
-                    .as_ref()
-                    .map(|d| format!(" — {d}"))
-                    .unwrap_or_default()),
-            ));
-        }
-        for o in &w.options {
-            rows.push((
-                format!("option {}", o.name),
-                teardown::option_text(&o.value),
-            ));
-        }
-        if let Some(s) = &w.script {
-            rows.push((
-                "script".into(),
-                Inline::from(format!(
-                    "{} ({} newlines), {}, sha256 ",
-                    fmt::count(s.lines, "line", "lines"),
-                    fmt::n(s.newlines),
-                    fmt::bytes(s.bytes as u64),
-                ))
-                .c(s.sha256.clone()),
-            ));
-        }
-        if let Some(e) = &w.script_error {
-            rows.push((
-                "not evaluated".into(),
-                Inline::status(Status::Unknown, e.to_string()),
-            ));
-        }
-        if let Some(n) = &w.levels_note {
-            rows.push((
-                "levels".into(),
-                Inline::status(Status::Unknown, format!("not derived: {n}")),
-            ));
-        }
-        let mut blocks = vec![Block::Facts(rows)];
-        if let Some(levels) = &w.levels {
-            let mut t = Table::new(&[
-                ("level", Align::Left),
-                ("correctness finders", Align::Right),
-                ("cleanup finders", Align::Right),
-                ("per angle", Align::Right),
-                ("initial candidates", Align::Right),
-                ("sweep", Align::Right),
-                ("report limit", Align::Right),
-            ]);
-            for l in levels {
-                t.row(vec![
-                    l.level.clone(),
-                    fmt::num(l.correctness_finders),
-                    fmt::num(l.cleanup_finders),
-                    fmt::num(l.per_angle),
-                    fmt::num(l.initial_candidate_limit),
-                    l.sweep.map_or("none".into(), fmt::num),
-                    fmt::num(l.report_limit),
-                ]);
-            }
-            blocks.push(Block::Table(t.doc()));
-        }
-        blocks.extend(teardown::pipeline_figure(w));
-        d.push(Block::Section(Section::new(
-            &format!("workflow-{}", w.name),
-            Inline::code(w.name.clone()),
-            blocks,
-        )));
-    }
-    d
+pub fn run(app: &App, a: &WorkflowsArgs) -> anyhow::Result<i32> {
+    let view = load(app, &a.target.target, a.name.as_deref())?;
+    app.emit(&a.out, &view)
 }
 
 /// A workflow name used as a file name must stay a plain file name.
@@ -252,8 +85,13 @@ fn safe_file_stem(name: &str) -> anyhow::Result<&str> {
     Ok(name)
 }
 
-pub fn reconstruct(g: &Global, a: &ReconstructArgs) -> anyhow::Result<i32> {
-    let (label, version, all) = load(g, &a.target.target, a.name.as_deref())?;
+pub fn reconstruct(app: &App, a: &ReconstructArgs) -> anyhow::Result<i32> {
+    let g = &app.g;
+    let WorkflowsView {
+        target: label,
+        version,
+        workflows: all,
+    } = load(app, &a.target.target, a.name.as_deref())?;
     if all.is_empty() {
         return Err(AnalysisError(format!("no bundled workflows in {label}")).into());
     }

@@ -109,6 +109,15 @@ pub struct DiffView {
     pub digests: Option<(String, String)>,
     #[serde(skip)]
     pub provenance: super::provenance::Provenance,
+    /// How many items of each list the human reports show (`--limit`).
+    #[serde(skip)]
+    pub limit: usize,
+}
+
+impl super::emit::View for DiffView {
+    fn doc(&self) -> Doc {
+        doc(self, self.limit)
+    }
 }
 
 fn show(x: &Value) -> String {
@@ -639,7 +648,7 @@ fn list(items: Vec<Inline>, limit: usize) -> Block {
 
 /// The diff as one document; `limit` caps every list and each diff shows
 /// at most `limit × 6` lines.
-pub fn doc(v: &DiffView, limit: usize) -> Doc {
+fn doc(v: &DiffView, limit: usize) -> Doc {
     let limit = limit.max(1);
     let diff_lines = limit * 6;
     let d = &v.diff;

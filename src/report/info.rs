@@ -123,10 +123,12 @@ impl InfoView {
         self.signature = Some(codesign::check(b.opened.bytes(), &b.located.info));
         self
     }
+}
 
+impl crate::report::emit::View for InfoView {
     /// The `info` document: the facts, one per line (the title names the
     /// target and version; the terminal shows the facts alone).
-    pub fn doc(&self) -> Doc {
+    fn doc(&self) -> Doc {
         let c = &self.container;
         let b = &self.bun;
         let version = self.version.clone().unwrap_or_else(|| "unknown".into());

@@ -5,11 +5,25 @@
 
 pub mod diff;
 pub mod doc;
+pub mod emit;
 pub mod escape;
+pub mod extract;
+pub mod flags;
+pub mod gates;
+pub mod grep;
 pub mod info;
+pub mod integrity;
+pub mod local;
+pub mod locate;
 pub mod modules;
+pub mod outdir;
+pub mod pretty;
 pub mod provenance;
+pub mod simulate;
+pub mod surface;
 pub mod svg;
+pub mod symbols;
 pub mod table;
 pub mod teardown;
 pub mod timeline;
+pub mod workflows;

@@ -1,5 +1,7 @@
 //! Per-module rows (`ls`, `hash`, the extract manifest).
 
+use super::doc::{Block, Doc, Inline, Kind, Table, facts, fmt};
+use super::emit::View;
 use crate::bun::digest::sha256_hex;
 use crate::bun::{BunGraph, Module};
 use rayon::prelude::*;
@@ -52,5 +54,166 @@ impl ModuleRow {
     /// All rows, hashed on every core.
     pub fn all(g: &BunGraph) -> Vec<ModuleRow> {
         g.modules.par_iter().map(|m| ModuleRow::new(g, m)).collect()
+    }
+}
+
+/// `ls`: the modules of a build.
+#[derive(Serialize)]
+pub struct LsView {
+    pub target: String,
+    pub entry: String,
+    pub modules: Vec<ModuleRow>,
+    /// Whole hashes in the human table (`--full-hash`); JSON always has them.
+    #[serde(skip)]
+    pub full_hash: bool,
+    /// The shared bytecode region (bytes, modules), for the human note.
+    #[serde(skip)]
+    pub bytecode_region: Option<(u64, usize)>,
+}
+
+impl View for LsView {
+    fn doc(&self) -> Doc {
+        let mut t = Table::of(&[
+            ("#", Kind::Number),
+            ("name", Kind::Code),
+            ("bytes", Kind::Number),
+            ("loader", Kind::Text),
+            ("enc", Kind::Text),
+            ("fmt", Kind::Text),
+            ("side", Kind::Text),
+            ("bytecode", Kind::Number),
+            ("sourcemap", Kind::Number),
+            ("zst", Kind::Text),
+            ("sha256", Kind::Code),
+        ]);
+        for r in &self.modules {
+            t.text_row(vec![
+                r.index.to_string(),
+                format!("{}{}", r.path, if r.entry { " (entry)" } else { "" }),
+                fmt::num(r.bytes),
+                r.loader.to_string(),
+                r.encoding.to_string(),
+                r.format.to_string(),
+                match r.side {
+                    Some(crate::bun::Side::Client) => "client".into(),
+                    Some(crate::bun::Side::Server) => "server".into(),
+                    None => "-".into(),
+                },
+                if r.bytecode_bytes == 0 {
+                    "-".into()
+                } else {
+                    format!(
+                        "{}{}",
+                        fmt::num(r.bytecode_bytes),
+                        if r.bytecode_shared { "*" } else { "" }
+                    )
+                },
+                if r.sourcemap_bytes == 0 {
+                    "-".into()
+                } else {
+                    fmt::num(r.sourcemap_bytes)
+                },
+                if r.compressed {
+                    "yes".into()
+                } else {
+                    "".into()
+                },
+                if self.full_hash {
+                    r.sha256.clone()
+                } else {
+                    r.sha256[..16].to_string()
+                },
+            ]);
+        }
+        let mut d = Doc::new(Inline::from("Modules of ").c(self.target.clone())).bare();
+        d.push(Block::Table(t));
+        let total: u64 = self.modules.iter().map(|r| r.bytes).sum();
+        d.push(Block::Note(
+            format!(
+                "{}, {} of contents",
+                fmt::count(self.modules.len(), "module", "modules"),
+                fmt::bytes(total)
+            )
+            .into(),
+        ));
+        if let Some((bytes, modules)) = self.bytecode_region {
+            d.push(Block::Note(
+                format!(
+                    "* bytecode lives in one region of {} shared by {}; each row shows the module's own part",
+                    fmt::bytes(bytes),
+                    fmt::count(modules, "module", "modules")
+                )
+                .into(),
+            ));
+        }
+        d
+    }
+}
+
+#[derive(Serialize)]
+pub struct ModuleHash {
+    pub name: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+impl ModuleHash {
+    pub fn of(r: &ModuleRow) -> ModuleHash {
+        ModuleHash {
+            name: r.name.clone(),
+            bytes: r.bytes,
+            sha256: r.sha256.clone(),
+        }
+    }
+}
+
+/// `hash`: the hashes that identify a build, then one per module.
+#[derive(Serialize)]
+pub struct HashView {
+    pub target: String,
+    pub file: String,
+    pub payload: String,
+    pub bundle: ModuleHash,
+    /// SHA-256 over all JavaScript modules (docs/hashing.md).
+    pub bundle_digest: String,
+    pub bundle_digest_modules: usize,
+    pub modules: Vec<ModuleHash>,
+}
+
+impl View for HashView {
+    /// The four hashes that identify a build, then one row per module.
+    fn doc(&self) -> Doc {
+        let mut d = Doc::new(Inline::from("SHA-256 of ").c(self.target.clone())).bare();
+        d.push(facts(vec![
+            ("file", Inline::code(self.file.clone())),
+            ("payload", Inline::code(self.payload.clone())),
+            (
+                "bundle",
+                Inline::code(self.bundle.sha256.clone())
+                    .t("  ")
+                    .c(self.bundle.name.clone()),
+            ),
+            (
+                "bundle digest",
+                Inline::code(self.bundle_digest.clone()).t(format!(
+                    "  ({}, see docs/hashing.md)",
+                    fmt::count(
+                        self.bundle_digest_modules,
+                        "JavaScript module",
+                        "JavaScript modules"
+                    )
+                )),
+            ),
+        ]));
+        let mut t = Table::of(&[
+            ("sha256", Kind::Code),
+            ("bytes", Kind::Number),
+            ("module", Kind::Code),
+        ]);
+        for m in &self.modules {
+            t.text_row(vec![m.sha256.clone(), fmt::num(m.bytes), m.name.clone()]);
+        }
+        d.section("modules", "Modules", vec![Block::Table(t)]);
+        d
     }
 }

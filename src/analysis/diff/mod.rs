@@ -14,9 +14,10 @@ use crate::analysis::surface;
 use crate::js::JsError;
 use serde::Serialize;
 
-/// The parts of a diff (the CLI's `--only` mirrors them).
+/// The parts of a diff (`--only` offers them as they are).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Section {
     Identity,
     Modules,

@@ -39,6 +39,7 @@ impl Site {
 /// The kinds of surface, in the order they are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Kind {
     Tools,
     Prompts,

@@ -13,6 +13,9 @@ use crate::report::info::InfoView;
 use crate::source::installs::Install;
 use serde::Serialize;
 
+mod runs;
+pub use runs::simulate_levels;
+
 #[derive(Serialize)]
 pub struct Hashes {
     pub file: String,
@@ -878,11 +881,16 @@ impl Teardown {
     }
 }
 
-pub fn markdown(t: &Teardown) -> String {
-    t.doc(true).markdown()
-}
-
-/// One self-contained page: inline style and pictures, no request leaves it.
-pub fn html(t: &Teardown) -> String {
-    t.doc(true).html()
+impl super::emit::View for Teardown {
+    /// The terminal's report, without the scripts.
+    fn doc(&self) -> Doc {
+        self.doc(false)
+    }
+    /// Markdown and HTML carry the scripts too.
+    fn doc_for(&self, format: super::emit::Format) -> Doc {
+        match format {
+            super::emit::Format::Text => self.doc(false),
+            _ => self.doc(true),
+        }
+    }
 }

@@ -1,0 +1,146 @@
+use super::*;
+
+fn sample() -> Doc {
+    let mut d = Doc::new("T");
+    let mut tb = Table::new(vec![
+        Column::new("name", Kind::Code),
+        Column::new("n", Kind::Number),
+        Column::new("note", Kind::Text),
+    ]);
+    tb.row(vec![
+        Inline::code("a".repeat(200)),
+        fmt::num(1234567u64).into(),
+        "x\x1b[2J|y".into(),
+    ]);
+    d.section("s", "Section", vec![Block::Table(tb)]);
+    d
+}
+
+#[test]
+fn numbers_and_plurals() {
+    assert_eq!(fmt::num(21635672u64), "21,635,672");
+    assert_eq!(fmt::num(12u64), "12");
+    assert_eq!(fmt::count(1, "symbol", "symbols"), "1 symbol");
+    assert_eq!(fmt::count(1000, "site", "sites"), "1,000 sites");
+    assert_eq!(fmt::bytes(1), "1 byte");
+}
+
+#[test]
+fn terminal_fits_the_width_and_escapes() {
+    let d = sample();
+    let out = d.terminal(&Term {
+        color: true,
+        width: Some(40),
+    });
+    for l in out.lines() {
+        assert!(cols(&strip_sgr(l)) <= 40, "{l:?}");
+    }
+    assert!(out.contains('…') && out.contains("1,234,567"));
+    assert!(!strip_sgr(&out).contains('\x1b'), "{out:?}");
+    let wide = d.terminal(&Term {
+        color: false,
+        width: None,
+    });
+    assert!(wide.contains(&"a".repeat(200)));
+}
+
+#[test]
+fn markdown_and_html_escape() {
+    let d = sample();
+    let md = d.markdown();
+    assert!(md.contains("x\\x1b\\[2J\\|y"), "{md}");
+    let html = d.html();
+    assert!(html.contains("default-src 'none'"));
+    assert!(!html.contains("<script"), "no script unless asked");
+    assert!(html.contains("<td class=\"k-num\">1,234,567</td>"));
+}
+
+#[test]
+fn md_code_spans_hold_backticks() {
+    assert_eq!(md_code("a`b"), "``a`b``");
+    assert_eq!(md_code("`x"), "`` `x ``");
+}
+
+#[test]
+fn long_lists_wrap_in_markdown() {
+    let names: Vec<String> = (0..200).map(|i| format!("tengu_flag_{i}")).collect();
+    let mut o = String::new();
+    md_block(
+        &mut o,
+        &Block::List {
+            items: vec![Inline::from("added: ").extend(Inline::names(&names))],
+            limit: None,
+        },
+        0,
+    );
+    assert!(o.lines().all(|l| l.chars().count() <= 120), "{o}");
+    assert!(o.contains("`tengu_flag_199`"));
+}
+
+/// Every rendering of diff lines that start with a character of more
+/// than one byte (a word diff keeps the line breaks of the texts: a
+/// changed description's next line may start with any letter).
+#[test]
+fn diff_lines_starting_with_any_character_render_everywhere() {
+    for text in [
+        "[-a-]{+b+}\nétude suivante",
+        "世界\n+é\n-😀 x\n@ü",
+        "\u{301}combining\n\u{202e}override\n",
+    ] {
+        let mut d = Doc::new("T");
+        d.push(Block::Diff {
+            caption: Some(Inline::code("Tool").t(": description, word diff")),
+            text: text.to_string(),
+            max_lines: Some(6),
+        });
+        d.push(Block::Code {
+            lang: "js",
+            caption: None,
+            text: text.to_string(),
+            max_lines: None,
+        });
+        let html = d.html();
+        for line in text.lines() {
+            let first = line.chars().next().unwrap();
+            assert!(html.contains(&h(&first.to_string())), "{html}");
+        }
+        assert!(d.markdown().contains(text.lines().last().unwrap()));
+        for width in [None, Some(1), Some(3), Some(20), Some(80)] {
+            let t = d.terminal(&Term { color: true, width });
+            // Narrow terminals cut the caption; wide ones show it.
+            assert!(t.contains("Tool") || width < Some(20), "{t}");
+            assert!(t.lines().count() >= text.lines().count().min(6), "{t}");
+        }
+    }
+}
+
+#[test]
+fn column_titles_are_escaped_on_a_terminal() {
+    let mut tb = Table::new(vec![Column::new("a\x1b[2Jb", Kind::Text)]);
+    tb.row(vec!["x".into()]);
+    let out = table_text(
+        &tb,
+        &Term {
+            color: false,
+            width: Some(40),
+        },
+    );
+    assert!(
+        !out.contains('\x1b') && out.contains("a\\x1b[2Jb"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn wrapping_to_any_width() {
+    for w in 0..6 {
+        let out = wrap_plain("word élan 世界 another", Some(w));
+        assert_eq!(out.lines().count(), 4, "{w}: {out:?}");
+    }
+}
+
+#[test]
+fn colour_choice_follows_the_conventions() {
+    assert!(ColorChoice::Always.enabled(false));
+    assert!(!ColorChoice::Never.enabled(true));
+}

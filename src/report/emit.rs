@@ -1,0 +1,246 @@
+//! The one way out: every command's answer is a [`View`] — a serialisable
+//! struct that also knows its [`Doc`] — and [`Output::emit`] writes it as
+//! JSON, for a terminal, as Markdown or as HTML, to stdout (paged when long)
+//! or to a file (`-o`, never through a link), escaping untrusted text on
+//! the way. Commands never print their results by hand.
+
+use super::doc::{ColorChoice, Doc, Term};
+use super::escape;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A command's answer: its JSON is the struct itself, its human form one
+/// document built from the same values (so the two never disagree).
+pub trait View: serde::Serialize {
+    fn doc(&self) -> Doc;
+    /// The document for one format, when a medium shows more (the report's
+    /// Markdown and HTML carry the workflow scripts; its terminal form
+    /// does not).
+    fn doc_for(&self, format: Format) -> Doc {
+        let _ = format;
+        self.doc()
+    }
+    /// A terminal rendering of its own, for a view whose text form is
+    /// line-oriented rather than a document (`grep`'s hits, as grep-like
+    /// tools print them). None: the document's.
+    fn terminal(&self, term: &Term) -> Option<String> {
+        let _ = term;
+        None
+    }
+}
+
+/// The format of an answer (`--format`; `--json` is `json`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Format {
+    /// For a terminal: colour and width as `--color` and the terminal say.
+    #[cfg_attr(feature = "clap", value(alias = "human"))]
+    Text,
+    /// Markdown.
+    Md,
+    /// One self-contained HTML page (inline CSS and SVG, no network).
+    Html,
+    /// The machine format (the same as --json).
+    Json,
+}
+
+/// Where and how an answer goes out.
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub format: Format,
+    /// `-o FILE`: written beside and renamed into place (see
+    /// [`super::outdir::write_file`]); None is stdout.
+    pub file: Option<PathBuf>,
+    pub color: ColorChoice,
+    /// Long text for a terminal goes through the pager.
+    pub pager: bool,
+    /// With `-o`, no "wrote FILE" note on stderr.
+    pub quiet: bool,
+    /// With `-o`, say what was written as JSON on stdout (`--json`).
+    pub receipt_json: bool,
+}
+
+/// What can go wrong on the way out.
+#[derive(Debug, thiserror::Error)]
+pub enum EmitError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    File(#[from] anyhow::Error),
+}
+
+impl Output {
+    /// Stdout, text, no colour, no pager: what a test or a library user wants.
+    pub fn plain(format: Format) -> Output {
+        Output {
+            format,
+            file: None,
+            color: ColorChoice::Never,
+            pager: false,
+            quiet: true,
+            receipt_json: false,
+        }
+    }
+
+    /// Write a view in the format asked for.
+    pub fn emit(&self, v: &(impl View + ?Sized)) -> Result<(), EmitError> {
+        match self.format {
+            Format::Json => self.json(v),
+            Format::Text => match v.terminal(&self.term_for_file()) {
+                Some(text) => self.text(&text),
+                None => self.doc(&v.doc()),
+            },
+            f => self.doc(&v.doc_for(f)),
+        }
+    }
+
+    /// A value as JSON, to the file when given (saying so), else stdout.
+    pub fn json(&self, v: &(impl serde::Serialize + ?Sized)) -> Result<(), EmitError> {
+        self.write(&to_json(v)?)
+    }
+
+    /// A document in this output's human format (JSON asked for but only a
+    /// document at hand: the terminal form).
+    pub fn doc(&self, d: &Doc) -> Result<(), EmitError> {
+        // Markdown and HTML are documents of text from the build: escaped
+        // as a whole (line breaks and tabs stay), for a terminal or a file.
+        match self.format {
+            Format::Md => self.write(&escape::text(&d.markdown())),
+            Format::Html => self.write(&escape::text(&d.html())),
+            Format::Text | Format::Json => match &self.file {
+                Some(_) => self.write(&d.terminal(&Term {
+                    color: self.color == ColorChoice::Always && !d.needs_escape(),
+                    width: None,
+                })),
+                None => {
+                    let mut t = self.term();
+                    t.color &= !d.needs_escape();
+                    self.page(&d.terminal(&t))
+                }
+            },
+        }
+    }
+
+    /// How the terminal renderer writes here: into a file, no colour
+    /// (unless `--color always`) and whole lines; else as [`Output::term`].
+    fn term_for_file(&self) -> Term {
+        match &self.file {
+            Some(_) => Term {
+                color: self.color == ColorChoice::Always,
+                width: None,
+            },
+            None => self.term(),
+        }
+    }
+
+    /// Text for a person: into the file, else paged on stdout.
+    fn text(&self, text: &str) -> Result<(), EmitError> {
+        match &self.file {
+            Some(_) => self.write(text),
+            None => self.page(text),
+        }
+    }
+
+    /// Rendered text to the file (saying so on stderr; with `--json`, as
+    /// JSON on stdout), or to stdout.
+    pub fn write(&self, text: &str) -> Result<(), EmitError> {
+        match &self.file {
+            Some(p) => {
+                super::outdir::write_file(p, text.as_bytes())?;
+                if self.receipt_json {
+                    print_json(&serde_json::json!({
+                        "output": p.display().to_string(),
+                        "bytes": text.len(),
+                    }))?;
+                } else if !self.quiet {
+                    eprintln!("{}", escape::text(&format!("wrote {}", p.display())));
+                }
+            }
+            None => std::io::stdout().lock().write_all(text.as_bytes())?,
+        }
+        Ok(())
+    }
+
+    /// How the terminal renderer writes to stdout: colour per `--color`,
+    /// width per `COLUMNS` or the terminal.
+    pub fn term(&self) -> Term {
+        use std::io::IsTerminal;
+        Term {
+            color: self.color.enabled(std::io::stdout().is_terminal()),
+            width: super::doc::terminal_width(),
+        }
+    }
+
+    /// Human text on stdout; when stdout is a terminal and the text is
+    /// taller than it, through `$PAGER` (else `less -R`), as git does.
+    /// `LESS=FRX` unless set: quit when it fits, keep colours, leave the
+    /// text on the screen. Any failure to start the pager prints directly.
+    pub fn page(&self, text: &str) -> Result<(), EmitError> {
+        use std::io::IsTerminal;
+        let tall = || {
+            let rows = std::env::var("LINES")
+                .ok()
+                .and_then(|l| l.parse::<usize>().ok())
+                .unwrap_or(24);
+            text.lines().count() >= rows
+        };
+        if self.pager
+            && self.format != Format::Json
+            && std::io::stdout().is_terminal()
+            && tall()
+            && pager(text)
+        {
+            return Ok(());
+        }
+        std::io::stdout().lock().write_all(text.as_bytes())?;
+        Ok(())
+    }
+
+    /// The file this output goes to, if any.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+}
+
+/// Send `text` through the user's pager; false when none could be started.
+fn pager(text: &str) -> bool {
+    let pager = std::env::var("PAGER")
+        .ok()
+        .filter(|p| !p.trim().is_empty())
+        .unwrap_or_else(|| "less -R".to_string());
+    if pager.trim() == "cat" {
+        return false;
+    }
+    let mut words = pager.split_whitespace();
+    let Some(prog) = words.next() else {
+        return false;
+    };
+    let mut cmd = std::process::Command::new(prog);
+    cmd.args(words).stdin(std::process::Stdio::piped());
+    if std::env::var_os("LESS").is_none() {
+        cmd.env("LESS", "FRX");
+    }
+    let Ok(mut child) = cmd.spawn() else {
+        return false;
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        // A reader who quits early closes the pipe: not an error.
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    let _ = child.wait();
+    true
+}
+
+/// Pretty JSON, safe to print ([`escape::json_safe`]), with a final line
+/// break.
+pub fn to_json(v: &(impl serde::Serialize + ?Sized)) -> Result<String, serde_json::Error> {
+    Ok(escape::json_safe(serde_json::to_string_pretty(v)?) + "\n")
+}
+
+/// A value as pretty JSON on stdout.
+pub fn print_json(v: &(impl serde::Serialize + ?Sized)) -> Result<(), EmitError> {
+    std::io::stdout().lock().write_all(to_json(v)?.as_bytes())?;
+    Ok(())
+}
