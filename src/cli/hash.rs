@@ -27,7 +27,7 @@ struct HashView {
     file: String,
     payload: String,
     bundle: ModuleHash,
-    /// SHA-256 over all JavaScript modules (docs/hashing.md).
+    /// SHA-256 over all JavaScript modules (docs/guide/hashing.md).
     bundle_digest: String,
     bundle_digest_modules: usize,
     modules: Vec<ModuleHash>,

@@ -73,7 +73,7 @@ pub fn published(g: &Global, out: &OutputArgs, target: &str) -> anyhow::Result<i
         .with_context(|| format!("fetching {package}@{version}"))?;
     // Equal bytes need one hash, not two; the signature's page hashing
     // runs beside it (the speed of an identical build is measured in
-    // docs/performance.md).
+    // docs/internals/performance.md).
     let identical = opened.bytes() == pub_opened.bytes();
     let ((sha, psha), signature) = rayon::join(
         || {
