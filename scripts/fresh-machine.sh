@@ -3,7 +3,7 @@
 # chroot with the host's Rust toolchain (read-only) and nothing else of the
 # project's (no node, npm, chromium, no download or cargo registry cache),
 # a clone of a committed branch, then `scripts/run.sh info …` and
-# `scripts/test.sh`, each timed, logged under DIR. See docs/testing.md.
+# `scripts/test.sh`, each timed, logged under DIR. See docs/internals/testing.md.
 #
 # Usage (as root, on a Debian host with rustup's toolchain in ~/.rustup):
 #   scripts/fresh-machine.sh DIR [BRANCH]     # BRANCH defaults to main

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Small hostile facts stores, to measure what the history commands take
-(docs/security.md, "the facts store and published histories").
+(docs/internals/security.md, "the facts store and published histories").
 
     python3 scripts/hostile_stores.py BINARY OUTDIR
 

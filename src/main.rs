@@ -1,7 +1,7 @@
 use clap::Parser;
 
 // swc allocates a node per token; mimalloc is markedly faster than the
-// system allocator for that (docs/performance.md).
+// system allocator for that (docs/internals/performance-journal.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -14,7 +14,7 @@ const MI_OPTION_PURGE_DELAY: libc::c_int = 15;
 /// analysis builds and frees thousands of ASTs; memory purged after
 /// mimalloc's default second came back zeroed by the kernel on the next
 /// touch, and that zeroing was a large share of a cold run's system time
-/// (docs/performance.md). A command lives for seconds, and its peak stays
+/// (docs/internals/performance-journal.md). A command lives for seconds, and its peak stays
 /// what it was: the freed memory is reused, not added to. A user's
 /// `MIMALLOC_PURGE_DELAY` still wins.
 ///

@@ -9,6 +9,7 @@ mod cli_trust;
 mod codesign;
 mod diff;
 mod diff_budget;
+mod docs;
 mod fixtures;
 mod flags_gates;
 mod history;

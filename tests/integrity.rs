@@ -392,7 +392,7 @@ fn verify_platforms_tabulates_every_build() {
     let mods = v["modules"].as_array().unwrap();
     assert!(mods.iter().any(|m| m["name"] == "src/entrypoints/cli.js"));
     // The darwin and linux bundles differ in a few platform-specific
-    // functions (docs/integrity.md); whatever differs is summarised.
+    // functions (docs/guide/integrity.md); whatever differs is summarised.
     if v["identical_javascript"] == false {
         assert!(!v["functions"].as_array().unwrap().is_empty());
     }

@@ -135,7 +135,7 @@ impl Facts {
 }
 
 /// Where facts are kept between runs, keyed by the bundle digest
-/// (docs/hashing.md) and [`ANALYSIS_VERSION`]. A cache never fails a run:
+/// (docs/guide/hashing.md) and [`ANALYSIS_VERSION`]. A cache never fails a run:
 /// anything it cannot read is a miss, anything it cannot write is dropped.
 pub trait FactsCache: Sync {
     fn load(&self, digest: &str) -> Option<Facts>;

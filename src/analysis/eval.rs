@@ -1320,7 +1320,7 @@ export { k as n, wrap as g };"#,
     fn a_cycle_of_definitions_is_an_error_not_a_crash() {
         // On a big stack: on a 2 MiB thread, a debug build overflows before
         // the depth limit (the nesting guards make that safe; see
-        // docs/security.md). What is tested here is that the cycle ends.
+        // docs/internals/security.md). What is tested here is that the cycle ends.
         let e = crate::js::parse::with_big_stack(|| refused("var a = b, b = a, R = a;"));
         assert!(e.reason.contains("nest"), "{e}");
     }

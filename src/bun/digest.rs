@@ -1,5 +1,5 @@
 //! Hashes over a graph. The *bundle digest* identifies the JavaScript of a
-//! build however it is split into modules; docs/hashing.md defines it so that
+//! build however it is split into modules; docs/guide/hashing.md defines it so that
 //! anyone can recompute it.
 
 use super::{Budget, BunGraph, GraphError};

@@ -1,5 +1,5 @@
 //! Record and `Offsets` layouts per Bun epoch, and how a payload tells us
-//! which one it uses. See docs/bun-format.md.
+//! which one it uses. See docs/internals/bun-format.md.
 
 use serde::Serialize;
 

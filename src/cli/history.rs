@@ -1,5 +1,5 @@
 //! `history`: every published build scanned into the facts store, and the
-//! questions that span them (docs/history.md).
+//! questions that span them (docs/guide/history.md).
 
 use super::{App, Global};
 use crate::analysis::diff::{BuildDiff, Section, compare_facts};

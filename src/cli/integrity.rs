@@ -48,7 +48,7 @@ pub fn published(app: &App, out: &Output, target: &str) -> anyhow::Result<i32> {
         .with_context(|| format!("fetching {package}@{version}"))?;
     // Equal bytes need one hash, not two; the signature's page hashing
     // runs beside it (the speed of an identical build is measured in
-    // docs/performance.md).
+    // docs/internals/performance.md).
     let identical = opened.bytes() == pub_opened.bytes();
     let ((sha, psha), signature) = rayon::join(
         || {

@@ -402,7 +402,7 @@ pub fn run(cli: Cli, debug: Debug) -> anyhow::Result<i32> {
     }
 }
 
-/// The `kind` of a JSON error: a small, stable vocabulary (README, "Exit
+/// The `kind` of a JSON error: a small, stable vocabulary (docs/guide/usage.md, "Exit
 /// status and errors"), read from the first typed error in the chain.
 pub fn error_kind(e: &anyhow::Error) -> &'static str {
     use crate::source::build::BuildError;

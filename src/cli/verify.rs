@@ -29,7 +29,7 @@ pub struct VerifyArgs {
     /// Check the Bun payload instead of the bundle.
     #[arg(long, conflicts_with = "digest")]
     pub payload: bool,
-    /// Check the bundle digest over all JavaScript modules (docs/hashing.md).
+    /// Check the bundle digest over all JavaScript modules (docs/guide/hashing.md).
     #[arg(long)]
     pub digest: bool,
     #[command(flatten)]

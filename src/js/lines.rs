@@ -228,7 +228,7 @@ impl LineMap {
         Some(self.raw.locate(*off))
     }
 
-    /// The compact on-disk form (docs/linemap.md).
+    /// The compact on-disk form (docs/internals/linemap.md).
     pub fn to_file(&self, module: &str) -> LineMapFile {
         LineMapFile {
             format: "cc-teardown-linemap/1",

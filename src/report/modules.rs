@@ -174,7 +174,7 @@ pub struct HashView {
     pub file: String,
     pub payload: String,
     pub bundle: ModuleHash,
-    /// SHA-256 over all JavaScript modules (docs/hashing.md).
+    /// SHA-256 over all JavaScript modules (docs/guide/hashing.md).
     pub bundle_digest: String,
     pub bundle_digest_modules: usize,
     pub modules: Vec<ModuleHash>,

@@ -6,7 +6,7 @@
 //! Homebrew casks, Nix-style wrappers — and at every `claude` on `PATH`,
 //! following symlinks and wrapper scripts. `root` lets a whole other file
 //! system tree be inspected: every absolute path is taken inside it, and
-//! resolution never leaves it (see docs/security.md).
+//! resolution never leaves it (see docs/internals/security.md).
 //!
 //! What the scan finds was put there by someone else: only regular files are
 //! opened (never through a link, never a FIFO or device), reads are capped,

@@ -5,7 +5,7 @@
 //! row each with the few values whose change matters. Queries read these
 //! rows, never the facts' bodies, so they stay fast with every version
 //! stored; `changes` loads two builds' facts and runs the diff on them.
-//! docs/history.md has the schema and the questions it answers.
+//! docs/guide/history.md has the schema and the questions it answers.
 
 use super::{FactsStore, StoreError};
 use crate::analysis::analysed::{ANALYSIS_VERSION, Facts};
@@ -104,7 +104,7 @@ pub(super) fn command_budget(path: &std::path::Path) -> u64 {
 const PARSED_COST: u64 = 24;
 
 /// The most an item's value may hold, as JSON text: the real ones are the
-/// few fields docs/history.md lists (the largest, a model's uses or a
+/// few fields docs/guide/history.md lists (the largest, a model's uses or a
 /// setting's default object, under 4 kB).
 const MAX_VALUE_BYTES: usize = 64 << 10;
 

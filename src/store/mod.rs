@@ -1,7 +1,7 @@
 //! The facts store: one SQLite database under the cache directory holding,
 //! for every build analysed on this machine, the facts the analyses
 //! established — so a second command on the same build reads them instead
-//! of parsing 20–100 MB of JavaScript again. The schema is in docs/cache.md;
+//! of parsing 20–100 MB of JavaScript again. The schema is in docs/guide/cache.md;
 //! it is made for many builds (the history work reads the same file).
 //!
 //! A store can only ever cost a recomputation, never a wrong answer: every

@@ -1,7 +1,7 @@
 //! What the code sections of a diff (modules, functions, texts) read of one
 //! build, taken from its code index once: the function units with their
 //! pretty text, each module's string hashes, the set of string literals.
-//! The facts store keeps them beside the build's facts (docs/cache.md), so
+//! The facts store keeps them beside the build's facts (docs/guide/cache.md), so
 //! a diff of two stored builds parses nothing: the whole index of a large
 //! build is 1 GB and seconds of parsing, these facts a few tens of MB.
 

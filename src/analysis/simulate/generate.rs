@@ -71,7 +71,7 @@ pub struct Share {
 }
 
 /// How results are generated; a scenario gives defaults and per-rule
-/// overrides (see docs/simulate.md).
+/// overrides (see docs/guide/simulate.md).
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {

@@ -2,7 +2,7 @@
 //! engine under a mock Workflow runtime, agent results come from a scenario
 //! (by default a seeded, schema-driven generator), and the run is recorded
 //! as a trace — phases, agent calls, fan-outs, log lines, the result.
-//! No model is asked anything. See docs/simulate.md.
+//! No model is asked anything. See docs/guide/simulate.md.
 
 mod budget;
 pub mod generate;

@@ -1,7 +1,7 @@
 // The mock Workflow runtime, evaluated in the sandbox before the script.
 // It is a function of the host bindings; it installs the globals a workflow
 // script sees and returns the driver the host uses to advance the run.
-// Written for cc-teardown; semantics are described in docs/simulate.md.
+// Written for cc-teardown; semantics are described in docs/guide/simulate.md.
 (function (host, argsJson, seed) {
   "use strict";
   // Agent completions wait here, in the order the calls were made; the host

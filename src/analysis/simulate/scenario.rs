@@ -1,7 +1,7 @@
 //! Scenario files: which result each `agent()` call gets. Rules match a
 //! call by phase, label (globs) and prompt (regular expression); the first
 //! rule that matches decides; a call no rule matches gets a generated
-//! result. The format is documented in docs/simulate.md.
+//! result. The format is documented in docs/guide/simulate.md.
 
 use super::generate::Settings;
 use regex::Regex;

@@ -2,7 +2,7 @@
 //! input schemas), the prompts it sends, the environment variables and
 //! settings it reads, its slash commands and the models it knows. Each kind
 //! is found by structure and by the values the static evaluator computes —
-//! never by minified names or fixed versions (docs/surface.md) — and every
+//! never by minified names or fixed versions (docs/guide/surface.md) — and every
 //! item says where it was found.
 
 pub mod commands;

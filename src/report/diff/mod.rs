@@ -105,9 +105,9 @@ pub struct DiffView {
     #[serde(flatten)]
     pub diff: BuildDiff,
     pub timings_ms: std::collections::BTreeMap<&'static str, u64>,
-    /// Each build's bundle digest (docs/hashing.md), for the identity
+    /// Each build's bundle digest (docs/guide/hashing.md), for the identity
     /// table: the entry module's hash says little of a code-split build.
-    /// Not in the JSON, whose shape is documented in docs/diff.md.
+    /// Not in the JSON, whose shape is documented in docs/guide/diff.md.
     #[serde(skip)]
     pub digests: Option<(String, String)>,
     #[serde(skip)]
