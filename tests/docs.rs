@@ -137,11 +137,9 @@ fn relative_links_and_doc_paths_resolve() {
         let text = std::fs::read_to_string(file).unwrap();
         let shown = file.strip_prefix(root()).unwrap().display().to_string();
         // Paths named in the text (`docs/guide/cache.md`) count from the
-        // repository's root, in code spans too. The command reference is
-        // the binary's help: the paths in it are for src/cli to keep right,
-        // and this test to show through the reference's own check above.
-        let generated = shown == "docs/commands.md";
-        for (n, line) in text.lines().enumerate().filter(|_| !generated) {
+        // repository's root, in code spans too (the command reference's
+        // come from the binary's help).
+        for (n, line) in text.lines().enumerate() {
             for m in path.find_iter(line) {
                 if !root().join(m.as_str()).is_file() {
                     broken.push(format!("{shown}:{}: {} (no such file)", n + 1, m.as_str()));

@@ -14,3 +14,9 @@ pub mod surface;
 #[cfg(test)]
 mod testjs;
 pub mod workflows;
+
+/// What the analysis could not do with this build (no bundled workflow to
+/// write, a workflow name unfit for a file): the `analysis` kind.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct AnalysisError(pub String);

@@ -1,13 +1,9 @@
-use super::AnalysisError;
-use super::format::OutputArgs;
+use super::format::{Format, FormatArg, OutputArgs};
 use super::{App, TargetArg};
-use crate::report::doc::fmt;
-use crate::report::emit::print_json;
 use crate::report::escape::display as esc;
-use crate::report::outdir::{OutDir, OutPlan};
 use crate::report::workflows::WorkflowsView;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct WorkflowsArgs {
@@ -34,6 +30,8 @@ pub struct ReconstructArgs {
     /// through). Without it the run refuses them.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub format: FormatArg,
 }
 
 /// Every bundled workflow of `target` (only `only`, when given).
@@ -69,90 +67,13 @@ pub fn run(app: &App, a: &WorkflowsArgs) -> anyhow::Result<i32> {
     app.emit(&a.out, &view)
 }
 
-/// A workflow name used as a file name must stay a plain file name.
-fn safe_file_stem(name: &str) -> anyhow::Result<&str> {
-    let ok = !name.is_empty()
-        && name.len() <= 100
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        && !name.starts_with('.');
-    if !ok {
-        return Err(
-            AnalysisError(format!("workflow name {name:?} is not a safe file name")).into(),
-        );
-    }
-    Ok(name)
-}
-
 pub fn reconstruct(app: &App, a: &ReconstructArgs) -> anyhow::Result<i32> {
-    let g = &app.g;
-    let WorkflowsView {
-        target: label,
-        version,
-        workflows: all,
-    } = load(app, &a.target.target, a.name.as_deref())?;
-    if all.is_empty() {
-        return Err(AnalysisError(format!("no bundled workflows in {label}")).into());
+    let out = app.output(&a.format.output(), Format::Text);
+    let found = load(app, &a.target.target, a.name.as_deref())?;
+    let view = crate::report::workflows::reconstruct(&found, &a.output, a.force)?;
+    for (name, why) in &view.failures {
+        errln!("{}: not reconstructed: {}", esc(name), esc(why));
     }
-    // Every file checked before the first write; nothing already in DIR is
-    // written through.
-    // Two workflows of one name, or of names equal but for case, are
-    // refused here, before anything is written.
-    let mut plan = OutPlan::new();
-    let mut rels = Vec::with_capacity(all.len());
-    for w in &all {
-        let stem = safe_file_stem(&w.name)?;
-        let who = format!("workflow {}", w.name);
-        let meta = plan.add(Path::new(&format!("{stem}.meta.json")), who.clone())?;
-        let script = match w.text {
-            Some(_) => Some(plan.add(Path::new(&format!("{stem}.js")), who)?),
-            None => None,
-        };
-        rels.push((meta, script));
-    }
-    let mut dir = OutDir::open(&a.output, &plan, a.force)?;
-    let mut failed = 0;
-    let mut written = Vec::new();
-    for (w, (meta_rel, script_rel)) in all.iter().zip(&rels) {
-        let meta = serde_json::json!({ "target": label, "version": version, "workflow": w });
-        dir.write(meta_rel, &serde_json::to_vec_pretty(&meta)?)?;
-        let meta_path = a.output.join(meta_rel);
-        match (&w.text, script_rel) {
-            (Some(text), Some(rel)) => {
-                dir.write(rel, text.as_bytes())?;
-                let p = a.output.join(rel);
-                written.push(serde_json::json!({"name": w.name, "script": p.display().to_string(), "meta": meta_path.display().to_string(), "sha256": w.script.as_ref().map(|s| s.sha256.clone())}));
-                if !g.json {
-                    let s = w.script.as_ref().expect("facts for a text");
-                    outln!(
-                        "{}: {} ({}, {}, sha256 {}, syntax {})",
-                        esc(&w.name),
-                        esc(&p.display().to_string()),
-                        fmt::bytes(s.bytes as u64),
-                        fmt::count(s.lines, "line", "lines"),
-                        &s.sha256[..16],
-                        if s.syntax_ok { "ok" } else { "ERROR" }
-                    );
-                }
-            }
-            _ => {
-                failed += 1;
-                if !g.json {
-                    errln!(
-                        "{}: not reconstructed: {}",
-                        esc(&w.name),
-                        esc(&w
-                            .script_error
-                            .as_ref()
-                            .map_or("no script argument".into(), |e| e.to_string()))
-                    );
-                }
-            }
-        }
-    }
-    if g.json {
-        print_json(&serde_json::json!({"target": label, "written": written, "failed": failed}))?;
-    }
-    Ok(if failed > 0 { 1 } else { 0 })
+    out.emit(&view)?;
+    Ok(if view.failed > 0 { 1 } else { 0 })
 }

@@ -196,7 +196,7 @@ impl View for HashView {
             (
                 "bundle digest",
                 Inline::code(self.bundle_digest.clone()).t(format!(
-                    "  ({}, see docs/hashing.md)",
+                    "  ({}, see docs/guide/hashing.md)",
                     fmt::count(
                         self.bundle_digest_modules,
                         "JavaScript module",

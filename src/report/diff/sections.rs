@@ -232,7 +232,11 @@ pub(super) fn doc(v: &DiffView, limit: usize) -> Doc {
 }
 
 /// The modules section of the diff report.
-pub(super) fn modules_section(doc: &mut Doc, m: &crate::analysis::diff::modules::ModuleDiff, limit: usize) {
+pub(super) fn modules_section(
+    doc: &mut Doc,
+    m: &crate::analysis::diff::modules::ModuleDiff,
+    limit: usize,
+) {
     let mut blocks = Vec::new();
     if !m.splits.is_empty() {
         blocks.push(list(
@@ -386,7 +390,11 @@ pub(super) fn workflows_section(
 }
 
 /// The flags section of the diff report.
-pub(super) fn flags_section(doc: &mut Doc, f: &crate::analysis::diff::facts::FlagsDiff, limit: usize) {
+pub(super) fn flags_section(
+    doc: &mut Doc,
+    f: &crate::analysis::diff::facts::FlagsDiff,
+    limit: usize,
+) {
     let by_kind = |m: &std::collections::BTreeMap<String, usize>| {
         m.iter()
             .map(|(k, n)| format!("{k} {}", fmt::n(*n)))
@@ -443,7 +451,11 @@ pub(super) fn flags_section(doc: &mut Doc, f: &crate::analysis::diff::facts::Fla
 }
 
 /// The gates section of the diff report.
-pub(super) fn gates_section(doc: &mut Doc, g: &crate::analysis::diff::facts::GatesDiff, limit: usize) {
+pub(super) fn gates_section(
+    doc: &mut Doc,
+    g: &crate::analysis::diff::facts::GatesDiff,
+    limit: usize,
+) {
     let mut blocks = vec![Block::Note(
         format!(
             "{} → {} gates; {} unchanged.",
