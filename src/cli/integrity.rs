@@ -159,21 +159,7 @@ pub fn platforms(app: &App, out: &Output, version: &str) -> anyhow::Result<i32> 
             signature: codesign::check(opened.bytes(), &b.located.info).summary,
         });
     }
-    let modules: Vec<ModuleAcross> = by_module
-        .into_iter()
-        .map(|(name, shas)| {
-            let mut variants: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for p in PLATFORMS {
-                let key = shas.get(p).cloned().unwrap_or_else(|| "absent".into());
-                variants.entry(key).or_default().push(p.to_string());
-            }
-            ModuleAcross {
-                name,
-                identical: variants.len() == 1,
-                variants,
-            }
-        })
-        .collect();
+    let modules = ModuleAcross::all(by_module, &PLATFORMS);
     // One function diff per distinct bundle digest, against the first
     // platform's: the analysis of a 20 MB bundle is the costly part.
     let mut functions = Vec::new();
@@ -185,31 +171,7 @@ pub fn platforms(app: &App, out: &Output, version: &str) -> anyhow::Result<i32> 
         seen.push(r.bundle_digest.clone());
         let (oa, ob) = (open(PLATFORMS[0])?, open(PLATFORMS[i])?);
         let d = self::functions(app, &app.build(&oa)?, &app.build(&ob)?)?;
-        functions.push(FunctionsAcross {
-            a: rows[0].platform.clone(),
-            b: r.platform.clone(),
-            changed: d.changed.len(),
-            added: d.added.len(),
-            removed: d.removed.len(),
-            examples: d
-                .changed
-                .iter()
-                .take(20)
-                .map(|c| {
-                    format!(
-                        "{}: {} (line {}, +{} −{})",
-                        c.b.module,
-                        c.b.original
-                            .as_deref()
-                            .or(c.b.name.as_deref())
-                            .unwrap_or("(anonymous)"),
-                        c.b.raw_line,
-                        c.lines_added,
-                        c.lines_removed
-                    )
-                })
-                .collect(),
-        });
+        functions.push(FunctionsAcross::of(&rows[0].platform, &r.platform, &d));
     }
     let identical = modules.iter().all(|m| m.identical);
     let view = PlatformsView {

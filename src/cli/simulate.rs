@@ -1,9 +1,9 @@
 use super::format::OutputArgs;
 use super::{App, TARGET_HELP};
 use crate::analysis::simulate::{self, Limits, Options, Scenario, Trace};
-use crate::bun::digest::sha256_hex;
 use crate::report::emit::Output;
 use crate::report::simulate::{ScriptRef, SimulationView, names};
+use crate::source::untrusted::read_text;
 use anyhow::{Context, bail};
 use clap::Args;
 use std::path::PathBuf;
@@ -54,33 +54,28 @@ pub struct SimulateArgs {
     pub out: OutputArgs,
 }
 
+/// Largest script or scenario read: far above any real one (a workflow
+/// script is tens of kilobytes, a scenario a few), and small enough that
+/// parsing it stays within a few hundred MB (a 4 MB script: about 300 MB
+/// peak, measured) — this happens before the run and outside its caps.
+const MAX_INPUT: u64 = 4 << 20;
+
 pub fn run(app: &App, a: &SimulateArgs) -> anyhow::Result<i32> {
     let out = app.output(&a.out, crate::report::emit::Format::Text);
     // The scenario first: a bad one fails fast, before a build is opened.
     let scenario = match &a.scenario {
         Some(p) => {
-            let text =
-                read_input(p).with_context(|| format!("reading scenario {}", p.display()))?;
+            let text = read_text(p, MAX_INPUT)
+                .with_context(|| format!("reading scenario {}", p.display()))?;
             Scenario::parse(&text).with_context(|| format!("scenario {}", p.display()))?
         }
         None => Scenario::default(),
     };
     let (text, script, declared) = match (&a.script, &a.target, &a.workflow) {
         (Some(path), _, _) => {
-            let text =
-                read_input(path).with_context(|| format!("reading script {}", path.display()))?;
-            let name = path
-                .file_stem()
-                .map_or("script".into(), |s| s.to_string_lossy().to_string());
-            let script = ScriptRef {
-                source: "file",
-                name,
-                target: None,
-                version: None,
-                path: Some(path.display().to_string()),
-                bytes: text.len(),
-                sha256: sha256_hex(text.as_bytes()),
-            };
+            let text = read_text(path, MAX_INPUT)
+                .with_context(|| format!("reading script {}", path.display()))?;
+            let script = ScriptRef::file(path, &text);
             (text, script, Vec::new())
         }
         (None, Some(target), Some(name)) => {
@@ -94,15 +89,7 @@ pub fn run(app: &App, a: &SimulateArgs) -> anyhow::Result<i32> {
                         .map_or("no script argument".into(), |e| e.to_string())
                 );
             };
-            let script = ScriptRef {
-                source: "bundled",
-                name: w.name.clone(),
-                target: Some(label),
-                version,
-                path: None,
-                bytes: text.len(),
-                sha256: sha256_hex(text.as_bytes()),
-            };
+            let script = ScriptRef::bundled(&w.name, label, version, &text);
             let declared = w.phases.iter().map(|p| p.title.clone()).collect();
             (text, script, declared)
         }
@@ -182,33 +169,4 @@ fn emit(out: &Output, script: &ScriptRef, trace: &Trace) -> anyhow::Result<i32> 
         errln!("simulate {}: {why}", script.name);
     }
     Ok(if ok { 0 } else { 1 })
-}
-
-/// Largest script or scenario read: far above any real one (a workflow
-/// script is tens of kilobytes, a scenario a few), and small enough that
-/// parsing it stays within a few hundred MB (a 4 MB script: about 300 MB
-/// peak, measured) — this happens before the run and outside its caps.
-const MAX_INPUT: u64 = 4 << 20;
-
-/// A script or scenario file's text: a regular file (a device, FIFO or
-/// directory would never end or never start), at most [`MAX_INPUT`] bytes,
-/// UTF-8.
-fn read_input(path: &std::path::Path) -> anyhow::Result<String> {
-    use std::io::Read;
-    let mut open = std::fs::OpenOptions::new();
-    open.read(true);
-    // Opening a FIFO blocks until a writer comes; without waiting, it is
-    // refused below like any other non-file.
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK);
-    let f = open.open(path)?;
-    if !f.metadata()?.is_file() {
-        bail!("not a regular file");
-    }
-    let mut bytes = Vec::new();
-    f.take(MAX_INPUT + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_INPUT {
-        bail!("larger than {} MB", MAX_INPUT >> 20);
-    }
-    String::from_utf8(bytes).context("not UTF-8 text")
 }

@@ -343,3 +343,65 @@ impl View for VerifyView {
         d
     }
 }
+
+impl ModuleAcross {
+    /// Each module's decoded hash per platform (`by_module`: name →
+    /// platform → sha256) as variants: which platforms share which bytes
+    /// (`absent` where a platform lacks the module).
+    pub fn all(
+        by_module: BTreeMap<String, BTreeMap<String, String>>,
+        platforms: &[&str],
+    ) -> Vec<ModuleAcross> {
+        by_module
+            .into_iter()
+            .map(|(name, shas)| {
+                let mut variants: BTreeMap<String, Vec<String>> = BTreeMap::new();
+                for p in platforms {
+                    let key = shas.get(*p).cloned().unwrap_or_else(|| "absent".into());
+                    variants.entry(key).or_default().push(p.to_string());
+                }
+                ModuleAcross {
+                    name,
+                    identical: variants.len() == 1,
+                    variants,
+                }
+            })
+            .collect()
+    }
+}
+
+impl FunctionsAcross {
+    /// The function diff between two platforms' bundles, with up to 20
+    /// changed functions named.
+    pub fn of(
+        a: &str,
+        b: &str,
+        d: &crate::analysis::diff::functions::FunctionDiff,
+    ) -> FunctionsAcross {
+        FunctionsAcross {
+            a: a.to_string(),
+            b: b.to_string(),
+            changed: d.changed.len(),
+            added: d.added.len(),
+            removed: d.removed.len(),
+            examples: d
+                .changed
+                .iter()
+                .take(20)
+                .map(|c| {
+                    format!(
+                        "{}: {} (line {}, +{} −{})",
+                        c.b.module,
+                        c.b.original
+                            .as_deref()
+                            .or(c.b.name.as_deref())
+                            .unwrap_or("(anonymous)"),
+                        c.b.raw_line,
+                        c.lines_added,
+                        c.lines_removed
+                    )
+                })
+                .collect(),
+        }
+    }
+}

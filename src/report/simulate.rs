@@ -18,6 +18,36 @@ pub struct ScriptRef {
     pub sha256: String,
 }
 
+impl ScriptRef {
+    /// A script read from a file.
+    pub fn file(path: &std::path::Path, text: &str) -> ScriptRef {
+        ScriptRef {
+            source: "file",
+            name: path
+                .file_stem()
+                .map_or("script".into(), |s| s.to_string_lossy().to_string()),
+            target: None,
+            version: None,
+            path: Some(path.display().to_string()),
+            bytes: text.len(),
+            sha256: crate::bun::digest::sha256_hex(text.as_bytes()),
+        }
+    }
+
+    /// A workflow script bundled in a build.
+    pub fn bundled(name: &str, target: String, version: Option<String>, text: &str) -> ScriptRef {
+        ScriptRef {
+            source: "bundled",
+            name: name.to_string(),
+            target: Some(target),
+            version,
+            path: None,
+            bytes: text.len(),
+            sha256: crate::bun::digest::sha256_hex(text.as_bytes()),
+        }
+    }
+}
+
 /// `simulate`: the script run and its trace.
 #[derive(serde::Serialize)]
 pub struct SimulationView<'a> {

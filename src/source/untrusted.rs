@@ -81,6 +81,29 @@ pub fn open_regular(path: &Path) -> Result<File, SourceError> {
     regular(path, file)
 }
 
+/// A small text file the user named (a script, a scenario): a regular
+/// file (a device, FIFO or directory would never end or never start), at
+/// most `cap` bytes, UTF-8.
+pub fn read_text(path: &Path, cap: u64) -> anyhow::Result<String> {
+    use anyhow::{Context, bail};
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    // Opening a FIFO blocks until a writer comes; without waiting, it is
+    // refused below like any other non-file.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK);
+    let f = open.open(path)?;
+    if !f.metadata()?.is_file() {
+        bail!("not a regular file");
+    }
+    let mut bytes = Vec::new();
+    f.take(cap + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        bail!("larger than {} MB", cap >> 20);
+    }
+    String::from_utf8(bytes).context("not UTF-8 text")
+}
+
 /// Read at most `cap` bytes of an opened file; more is an error, not a
 /// silent cut.
 pub fn read_capped(path: &Path, file: File, cap: u64) -> Result<Vec<u8>, SourceError> {
