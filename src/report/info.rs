@@ -123,22 +123,11 @@ impl InfoView {
         self.signature = Some(codesign::check(b.opened.bytes(), &b.located.info));
         self
     }
-}
 
-impl crate::report::emit::View for InfoView {
-    /// The `info` document: the facts, one per line (the title names the
-    /// target and version; the terminal shows the facts alone).
-    fn doc(&self) -> Doc {
+    /// The facts of `info`, one per line.
+    fn rows(&self, version: String) -> Vec<(&'static str, Inline)> {
         let c = &self.container;
         let b = &self.bun;
-        let version = self.version.clone().unwrap_or_else(|| "unknown".into());
-        let mut d = Doc::new(
-            Inline::from("Claude Code ")
-                .c(version.clone())
-                .t(" — ")
-                .c(self.target.label.clone()),
-        )
-        .bare();
         let mut rows: Vec<(&str, Inline)> = vec![
             ("target", Inline::code(self.target.label.clone())),
             (
@@ -276,7 +265,23 @@ impl crate::report::emit::View for InfoView {
                 ));
             }
         }
-        d.push(facts(rows));
+        rows
+    }
+}
+
+impl crate::report::emit::View for InfoView {
+    /// The `info` document: the facts, one per line (the title names the
+    /// target and version; the terminal shows the facts alone).
+    fn doc(&self) -> Doc {
+        let version = self.version.clone().unwrap_or_else(|| "unknown".into());
+        let mut d = Doc::new(
+            Inline::from("Claude Code ")
+                .c(version.clone())
+                .t(" — ")
+                .c(self.target.label.clone()),
+        )
+        .bare();
+        d.push(facts(self.rows(version)));
         d
     }
 }

@@ -128,6 +128,42 @@ fn doc(script: &ScriptRef, t: &Trace) -> Doc {
             .into(),
         ),
     ]);
+    phases_section(&mut d, t);
+    agents_section(&mut d, t);
+    fanouts_section(&mut d, t);
+    logs_section(&mut d, t);
+    missing_globals_section(&mut d, t);
+    unsupported_section(&mut d, t);
+    if let simulate::Status::Threw {
+        stack: Some(stack), ..
+    } = &t.status
+    {
+        d.section(
+            "stack",
+            "Stack",
+            vec![Block::Code {
+                lang: "text",
+                caption: None,
+                text: stack.clone(),
+                max_lines: None,
+            }],
+        );
+    }
+    d.section(
+        "result",
+        "Result",
+        vec![Block::Code {
+            lang: "json",
+            caption: None,
+            text: serde_json::to_string_pretty(&t.result).unwrap_or_default(),
+            max_lines: None,
+        }],
+    );
+    d
+}
+
+/// The trace document's phases, when the run has any.
+fn phases_section(d: &mut Doc, t: &Trace) {
     if !t.phases.is_empty() {
         let mut table = Table::of(&[
             ("stage", Kind::Text),
@@ -196,6 +232,10 @@ fn doc(script: &ScriptRef, t: &Trace) -> Doc {
             Inline::from("declared but not reached: ").extend(Inline::names(&t.phases_not_reached)),
         ));
     }
+}
+
+/// The trace document's agents, when the run has any.
+fn agents_section(d: &mut Doc, t: &Trace) {
     if !t.agents.is_empty() {
         let mut table = Table::of(&[
             ("#", Kind::Number),
@@ -242,6 +282,10 @@ fn doc(script: &ScriptRef, t: &Trace) -> Doc {
         }
         d.section("agents", "Agent calls", blocks);
     }
+}
+
+/// The trace document's fanouts, when the run has any.
+fn fanouts_section(d: &mut Doc, t: &Trace) {
     if !t.fanouts.is_empty() {
         let items = t
             .fanouts
@@ -267,6 +311,10 @@ fn doc(script: &ScriptRef, t: &Trace) -> Doc {
             vec![Block::List { items, limit: None }],
         );
     }
+}
+
+/// The trace document's logs, when the run has any.
+fn logs_section(d: &mut Doc, t: &Trace) {
     if !t.logs.is_empty() {
         let mut text = String::new();
         for l in t.logs.iter().take(MAX_ROWS) {
@@ -299,41 +347,23 @@ fn doc(script: &ScriptRef, t: &Trace) -> Doc {
         }
         d.section("log", "Log", blocks);
     }
+}
+
+/// The trace document's missing_globals, when the run has any.
+fn missing_globals_section(d: &mut Doc, t: &Trace) {
     if !t.missing_globals.is_empty() {
         d.push(Block::Note(
             Inline::status(Status::Block, "missing globals: ").t(names(t)),
         ));
     }
+}
+
+/// The trace document's unsupported, when the run has any.
+fn unsupported_section(d: &mut Doc, t: &Trace) {
     if !t.unsupported.is_empty() {
         d.push(Block::Note(
             Inline::status(Status::Unknown, "not simulated: ")
                 .extend(Inline::names(&t.unsupported)),
         ));
     }
-    if let simulate::Status::Threw {
-        stack: Some(stack), ..
-    } = &t.status
-    {
-        d.section(
-            "stack",
-            "Stack",
-            vec![Block::Code {
-                lang: "text",
-                caption: None,
-                text: stack.clone(),
-                max_lines: None,
-            }],
-        );
-    }
-    d.section(
-        "result",
-        "Result",
-        vec![Block::Code {
-            lang: "json",
-            caption: None,
-            text: serde_json::to_string_pretty(&t.result).unwrap_or_default(),
-            max_lines: None,
-        }],
-    );
-    d
 }

@@ -174,136 +174,31 @@ pub fn pipeline(
         x += bw + gap;
     }
     if !measured.is_empty() {
-        let _ = write!(
-            o,
-            "<text x=\"10\" y=\"{:.1}\" fill=\"#666\" font-size=\"11\">{MEASURED}</text>",
-            m_top + 14.0
-        );
-        // Bar widths share one scale across the figure: the levels compare.
-        let most = measured
-            .iter()
-            .flat_map(|m| m.counts.iter().flatten())
-            .copied()
-            .max()
-            .unwrap_or(0)
-            .max(1) as f32;
-        for (r, m) in measured.iter().enumerate() {
-            let y = m_top + 36.0 + 24.0 * r as f32;
-            let _ = write!(
-                o,
-                "<text x=\"10\" y=\"{:.1}\" font-weight=\"bold\">{}</text>",
-                y + 4.0,
-                h(&elide(&m.level, 9))
-            );
-            for ((cx, bw), (c, phase)) in centres.iter().zip(m.counts.iter().zip(phases)) {
-                match c {
-                    Some(n) => {
-                        // A pill that always holds its number, growing to
-                        // the box's width for the most agents in the figure.
-                        let label = fmt::num(*n as u64);
-                        let least = text_w(&label, size) + 10.0;
-                        let len = least + (bw - 8.0 - least).max(0.0) * (*n as f32 / most);
-                        let _ = write!(
-                            o,
-                            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{len:.1}\" height=\"16\" rx=\"3\" fill=\"#c9dcf7\"/><text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-weight=\"bold\" fill=\"#0d47a1\" data-level=\"{}\" data-phase=\"{}\" data-agents=\"{n}\">{}</text>",
-                            cx - len / 2.0,
-                            y - 8.0,
-                            y + 4.0,
-                            h(&m.level),
-                            h(phase),
-                            label
-                        );
-                    }
-                    None => {
-                        let _ = write!(
-                            o,
-                            "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#9e9e9e\" data-level=\"{}\" data-phase=\"{}\">–<title>not reached</title></text>",
-                            y + 4.0,
-                            h(&m.level),
-                            h(phase)
-                        );
-                    }
-                }
-            }
-            let _ = write!(
-                o,
-                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"{}\">{}</text>",
-                row_w + 22.0,
-                y + 4.0,
-                if m.stopped.is_some() {
-                    colour(Status::Unknown)
-                } else {
-                    "#333"
-                },
-                h(&tails[r])
-            );
-        }
-    }
-    let l_top = m_top + m_h;
-    if !levels.is_empty() {
-        let _ = write!(
-            o,
-            "<text x=\"10\" y=\"{:.1}\" fill=\"#666\" font-size=\"11\">{LEGEND}</text>",
-            l_top + 14.0
+        measured_rows(
+            &mut o,
+            &Rows {
+                phases,
+                centres: &centres,
+                top: m_top,
+                right: row_w,
+                size,
+            },
+            measured,
+            &tails,
         );
     }
-    for (r, l) in levels.iter().enumerate() {
-        let y = l_top + 36.0 + 26.0 * r as f32;
-        let _ = write!(
-            o,
-            "<text x=\"10\" y=\"{:.1}\" font-weight=\"bold\">{}</text>",
-            y + 4.0,
-            h(&elide(&l.level, 9))
-        );
-        let total = (l.finders + l.cleanup).min(40);
-        for k in 0..total {
-            let cx = 10.0 + lv_label + dot * k as f32 + dot / 2.0;
-            let filled = k < l.finders;
-            let _ = write!(
-                o,
-                "<circle cx=\"{cx:.1}\" cy=\"{y:.1}\" r=\"5.5\" fill=\"{}\" stroke=\"#1565c0\" stroke-width=\"1.5\"/>",
-                if filled { "#1565c0" } else { "#fff" }
-            );
-        }
-        let _ = write!(
-            o,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#333\">{}</text>",
-            10.0 + lv_label + max_dots * dot + 12.0,
-            y + 4.0,
-            h(&l.detail)
-        );
-    }
+    level_rows(
+        &mut o,
+        levels,
+        m_top + m_h,
+        Dots {
+            label: lv_label,
+            dot,
+            max: max_dots,
+        },
+    );
     o.push_str("</svg>");
-    let mut text = vec![phases.join(" → ")];
-    if !measured.is_empty() {
-        text.push(
-            "agents per phase, measured in one simulated run per level (seed 0, generated results):"
-                .into(),
-        );
-        for (m, tail) in measured.iter().zip(&tails) {
-            let cells: Vec<String> = m
-                .counts
-                .iter()
-                .zip(phases)
-                .map(|(c, p)| match c {
-                    Some(n) => format!("{p} {}", fmt::n(*n)),
-                    None => format!("{p} –"),
-                })
-                .collect();
-            text.push(format!("{:<6} {} {tail}", m.level, cells.join(" · ")));
-        }
-    }
-    if !levels.is_empty() && !measured.is_empty() {
-        text.push("finders, from the level table:".into());
-    }
-    for l in levels {
-        text.push(format!(
-            "{:<6} {} {}",
-            l.level,
-            "●".repeat(l.finders.min(40) as usize) + &"○".repeat(l.cleanup.min(40) as usize),
-            l.detail
-        ));
-    }
+    let text = pipeline_text(phases, levels, measured, &tails);
     Figure {
         caption: match (levels.is_empty(), measured.is_empty()) {
             (true, true) => format!("{name}: phase pipeline"),
@@ -563,5 +458,170 @@ pub fn lines(
                 )
             })
             .collect(),
+    }
+}
+
+/// Where the measured rows of a pipeline go: under the phase boxes (their
+/// centres and widths), from `top`, with the run's tail text at `right`.
+struct Rows<'a> {
+    phases: &'a [String],
+    centres: &'a [(f32, f32)],
+    top: f32,
+    right: f32,
+    size: f32,
+}
+
+/// The measured rows: per effort level, the agents each phase started in
+/// its simulated run, as pills under the phases.
+fn measured_rows(o: &mut String, rows: &Rows, measured: &[Measured], tails: &[String]) {
+    let _ = write!(
+        o,
+        "<text x=\"10\" y=\"{:.1}\" fill=\"#666\" font-size=\"11\">{MEASURED}</text>",
+        rows.top + 14.0
+    );
+    // Bar widths share one scale across the figure: the levels compare.
+    let most = measured
+        .iter()
+        .flat_map(|m| m.counts.iter().flatten())
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(1) as f32;
+    for (r, m) in measured.iter().enumerate() {
+        let y = rows.top + 36.0 + 24.0 * r as f32;
+        let _ = write!(
+            o,
+            "<text x=\"10\" y=\"{:.1}\" font-weight=\"bold\">{}</text>",
+            y + 4.0,
+            h(&elide(&m.level, 9))
+        );
+        for ((cx, bw), (c, phase)) in rows.centres.iter().zip(m.counts.iter().zip(rows.phases)) {
+            match c {
+                Some(n) => {
+                    // A pill that always holds its number, growing to
+                    // the box's width for the most agents in the figure.
+                    let label = fmt::num(*n as u64);
+                    let least = text_w(&label, rows.size) + 10.0;
+                    let len = least + (bw - 8.0 - least).max(0.0) * (*n as f32 / most);
+                    let _ = write!(
+                        o,
+                        "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{len:.1}\" height=\"16\" rx=\"3\" fill=\"#c9dcf7\"/><text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-weight=\"bold\" fill=\"#0d47a1\" data-level=\"{}\" data-phase=\"{}\" data-agents=\"{n}\">{}</text>",
+                        cx - len / 2.0,
+                        y - 8.0,
+                        y + 4.0,
+                        h(&m.level),
+                        h(phase),
+                        label
+                    );
+                }
+                None => {
+                    let _ = write!(
+                        o,
+                        "<text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#9e9e9e\" data-level=\"{}\" data-phase=\"{}\">–<title>not reached</title></text>",
+                        y + 4.0,
+                        h(&m.level),
+                        h(phase)
+                    );
+                }
+            }
+        }
+        let _ = write!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"{}\">{}</text>",
+            rows.right + 22.0,
+            y + 4.0,
+            if m.stopped.is_some() {
+                colour(Status::Unknown)
+            } else {
+                "#333"
+            },
+            h(&tails[r])
+        );
+    }
+}
+
+/// The pipeline as text, for the terminal and Markdown.
+fn pipeline_text(
+    phases: &[String],
+    levels: &[LevelFan],
+    measured: &[Measured],
+    tails: &[String],
+) -> Vec<String> {
+    let mut text = vec![phases.join(" → ")];
+    if !measured.is_empty() {
+        text.push(
+            "agents per phase, measured in one simulated run per level (seed 0, generated results):"
+                .into(),
+        );
+        for (m, tail) in measured.iter().zip(tails) {
+            let cells: Vec<String> = m
+                .counts
+                .iter()
+                .zip(phases)
+                .map(|(c, p)| match c {
+                    Some(n) => format!("{p} {}", fmt::n(*n)),
+                    None => format!("{p} –"),
+                })
+                .collect();
+            text.push(format!("{:<6} {} {tail}", m.level, cells.join(" · ")));
+        }
+    }
+    if !levels.is_empty() && !measured.is_empty() {
+        text.push("finders, from the level table:".into());
+    }
+    for l in levels {
+        text.push(format!(
+            "{:<6} {} {}",
+            l.level,
+            "●".repeat(l.finders.min(40) as usize) + &"○".repeat(l.cleanup.min(40) as usize),
+            l.detail
+        ));
+    }
+    text
+}
+
+/// How finder dots are laid out: after a label column, `dot` apart, at
+/// most `max` in a row.
+struct Dots {
+    label: f32,
+    dot: f32,
+    max: f32,
+}
+
+/// One row per level of the level table, its finders drawn one by one
+/// (filled: correctness, open: cleanup), from `l_top`.
+fn level_rows(o: &mut String, levels: &[LevelFan], l_top: f32, dots: Dots) {
+    if !levels.is_empty() {
+        let _ = write!(
+            o,
+            "<text x=\"10\" y=\"{:.1}\" fill=\"#666\" font-size=\"11\">{LEGEND}</text>",
+            l_top + 14.0
+        );
+    }
+    for (r, l) in levels.iter().enumerate() {
+        let y = l_top + 36.0 + 26.0 * r as f32;
+        let _ = write!(
+            o,
+            "<text x=\"10\" y=\"{:.1}\" font-weight=\"bold\">{}</text>",
+            y + 4.0,
+            h(&elide(&l.level, 9))
+        );
+        let total = (l.finders + l.cleanup).min(40);
+        for k in 0..total {
+            let cx = 10.0 + dots.label + dots.dot * k as f32 + dots.dot / 2.0;
+            let filled = k < l.finders;
+            let _ = write!(
+                o,
+                "<circle cx=\"{cx:.1}\" cy=\"{y:.1}\" r=\"5.5\" fill=\"{}\" stroke=\"#1565c0\" stroke-width=\"1.5\"/>",
+                if filled { "#1565c0" } else { "#fff" }
+            );
+        }
+        let _ = write!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#333\">{}</text>",
+            10.0 + dots.label + dots.max * dots.dot + 12.0,
+            y + 4.0,
+            h(&l.detail)
+        );
     }
 }

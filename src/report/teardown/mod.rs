@@ -364,12 +364,25 @@ pub fn home_relative(p: &str) -> String {
 impl Teardown {
     /// The report as one document, built once for every renderer.
     pub fn doc(&self, with_scripts: bool) -> Doc {
-        let i = &self.info;
         let t = self;
         let mut d = Doc::new(self.title());
         d.toc = true;
         d.scripts = true;
-        // The summary: what a reader came for, one line each.
+        d.summary = self.summary();
+        self.target_sections(&mut d);
+        self.roles_section(&mut d);
+        self.workflow_sections(&mut d);
+        if with_scripts {
+            self.script_appendices(&mut d);
+        }
+        d.footer = t.provenance.facts(&t.tool);
+        d
+    }
+
+    /// The summary: what a reader came for, one line each.
+    fn summary(&self) -> Vec<(String, Inline)> {
+        let i = &self.info;
+        let t = self;
         let mut summary = vec![
             (
                 "version",
@@ -469,7 +482,13 @@ impl Teardown {
             }
             d_summary.push(("deciding flags".into(), i));
         }
-        d.summary = d_summary;
+        d_summary
+    }
+
+    /// The target, its hashes and its container.
+    fn target_sections(&self, d: &mut Doc) {
+        let i = &self.info;
+        let t = self;
 
         let mut target = vec![
             ("target", Inline::code(home_relative(&i.target.label))),
@@ -573,6 +592,11 @@ impl Teardown {
                 ),
             ])],
         );
+    }
+
+    /// The located functions and the roles not found.
+    fn roles_section(&self, d: &mut Doc) {
+        let t = self;
         let mut roles = Table::new(vec![
             Column::new("role", Kind::Text),
             Column::new("name", Kind::Code),
@@ -614,6 +638,11 @@ impl Teardown {
             });
         }
         d.section("located-functions", "Located functions", role_blocks);
+    }
+
+    /// One section per workflow, then the gates.
+    fn workflow_sections(&self, d: &mut Doc) {
+        let t = self;
         for w in &t.workflows {
             d.push(Block::Section(Section::new(
                 &format!("workflow-{}", w.name),
@@ -663,28 +692,29 @@ impl Teardown {
                 }]
             },
         );
-        if with_scripts {
-            for (name, text) in &t.scripts {
-                d.push(Block::Section(
-                    Section::new(
-                        &format!("appendix-{name}"),
-                        format!("Appendix: {name} script"),
-                        vec![Block::Code {
-                            lang: "js",
-                            caption: Some(format!(
-                                "{name}.js ({})",
-                                fmt::count(text.lines().count(), "line", "lines")
-                            )),
-                            text: text.clone(),
-                            max_lines: None,
-                        }],
-                    )
-                    .closed(),
-                ));
-            }
+    }
+
+    /// Each reconstructed script in full, as an appendix.
+    fn script_appendices(&self, d: &mut Doc) {
+        let t = self;
+        for (name, text) in &t.scripts {
+            d.push(Block::Section(
+                Section::new(
+                    &format!("appendix-{name}"),
+                    format!("Appendix: {name} script"),
+                    vec![Block::Code {
+                        lang: "js",
+                        caption: Some(format!(
+                            "{name}.js ({})",
+                            fmt::count(text.lines().count(), "line", "lines")
+                        )),
+                        text: text.clone(),
+                        max_lines: None,
+                    }],
+                )
+                .closed(),
+            ));
         }
-        d.footer = t.provenance.facts(&t.tool);
-        d
     }
 
     fn workflow_blocks(&self, w: &WorkflowScript) -> Vec<Block> {
