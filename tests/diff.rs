@@ -429,3 +429,42 @@ fn exit_code_counts_the_env_section() {
     assert_eq!(code(&a, &b), Some(1));
     assert_eq!(code(&a, &c), Some(0));
 }
+
+/// `--exit-code` with each section alone, one run per entry of
+/// `Section::ALL` (so a section added later is tested without anyone
+/// writing it here): 2.1.220 and 2.1.260 differ in every section, so each
+/// run must report that section non-empty in its JSON and exit 1.
+#[test]
+fn exit_code_for_each_section_alone() {
+    if offline() {
+        return;
+    }
+    let a = fetch("2.1.220", "darwin-arm64");
+    let b = fetch("2.1.260", "darwin-arm64");
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    for section in cc_teardown::analysis::diff::Section::ALL {
+        let name = serde_json::to_value(section).unwrap();
+        let name = name.as_str().unwrap();
+        let out = bin()
+            .args(["diff", a, b, "--only", name, "--exit-code", "--json"])
+            .timeout(std::time::Duration::from_secs(600))
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "--only {name}: {e}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        let part = &v[name];
+        assert!(
+            !part.is_null() && part != &serde_json::json!({}) && part != &serde_json::json!([]),
+            "--only {name}: the section is missing or empty: {part}"
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "--only {name} --exit-code: {part}"
+        );
+    }
+}

@@ -26,4 +26,6 @@ pub mod symbols;
 pub mod table;
 pub mod teardown;
 pub mod timeline;
+#[cfg(test)]
+mod view_snapshots;
 pub mod workflows;
