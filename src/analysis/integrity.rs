@@ -39,8 +39,7 @@ pub struct PartDiff {
     pub size: u64,
     pub published_offset: u64,
     pub published_size: u64,
-    /// `differs`, `resized`, `added`, `removed`.
-    pub status: String,
+    pub status: PartChange,
     /// Differing 4 KiB blocks (same size only).
     pub blocks_differ: u64,
     /// File offset of the first differing byte (same size only).
@@ -136,7 +135,7 @@ pub fn container_diffs(
     let mut out = Vec::new();
     for (name, ra) in &pa {
         let Some((_, rb)) = pb.iter().find(|(n, _)| n == name) else {
-            out.push(part(name, ra, &(0..0), "added", 0, None));
+            out.push(part(name, ra, &(0..0), PartChange::Added, 0, None));
             continue;
         };
         let (x, y) = (
@@ -144,7 +143,7 @@ pub fn container_diffs(
             &b[rb.start as usize..rb.end as usize],
         );
         if x.len() != y.len() {
-            out.push(part(name, ra, rb, "resized", 0, None));
+            out.push(part(name, ra, rb, PartChange::Resized, 0, None));
             continue;
         }
         let mut blocks = 0u64;
@@ -159,12 +158,12 @@ pub fn container_diffs(
             }
         }
         if blocks > 0 {
-            out.push(part(name, ra, rb, "differs", blocks, first));
+            out.push(part(name, ra, rb, PartChange::Differs, blocks, first));
         }
     }
     for (name, rb) in &pb {
         if !pa.iter().any(|(n, _)| n == name) {
-            out.push(part(name, &(0..0), rb, "removed", 0, None));
+            out.push(part(name, &(0..0), rb, PartChange::Removed, 0, None));
         }
     }
     out
@@ -174,7 +173,7 @@ fn part(
     name: &str,
     ra: &Range<u64>,
     rb: &Range<u64>,
-    status: &str,
+    status: PartChange,
     blocks: u64,
     first: Option<u64>,
 ) -> PartDiff {
@@ -184,17 +183,46 @@ fn part(
         size: ra.end - ra.start,
         published_offset: rb.start,
         published_size: rb.end - rb.start,
-        status: status.to_string(),
+        status,
         blocks_differ: blocks,
         first_difference: first,
     }
 }
 
+/// How a module or function of a build differs from the published one's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    Changed,
+    Added,
+    Removed,
+}
+
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Change::Changed => "changed",
+            Change::Added => "added",
+            Change::Removed => "removed",
+        })
+    }
+}
+
+/// How a container part differs from the published build's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PartChange {
+    /// Same place and size, other bytes.
+    Differs,
+    Resized,
+    Added,
+    Removed,
+}
+
 /// A changed function of a module, as `verify --published` reports it.
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionChange {
-    /// `changed`, `added` or `removed`.
-    pub status: String,
+    pub status: Change,
     pub name: Option<String>,
     pub original: Option<String>,
     /// Line in the module's stored text (this build; the published one's
@@ -210,8 +238,7 @@ pub struct FunctionChange {
 #[derive(Debug, Clone, Serialize)]
 pub struct ModuleChange {
     pub name: String,
-    /// `changed`, `added` or `removed`.
-    pub status: String,
+    pub status: Change,
     /// SHA-256 of the stored bytes (None: absent on this side).
     pub sha256: Option<String>,
     pub published_sha256: Option<String>,
@@ -254,14 +281,14 @@ pub fn module_changes(
                     "rewritten"
                 };
                 (
-                    "changed",
+                    Change::Changed,
                     Some(psha),
                     Some(decoded(published, p)?),
                     bytecode,
                 )
             }
             None => (
-                "added",
+                Change::Added,
                 None,
                 None,
                 if target.bytecode_of(m).is_empty() {
@@ -273,7 +300,7 @@ pub fn module_changes(
         };
         out.push(ModuleChange {
             name: m.name.to_string(),
-            status: status.into(),
+            status,
             sha256: Some(sha),
             published_sha256: psha,
             decoded_sha256: Some(decoded(target, m)?),
@@ -286,7 +313,7 @@ pub fn module_changes(
         if !target.modules.iter().any(|m| m.name == p.name) {
             out.push(ModuleChange {
                 name: p.name.to_string(),
-                status: "removed".into(),
+                status: Change::Removed,
                 sha256: None,
                 published_sha256: Some(sha256_hex(p.contents)),
                 decoded_sha256: None,
@@ -308,7 +335,7 @@ pub fn module_changes(
 /// modules it concerns.
 pub fn attach_functions(changes: &mut [ModuleChange], d: &FunctionDiff) {
     let changed = |c: &ChangedFunction| FunctionChange {
-        status: "changed".into(),
+        status: Change::Changed,
         name: c.b.name.clone(),
         original: c.b.original.clone().or_else(|| c.a.original.clone()),
         line: c.b.raw_line,
@@ -316,17 +343,17 @@ pub fn attach_functions(changes: &mut [ModuleChange], d: &FunctionDiff) {
         lines_removed: c.lines_removed,
         diff: c.diff.clone(),
     };
-    let whole = |status: &str, r: &FunctionRef| FunctionChange {
-        status: status.into(),
+    let whole = |status: Change, r: &FunctionRef| FunctionChange {
+        status,
         name: r.name.clone(),
         original: r.original.clone(),
         line: r.raw_line,
-        lines_added: if status == "added" {
+        lines_added: if status == Change::Added {
             r.pretty_lines as usize
         } else {
             0
         },
-        lines_removed: if status == "removed" {
+        lines_removed: if status == Change::Removed {
             r.pretty_lines as usize
         } else {
             0
@@ -344,13 +371,13 @@ pub fn attach_functions(changes: &mut [ModuleChange], d: &FunctionDiff) {
             d.added
                 .iter()
                 .filter(|r| r.module == m.name)
-                .map(|r| whole("added", r)),
+                .map(|r| whole(Change::Added, r)),
         );
         m.functions_changed.extend(
             d.removed
                 .iter()
                 .filter(|r| r.module == m.name)
-                .map(|r| whole("removed", r)),
+                .map(|r| whole(Change::Removed, r)),
         );
     }
 }
@@ -404,7 +431,7 @@ mod tests {
         c.extend_from_slice(b"tail");
         let d = container_diffs(&c, &i, &sa, &a, &i, &sa);
         assert_eq!(d.len(), 1);
-        assert_eq!(d[0].status, "resized");
+        assert_eq!(d[0].status, PartChange::Resized);
         assert_eq!(d[0].part, "after the Bun section");
     }
 }

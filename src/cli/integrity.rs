@@ -98,7 +98,8 @@ pub fn published(app: &App, out: &Output, target: &str) -> anyhow::Result<i32> {
         );
         view.modules = integrity::module_changes(&build.graph, &pbuild.graph, g.budget())?;
         let js_changed = view.modules.iter().any(|m| {
-            m.status == "changed" && build.graph.find(&m.name).is_some_and(|x| x.is_javascript())
+            m.status == integrity::Change::Changed
+                && build.graph.find(&m.name).is_some_and(|x| x.is_javascript())
         });
         if js_changed {
             let d = functions(app, &pbuild, &build)?;

@@ -3,7 +3,7 @@
 
 use super::doc::{self, Block, Doc, Inline, Kind, Status, Table, facts, fmt};
 use super::emit::View;
-use crate::analysis::integrity::{ModuleChange, PartDiff};
+use crate::analysis::integrity::{ModuleChange, PartChange, PartDiff};
 use crate::container::codesign::{self, Signature};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -92,8 +92,8 @@ fn doc(v: &PublishedView) -> Doc {
         parts.push(Block::Note("(none differ)".into()));
     }
     for p in &v.container_diffs {
-        let what = match p.status.as_str() {
-            "differs" => format!(
+        let what = match p.status {
+            PartChange::Differs => format!(
                 "{} 4 KiB {}, first at offset {}",
                 fmt::num(p.blocks_differ),
                 if p.blocks_differ == 1 {
@@ -103,13 +103,15 @@ fn doc(v: &PublishedView) -> Doc {
                 },
                 p.first_difference.unwrap_or(0)
             ),
-            "resized" => format!(
+            PartChange::Resized => format!(
                 "{} here, {} published",
                 fmt::bytes(p.size),
                 fmt::bytes(p.published_size)
             ),
-            "added" => format!("{}, not in the published build", fmt::bytes(p.size)),
-            _ => format!("absent here ({} published)", fmt::bytes(p.published_size)),
+            PartChange::Added => format!("{}, not in the published build", fmt::bytes(p.size)),
+            PartChange::Removed => {
+                format!("absent here ({} published)", fmt::bytes(p.published_size))
+            }
         };
         parts.push(Block::Note(
             Inline::strong(p.part.clone())

@@ -57,7 +57,10 @@ fn ls() {
     let v = LsView {
         target: "fixture.js".into(),
         entry: "/$bunfs/root/cli.js".into(),
-        modules: vec![row(0, "cli.js", 21_635_672, true), row(1, "a|b.node", 12, false)],
+        modules: vec![
+            row(0, "cli.js", 21_635_672, true),
+            row(1, "a|b.node", 12, false),
+        ],
         full_hash: false,
         bytecode_region: Some((4096, 2)),
     };

@@ -139,10 +139,6 @@ pub enum StoreError {
     NotOurs { path: String, why: String },
     #[error("facts store {path} cannot be written here and {what}: query a copy you may write")]
     ReadOnly { path: String, what: &'static str },
-    /// An error opening the process's store, told again to the next
-    /// command that asks for it (the store is opened once a process).
-    #[error("{0}")]
-    Again(String),
 }
 
 /// Whose file a store's path names, which decides what may become of a
@@ -355,7 +351,7 @@ impl FactsStore {
         // published, in a shared folder or on a read-only mount).
         let read_only = conn.is_readonly(rusqlite::MAIN_DB)?;
         let refused = if ours {
-            check_schema(&conn).err()
+            check_schema(&conn).err().map(|e| e.to_string())
         } else if tables > 0 || app != 0 {
             // Someone else's file, or an older schema.
             Some(if app == APPLICATION_ID {
@@ -632,9 +628,9 @@ fn schema_of(c: &Connection) -> rusqlite::Result<std::collections::HashSet<Schem
 /// columns or constraints, an index or statistics table of its own — and
 /// the file is not ours. Objects may be missing (they are made when first
 /// needed).
-fn check_schema(conn: &Connection) -> Result<(), String> {
-    let ours = our_objects().ok_or("cannot build the reference schema")?;
-    let theirs = schema_of(conn).map_err(|e| e.to_string())?;
+fn check_schema(conn: &Connection) -> Result<(), SchemaError> {
+    let ours = our_objects().ok_or(SchemaError::NoReference)?;
+    let theirs = schema_of(conn).map_err(SchemaError::Unreadable)?;
     let mut foreign: Vec<&SchemaObject> = theirs.iter().filter(|o| !ours.contains(*o)).collect();
     // What runs SQL of the file's author first in the message.
     let rank = |kind: &str| {
@@ -645,14 +641,30 @@ fn check_schema(conn: &Connection) -> Result<(), String> {
     foreign.sort_by(|a, b| (rank(&a.0), &a.1).cmp(&(rank(&b.0), &b.1)));
     match foreign.first() {
         None => Ok(()),
-        Some((kind, name, _, _)) => Err(format!(
-            "its schema is not this tool's: {kind} {name:?}{}",
-            match foreign.len() {
-                1 => String::new(),
-                n => format!(" and {} more object(s)", n - 1),
-            }
-        )),
+        Some((kind, name, _, _)) => Err(SchemaError::Foreign {
+            kind: kind.clone(),
+            name: name.clone(),
+            more: foreign.len() - 1,
+        }),
     }
+}
+
+/// Why a file with this tool's marks is still not its store.
+#[derive(Debug, thiserror::Error)]
+enum SchemaError {
+    #[error("cannot build the reference schema")]
+    NoReference,
+    #[error("{0}")]
+    Unreadable(rusqlite::Error),
+    #[error("its schema is not this tool's: {kind} {name:?}{}", match more {
+        0 => String::new(),
+        n => format!(" and {n} more object(s)"),
+    })]
+    Foreign {
+        kind: String,
+        name: String,
+        more: usize,
+    },
 }
 
 /// The content of a row a seal covers, as owned parts.
