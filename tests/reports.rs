@@ -1,4 +1,4 @@
-//! The human renderings of the document model (src/report/doc.rs):
+//! The human renderings of the document model (src/report/doc/):
 //! snapshots of every view in the three renderers on our own fixtures,
 //! terminal width on real builds, and the HTML pages of a real report and
 //! a real diff rendered by headless Chromium.
