@@ -747,17 +747,39 @@ fn decode_code(body: &[u8], text: &[u8]) -> Option<CodeFacts> {
     code.is_consistent().then_some(code)
 }
 
+/// A build's stored code facts: the compressed body, the unit text, and
+/// the seal over both.
+struct CodeRow {
+    body: Vec<u8>,
+    text: Vec<u8>,
+    seal: Option<String>,
+}
+
+/// A build's stored facts: the compressed body, its SHA-256 as stored,
+/// and the seal over it (None: never sealed).
+struct FactsRow {
+    body: Vec<u8>,
+    body_sha256: String,
+    seal: Option<String>,
+}
+
 impl FactsStore {
     /// A build's stored facts body of this analysis version and its seal
     /// (None when it has none).
-    fn facts_row(&self, digest: &str) -> Option<(Vec<u8>, String, Option<String>)> {
+    fn facts_row(&self, digest: &str) -> Option<FactsRow> {
         let sealed = self.with(|c| {
             c.query_row(
                 "SELECT f.body, f.body_sha256, s.seal FROM facts f JOIN builds b ON b.id = f.build_id
                  LEFT JOIN seals s ON s.what = 'facts' AND s.key = b.digest || ' ' || f.analysis_version
                  WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
                 params![digest, ANALYSIS_VERSION],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| {
+                    Ok(FactsRow {
+                        body: r.get(0)?,
+                        body_sha256: r.get(1)?,
+                        seal: r.get(2)?,
+                    })
+                },
             )
             .optional()
         });
@@ -771,7 +793,13 @@ impl FactsStore {
                 "SELECT f.body, f.body_sha256 FROM facts f JOIN builds b ON b.id = f.build_id
                  WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
                 params![digest, ANALYSIS_VERSION],
-                |r| Ok((r.get(0)?, r.get(1)?, None)),
+                |r| {
+                    Ok(FactsRow {
+                        body: r.get(0)?,
+                        body_sha256: r.get(1)?,
+                        seal: None,
+                    })
+                },
             )
             .optional()
         })
@@ -782,7 +810,11 @@ impl FactsStore {
     /// history says (`history changes` of a published store), never what
     /// analysis believes about a build. Bounded as any stored body.
     pub(crate) fn recorded_facts(&self, digest: &str) -> Option<Facts> {
-        let (body, sha, _) = self.facts_row(digest)?;
+        let FactsRow {
+            body,
+            body_sha256: sha,
+            ..
+        } = self.facts_row(digest)?;
         if hex::encode(Sha256::digest(&body)) != sha {
             return None;
         }
@@ -830,7 +862,7 @@ impl FactsCache for FactsStore {
     /// but the recomputation.
     fn load(&self, digest: &str) -> Option<Facts> {
         let key = self.key.as_ref()?;
-        let (body, _, seal) = self.facts_row(digest)?;
+        let FactsRow { body, seal, .. } = self.facts_row(digest)?;
         if !key.verify(&facts_parts(digest, &body), &seal?) {
             return None;
         }
@@ -839,8 +871,7 @@ impl FactsCache for FactsStore {
 
     fn load_code(&self, digest: &str) -> Option<CodeFacts> {
         let key = self.key.as_ref()?;
-        type Row = (Vec<u8>, Vec<u8>, Option<String>);
-        let (body, text, seal): Row = self
+        let CodeRow { body, text, seal } = self
             .with(|c| {
                 c.query_row(
                     "SELECT f.body, f.text, s.seal
@@ -848,7 +879,13 @@ impl FactsCache for FactsStore {
                      LEFT JOIN seals s ON s.what = 'code' AND s.key = b.digest || ' ' || f.analysis_version
                      WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
                     params![digest, ANALYSIS_VERSION],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                    |r| {
+                        Ok(CodeRow {
+                            body: r.get(0)?,
+                            text: r.get(1)?,
+                            seal: r.get(2)?,
+                        })
+                    },
                 )
                 .optional()
             })
