@@ -8,8 +8,22 @@
 # - python3: measures a command's own peak memory in the store bounds tests.
 # `--no-fail-fast` so that one failing suite never hides the others.
 # Extra arguments go to `cargo test` (e.g. a test name filter).
+#
+# CC_TEARDOWN_OFFLINE=1 builds the suite without the tests that download
+# real builds (switching it rebuilds the crate): libtest lists each as
+# "ignored, CC_TEARDOWN_OFFLINE=1: …", and the count is printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/need.sh
 need node:nodejs npm:npm chromium:chromium python3:python3
-exec cargo test --locked --no-fail-fast "$@"
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test --locked --no-fail-fast "$@" 2>&1 | tee "$log" || status=$?
+
+if [ "${CC_TEARDOWN_OFFLINE:-}" = 1 ]; then
+  skipped="$(grep -c '\.\.\. ignored, CC_TEARDOWN_OFFLINE=1' "$log" || true)"
+  echo "CC_TEARDOWN_OFFLINE=1: $skipped tests skipped (they download real builds)"
+fi
+exit "$status"

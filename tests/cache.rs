@@ -71,10 +71,8 @@ fn fixture_cold_then_warm() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn real_builds_cold_then_warm() {
-    if offline() {
-        return;
-    }
     for (v, p) in [("2.1.220", "darwin-arm64"), ("2.1.332", "linux-x64")] {
         cold_then_warm(fetch(v, p).to_str().unwrap(), false);
     }
@@ -85,10 +83,8 @@ fn real_builds_cold_then_warm() {
 /// default of `null` once read back differently and made every such gate
 /// "changed").
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn a_diff_of_a_stored_and_a_fresh_build_is_a_fresh_diff() {
-    if offline() {
-        return;
-    }
     let (a, b) = (
         fetch("2.1.220", "darwin-arm64"),
         fetch("2.1.220", "linux-x64"),

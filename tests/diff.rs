@@ -186,10 +186,8 @@ fn bad_targets_give_one_line_errors() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn real_2_1_220_vs_2_1_260_darwin() {
-    if offline() {
-        return;
-    }
     let a = "npm:2.1.220/darwin-arm64";
     let b = "npm:2.1.260/darwin-arm64";
     let v = json(&["diff", a, b, "--quiet"]);
@@ -308,10 +306,8 @@ fn real_2_1_220_vs_2_1_260_darwin() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn real_2_1_220_darwin_vs_linux_differs_only_in_platform_code() {
-    if offline() {
-        return;
-    }
     let a = "npm:2.1.220/darwin-arm64";
     let b = "npm:2.1.220/linux-x64";
     let v = json(&["diff", a, b, "--quiet"]);

@@ -464,10 +464,8 @@ proptest! {
 // ---- real builds ----
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn real_bundles_are_well_below_the_limit() {
-    if offline() {
-        return;
-    }
     for version in ["2.1.220", "2.1.260", "2.1.332"] {
         let bytes = std::fs::read(fetch(version, "darwin-arm64")).unwrap();
         let loc = container::locate(&bytes, &ContainerOptions::default()).unwrap();

@@ -136,10 +136,8 @@ fn completions_man_and_version() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn terminal_output_of_real_builds_fits_columns() {
-    if offline() {
-        return;
-    }
     let a = "npm:2.1.220/darwin-arm64";
     let b = "npm:2.1.260/darwin-arm64";
     fetch("2.1.220", "darwin-arm64");
@@ -191,10 +189,8 @@ fn unicode_columns(s: &str) -> usize {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn markdown_diff_of_real_builds_is_publishable() {
-    if offline() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let md = dir.path().join("d.md");
     let out = bin()
@@ -269,10 +265,8 @@ pub(crate) fn check_page(html: &str, dom: &str, shot_bytes: u64, figures: usize)
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn html_report_of_2_1_220_in_headless_chromium() {
-    if offline() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("claude.json");
     std::fs::write(&cfg, r#"{"cachedGrowthBookFeatures": {"tengu_workflows_enabled": true, "tengu_review_workflow_routing": false}}"#).unwrap();
@@ -374,10 +368,8 @@ fn html_report_of_2_1_220_in_headless_chromium() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn html_diff_of_2_1_220_and_2_1_260_in_headless_chromium() {
-    if offline() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("diff.html");
     let out = bin()

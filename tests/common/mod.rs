@@ -263,15 +263,6 @@ pub fn rewrap(payload: &[u8], expected: &serde_json::Value) -> Vec<u8> {
     }
 }
 
-/// Real-build tests need the network unless explicitly switched off.
-pub fn offline() -> bool {
-    if std::env::var("CC_TEARDOWN_OFFLINE").as_deref() == Ok("1") {
-        eprintln!("SKIPPED: CC_TEARDOWN_OFFLINE=1 — this test downloads real Claude Code builds");
-        return true;
-    }
-    false
-}
-
 /// Fetch a real build through the project's own `fetch`; returns its JSON
 /// (`path`, `version`, `integrity`, `cache_hit`, …).
 pub fn fetch_json(version: &str, platform: &str) -> serde_json::Value {
