@@ -19,11 +19,7 @@ pub(crate) fn run(args: &[&str]) -> String {
         .env("HOME", "/nonexistent-home")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(args, &out);
     String::from_utf8(out.stdout)
         .unwrap()
         // The analysis version moves with the analysis code; snapshots
@@ -333,8 +329,11 @@ fn html_report_of_2_1_220_in_headless_chromium() {
     // Readable options, never JSON; no absolute cache path.
     assert!(dom.contains("computed by <code>BX_</code> reading <code>tengu_sorrel_avocet</code>"));
     assert!(!dom.contains("{\"kind\":"));
-    let cache = std::env::var("HOME").unwrap() + "/.cache";
-    assert!(!dom.contains(&cache), "paths are relative to home");
+    let cache = sandbox_home().join(".cache");
+    assert!(
+        !dom.contains(cache.to_str().unwrap()),
+        "paths are relative to home"
+    );
     assert!(dom.contains("All 1,746 flags"), "the full flag table");
     // The routing gate's chain: conditions judged at run time, then the
     // flag that blocks.
@@ -609,13 +608,14 @@ fn long_output_on_a_terminal_is_paged() {
     )
     .unwrap();
     std::fs::set_permissions(&pager, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let exe = std::path::PathBuf::from(env!("CARGO_BIN_EXE_cc-teardown"));
+    let exe = std::path::Path::new(EXE);
     let on_a_terminal = |extra: &str, paged: &std::path::Path| {
         let cmd = format!(
             "{} diff fixtures/js/diff/a.js fixtures/js/diff/b.js{extra}",
             exe.display()
         );
-        let out = std::process::Command::new("script")
+        // The binary under `script` inherits the sandbox.
+        let out = command_of("script")
             .args(["-qec", &cmd, "/dev/null"])
             .current_dir(MANIFEST)
             .env("PAGER", format!("{} {}", pager.display(), paged.display()))
