@@ -124,7 +124,7 @@ fn bad_configs_are_a_message_not_a_crash() {
             .args(["gates", &single(), "--config", cfg.to_str().unwrap()])
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{body}");
+        failed(body, &out);
     }
     // The config is never written.
     let cfg = write_config(

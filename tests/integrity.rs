@@ -17,19 +17,13 @@ const CDHASH: &str = "474c5a3154406ea5ee537b0a25f24f9292b1570b";
 const LITERAL: &[u8] = b"case\"compact_start\":r(\"Compacting conversation\")";
 
 fn run_json(args: &[&str]) -> (i32, serde_json::Value) {
-    let out = bin()
-        .args(args)
-        .arg("--json")
-        .timeout(std::time::Duration::from_secs(1200))
-        .output()
-        .unwrap();
-    let code = out.status.code().unwrap_or(-1);
-    assert!(
-        code == 0 || code == 1,
-        "{args:?}: exit {code}: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let (v, code) = json_and_code(
+        bin()
+            .args(args)
+            .timeout(std::time::Duration::from_secs(1200)),
     );
-    (code, serde_json::from_slice(&out.stdout).unwrap())
+    assert!(code == 0 || code == 1, "{args:?}: exit {code}: {v}");
+    (code, v)
 }
 
 fn be32(b: &[u8], at: usize) -> u32 {

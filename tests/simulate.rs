@@ -540,10 +540,8 @@ fn bad_input_is_one_line_and_exit_2() {
             ])
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{scenario}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.starts_with("error:") && err.contains(words), "{err}");
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        let err = one_line_error(scenario, &out);
+        assert!(err.contains(words), "{err}");
     }
     // Scripts and scenarios must be regular files: a device would never
     // end, a FIFO never start (it is refused without waiting for a writer).
@@ -564,18 +562,15 @@ fn bad_input_is_one_line_and_exit_2() {
             .timeout(std::time::Duration::from_secs(60))
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{path}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = one_line_error(path, &out);
         assert!(err.contains("not a regular file"), "{path}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
     let big = write(dir.path(), "big.js", &"//\n".repeat(2 << 20));
     let out = bin()
         .args(["simulate", "--script", big.to_str().unwrap()])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed("a 6 MB script", &out);
     assert!(err.contains("larger than 4 MB"), "{err}");
     let out = bin()
         .args(["simulate", "--script", script.to_str().unwrap()])
@@ -583,8 +578,7 @@ fn bad_input_is_one_line_and_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("completed"));
-    let out = bin().args(["simulate", "x.js"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "TARGET needs --workflow");
+    failed("TARGET needs --workflow", &output(&["simulate", "x.js"]));
 }
 
 #[test]
@@ -594,8 +588,7 @@ fn an_unknown_workflow_lists_the_available_ones() {
         .args(["simulate", V220, "--workflow", "nope", "--quiet"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed("an unknown workflow", &out);
     assert!(
         err.contains("code-review") && err.contains("deep-research"),
         "lists the available ones: {err}"
