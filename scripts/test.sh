@@ -39,7 +39,7 @@ cargo test --locked --no-fail-fast "$@" 2>&1 | tee "$log" || status=$?
 
 after="$(fingerprint)"
 if [ "$before" != "$after" ]; then
-  echo "error: the tests changed $user_cache (the user's own cache):" >&2
+  echo "error: $user_cache (the user's own cache) changed while the tests ran; they must not touch it:" >&2
   diff <(echo "$before") <(echo "$after") >&2 || true
   status=1
 fi
