@@ -8,8 +8,44 @@
 # - python3: measures a command's own peak memory in the store bounds tests.
 # `--no-fail-fast` so that one failing suite never hides the others.
 # Extra arguments go to `cargo test` (e.g. a test name filter).
+#
+# Each test runs the tool in a sandbox of its own (tests/common/run.rs);
+# real builds are downloaded once into $CC_TEARDOWN_CACHE if set, else
+# target/tmp/downloads. The user's own cache folder must come out of the
+# suite as it went in: its listing (names, sizes, times) is compared.
+#
+# CC_TEARDOWN_OFFLINE=1 builds the suite without the tests that download
+# real builds (switching it rebuilds the crate): libtest lists each as
+# "ignored, CC_TEARDOWN_OFFLINE=1: …", and the count is printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/need.sh
 need node:nodejs npm:npm chromium:chromium python3:python3
-exec cargo test --locked --no-fail-fast "$@"
+
+user_cache="${XDG_CACHE_HOME:-$HOME/.cache}/cc-teardown"
+fingerprint() {
+  if [ -e "$user_cache" ]; then
+    find "$user_cache" -printf '%P %y %s %T@\n' | LC_ALL=C sort
+  else
+    echo "(absent)"
+  fi
+}
+before="$(fingerprint)"
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test --locked --no-fail-fast "$@" 2>&1 | tee "$log" || status=$?
+
+after="$(fingerprint)"
+if [ "$before" != "$after" ]; then
+  echo "error: $user_cache (the user's own cache) changed while the tests ran; they must not touch it:" >&2
+  diff <(echo "$before") <(echo "$after") >&2 || true
+  status=1
+fi
+
+if [ "${CC_TEARDOWN_OFFLINE:-}" = 1 ]; then
+  skipped="$(grep -c '\.\.\. ignored, CC_TEARDOWN_OFFLINE=1' "$log" || true)"
+  echo "CC_TEARDOWN_OFFLINE=1: $skipped tests skipped (they download real builds)"
+fi
+exit "$status"

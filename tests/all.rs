@@ -15,6 +15,7 @@ mod flags_gates;
 mod history;
 mod installs_report;
 mod integrity;
+mod isolation;
 mod js_layer;
 mod js_real;
 mod nesting;

@@ -9,34 +9,10 @@ use common::*;
 use proptest::prelude::*;
 use std::path::Path;
 
-/// Run `args` and expect a one-line error mentioning `needle`.
-fn fails_with(args: &[&str], needle: &str) {
-    // A hang is killed (and then fails the exit-code check below).
-    let out = bin()
-        .args(args)
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: stderr {err}");
-    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "{args:?}: not one line: {err}"
-    );
-    assert!(err.starts_with("error: "), "{err}");
-    assert!(
-        err.to_lowercase().contains(&needle.to_lowercase()),
-        "{args:?}: expected {needle:?} in {err}"
-    );
-}
-
 /// The `kind` of the JSON error `args --json` reports.
 fn json_error_kind(args: &[&str]) -> String {
-    let out = bin().args(args).arg("--json").output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (v, code) = json_and_code(bin().args(args));
+    assert_eq!(code, 2, "{args:?}: {v}");
     v["error"]["kind"].as_str().unwrap().to_string()
 }
 
@@ -75,24 +51,24 @@ fn synthetic_payload_round_trips() {
 fn not_an_executable() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(dir.path(), "x.bin", &[0x00, 0x01, 0x02, 0xff].repeat(100));
-    fails_with(&["info", &f], "not an executable");
+    refused(&["info", &f], "not an executable");
     let f = write(dir.path(), "empty", b"");
-    fails_with(&["info", &f], "not an executable");
-    fails_with(&["info", "/definitely/not/here"], "no such file");
-    fails_with(&["info", dir.path().to_str().unwrap()], "directory");
+    refused(&["info", &f], "not an executable");
+    refused(&["info", "/definitely/not/here"], "no such file");
+    refused(&["info", dir.path().to_str().unwrap()], "directory");
 }
 
 #[test]
 fn executable_without_payload() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(dir.path(), "plain", &plain_elf());
-    fails_with(&["info", &f], "no Bun payload");
+    refused(&["info", &f], "no Bun payload");
     let f = write(
         dir.path(),
         "plain.exe",
         &pe_with_section(b"not a bun section", false),
     );
-    fails_with(&["info", &f], "disagrees");
+    refused(&["info", &f], "disagrees");
 }
 
 #[test]
@@ -101,13 +77,7 @@ fn truncated_files() {
     let full = elf_with_section(&with_header(&good_payload(), 8));
     for cut in [16, 64, full.len() / 2, full.len() - 40] {
         let f = write(dir.path(), &format!("cut{cut}"), &full[..cut]);
-        let out = bin().args(["info", &f]).output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "cut at {cut}: {err}");
-        assert!(
-            !err.contains("panicked") && err.lines().count() == 1,
-            "{err}"
-        );
+        one_line_error(format!("cut at {cut}"), &output(&["info", &f]));
     }
 }
 
@@ -130,7 +100,7 @@ fn length_header_that_disagrees() {
     let mut junk = (1u64 << 40).to_le_bytes().to_vec();
     junk.extend_from_slice(&[0xAB; 200]);
     let f = write(dir.path(), "junk.elf", &elf_with_section(&junk));
-    fails_with(&["info", &f], "disagrees");
+    refused(&["info", &f], "disagrees");
 }
 
 /// Patch a u32 in the first module record of a synthetic payload.
@@ -148,23 +118,23 @@ fn pointers_out_of_bounds_or_into_tables() {
     let dir = tempfile::tempdir().unwrap();
     // contents length huge
     let f = write(dir.path(), "oob", &patched(12, u32::MAX));
-    fails_with(&["info", &f], "no known module record layout");
+    refused(&["info", &f], "no known module record layout");
     // name pointing into the module table
     let p = good_payload();
     let n = p.len();
     let table = u32::from_le_bytes(p[n - 40..n - 36].try_into().unwrap());
     let f = write(dir.path(), "into-table", &patched(8, table));
-    fails_with(&["info", &f], "module table");
+    refused(&["info", &f], "module table");
     // module table itself out of bounds
     let mut q = good_payload();
     q[n - 48 + 12..n - 48 + 16].copy_from_slice(&u32::MAX.to_le_bytes());
     let f = write(dir.path(), "table-oob", &q);
-    fails_with(&["info", &f], "outside the payload");
+    refused(&["info", &f], "outside the payload");
     // entry point out of range
     let mut q = good_payload();
     q[n - 48 + 16..n - 48 + 20].copy_from_slice(&7u32.to_le_bytes());
     let f = write(dir.path(), "entry", &q);
-    fails_with(&["info", &f], "entry point id 7");
+    refused(&["info", &f], "entry point id 7");
 }
 
 #[test]
@@ -205,7 +175,7 @@ fn zstd_bomb_is_capped() {
     );
     let f = write(dir.path(), "bomb", &p);
     let out = dir.path().join("out");
-    fails_with(
+    refused(
         &[
             "extract",
             &f,
@@ -254,7 +224,7 @@ fn names_that_escape_the_output_folder() {
         );
         let f = write(dir.path(), &format!("evil{i}"), &p);
         let out = dir.path().join(format!("out{i}/deep"));
-        fails_with(&["extract", &f, "-o", out.to_str().unwrap()], "escape");
+        refused(&["extract", &f, "-o", out.to_str().unwrap()], "escape");
         assert!(!dir.path().join("escape.js").exists());
         assert!(!out.exists(), "nothing is written when a name is refused");
     }
@@ -278,7 +248,7 @@ fn symlinks_already_in_the_output_folder() {
         0,
     );
     let f = write(dir.path(), "p", &p);
-    fails_with(&["extract", &f, "-o", out.to_str().unwrap()], "symlink");
+    refused(&["extract", &f, "-o", out.to_str().unwrap()], "symlink");
     assert_eq!(
         std::fs::read_dir(&outside).unwrap().count(),
         0,
@@ -413,7 +383,7 @@ fn one_decoding_budget_for_the_whole_run() {
     let out = dir.path().join("out");
     let o = out.to_str().unwrap();
     // Each record alone fits in 20 MB; the run does not.
-    fails_with(
+    refused(
         &["extract", &f, "-o", o, "--max-decoded", "20000000"],
         "--max-decoded",
     );
@@ -434,7 +404,7 @@ fn one_decoding_budget_for_the_whole_run() {
     let p = shared_frame_payload(50, 16 << 20, true);
     let f = write(dir.path(), "shared-js", &p);
     let t = std::time::Instant::now();
-    fails_with(&["hash", &f, "--max-decoded", "100000000"], "budget");
+    refused(&["hash", &f, "--max-decoded", "100000000"], "budget");
     assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
     bin()
         .args(["hash", &f, "--max-decoded", "1000000000"])
@@ -463,11 +433,11 @@ fn targets_that_are_not_regular_files() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("fifo");
     mkfifo(&fifo);
-    fails_with(&["info", fifo.to_str().unwrap()], "FIFO");
-    fails_with(&["hash", "/dev/zero"], "character device");
+    refused(&["info", fifo.to_str().unwrap()], "FIFO");
+    refused(&["hash", "/dev/zero"], "character device");
     let link = dir.path().join("zero");
     std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-    fails_with(
+    refused(
         &[
             "verify",
             link.to_str().unwrap(),
@@ -505,7 +475,7 @@ fn extract_never_writes_through_what_is_already_there() {
     // A hard link to a file elsewhere.
     reset();
     std::fs::hard_link(&outside, out.join("cli")).unwrap();
-    fails_with(&["extract", &f, "-o", o], "already exists");
+    refused(&["extract", &f, "-o", o], "already exists");
     assert_eq!(json_error_kind(&["extract", &f, "-o", o]), "io");
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
     assert!(
@@ -522,7 +492,7 @@ fn extract_never_writes_through_what_is_already_there() {
     // A FIFO: refused at once, and replaced (never opened) with --force.
     reset();
     mkfifo(&out.join("cli"));
-    fails_with(&["extract", &f, "-o", o], "FIFO");
+    refused(&["extract", &f, "-o", o], "FIFO");
     bin()
         .args(["extract", &f, "-o", o, "--force"])
         .timeout(std::time::Duration::from_secs(60))
@@ -532,7 +502,7 @@ fn extract_never_writes_through_what_is_already_there() {
     // A symlinked manifest.json is refused before any module is written.
     reset();
     std::os::unix::fs::symlink(&outside, out.join("manifest.json")).unwrap();
-    fails_with(&["extract", &f, "-o", o], "symlink");
+    refused(&["extract", &f, "-o", o], "symlink");
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1, "only the link");
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "precious");
     // A symlinked folder on the way, even with --force, is never entered.
@@ -540,7 +510,7 @@ fn extract_never_writes_through_what_is_already_there() {
     let elsewhere = dir.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, out.join("sub")).unwrap();
-    fails_with(&["extract", &f, "-o", o], "symlink");
+    refused(&["extract", &f, "-o", o], "symlink");
     bin()
         .args(["extract", &f, "-o", o, "--force"])
         .assert()
@@ -550,11 +520,11 @@ fn extract_never_writes_through_what_is_already_there() {
     // A folder where a file goes is never removed.
     reset();
     std::fs::create_dir(out.join("cli")).unwrap();
-    fails_with(&["extract", &f, "-o", o, "--force"], "directory");
+    refused(&["extract", &f, "-o", o, "--force"], "directory");
     // A second run into the same folder needs --force.
     reset();
     bin().args(["extract", &f, "-o", o]).assert().success();
-    fails_with(&["extract", &f, "-o", o], "already exists");
+    refused(&["extract", &f, "-o", o], "already exists");
     bin()
         .args(["extract", &f, "-o", o, "--force"])
         .assert()
@@ -578,7 +548,7 @@ fn extract_refuses_files_that_collide() {
         specs.extend(names.iter().map(|n| Spec::js(n, b"2")));
         let f = write(dir.path(), &format!("c{i}"), &build_payload(&specs, 0));
         let out = dir.path().join(format!("out{i}"));
-        fails_with(&["extract", &f, "-o", out.to_str().unwrap()], needle);
+        refused(&["extract", &f, "-o", out.to_str().unwrap()], needle);
         assert_eq!(
             json_error_kind(&["extract", &f, "-o", out.to_str().unwrap()]),
             "bun"
@@ -599,7 +569,7 @@ fn extract_refuses_files_that_collide() {
     let f = write(dir.path(), "bc", &p);
     let out = dir.path().join("out-bc");
     let o = out.to_str().unwrap();
-    fails_with(&["extract", &f, "-o", o, "--bytecode"], "a.js.jsc");
+    refused(&["extract", &f, "-o", o, "--bytecode"], "a.js.jsc");
     let err = String::from_utf8(
         bin()
             .args(["extract", &f, "-o", o, "--bytecode"])
@@ -645,10 +615,7 @@ fn pretty_and_reconstruct_never_write_through_what_is_there() {
         vec!["reconstruct", single, "-o", out.to_str().unwrap()],
         vec!["pretty", single, "--all", "-o", out.to_str().unwrap()],
     ] {
-        let r = bin().args(&args).output().unwrap();
-        assert_eq!(r.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&r.stderr);
-        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        one_line_error(&args, &output(&args));
         assert_eq!(std::fs::read(&outside).unwrap(), b"precious", "{args:?}");
     }
     // Nothing was written before the refusal.
@@ -821,7 +788,7 @@ fn every_folder_writer_plans_its_names_first() {
             if force {
                 a.push("--force");
             }
-            fails_with(&a, needle);
+            refused(&a, needle);
             assert_eq!(json_error_kind(&a), "bun", "{a:?}");
             assert!(listing(&out).is_empty(), "{a:?}: nothing written");
         }
@@ -864,7 +831,7 @@ fn every_folder_writer_plans_its_names_first() {
         assert!(Path::new(f).is_file(), "{f}");
     }
     // The same run again gives the same names (refused: they exist).
-    fails_with(
+    refused(
         &["pretty", &p, "--all", "-o", out.to_str().unwrap()],
         "already exists",
     );
@@ -930,7 +897,7 @@ fn dash_o_never_writes_through_what_is_there() {
         for (path, needle) in [(&link, "link"), (&hard, "hard link"), (&fifo, "FIFO")] {
             let mut args = cmd.to_vec();
             args.extend(["-o", path.to_str().unwrap()]);
-            fails_with(&args, needle);
+            refused(&args, needle);
         }
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious", "{cmd:?}");
         assert!(

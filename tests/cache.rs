@@ -6,25 +6,6 @@ use std::path::Path;
 
 const COMMANDS: [&str; 4] = ["workflows", "flags", "gates", "locate"];
 
-/// Run `cmd TARGET --json` with its own store; stdout and whether the facts
-/// came from the store.
-fn run(cache: &Path, cmd: &str, target: &str) -> (Vec<u8>, bool) {
-    let out = bin()
-        .args([cmd, target, "--json", "--quiet", "--cache-dir"])
-        .arg(cache)
-        .env("CC_TEARDOWN_DEBUG", "store")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{cmd} {target}: {stderr}");
-    let hit = stderr.contains("read from the store");
-    assert!(
-        hit || stderr.contains("computed"),
-        "{cmd}: the debug line says where the facts came from: {stderr}"
-    );
-    (out.stdout, hit)
-}
-
 fn fixture() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/js/single.js")
@@ -51,7 +32,7 @@ fn cold_then_warm(target: &str, with_reference: bool) {
         })
         .collect();
     for (i, cmd) in COMMANDS.iter().enumerate() {
-        let (cold, hit) = run(cache.path(), cmd, target);
+        let (cold, hit) = stored_run(cache.path(), None, cmd, target);
         assert_eq!(hit, i > 0, "{cmd}: only the first command computes");
         if with_reference {
             assert_eq!(
@@ -59,7 +40,7 @@ fn cold_then_warm(target: &str, with_reference: bool) {
                 "{cmd}: same output as without the store"
             );
         }
-        let (warm, hit) = run(cache.path(), cmd, target);
+        let (warm, hit) = stored_run(cache.path(), None, cmd, target);
         assert!(hit, "{cmd}: the second run reads the store");
         assert_eq!(warm, cold, "{cmd}: warm output is byte-identical");
     }
@@ -71,10 +52,8 @@ fn fixture_cold_then_warm() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn real_builds_cold_then_warm() {
-    if offline() {
-        return;
-    }
     for (v, p) in [("2.1.220", "darwin-arm64"), ("2.1.332", "linux-x64")] {
         cold_then_warm(fetch(v, p).to_str().unwrap(), false);
     }
@@ -85,10 +64,8 @@ fn real_builds_cold_then_warm() {
 /// default of `null` once read back differently and made every such gate
 /// "changed").
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn a_diff_of_a_stored_and_a_fresh_build_is_a_fresh_diff() {
-    if offline() {
-        return;
-    }
     let (a, b) = (
         fetch("2.1.220", "darwin-arm64"),
         fetch("2.1.220", "linux-x64"),
@@ -107,7 +84,7 @@ fn a_diff_of_a_stored_and_a_fresh_build_is_a_fresh_diff() {
     };
     let fresh = diff(&["--no-cache"]);
     let cache = tempfile::tempdir().unwrap();
-    let (_, hit) = run(cache.path(), "gates", a);
+    let (_, hit) = stored_run(cache.path(), None, "gates", a);
     assert!(!hit);
     let dir = cache.path().to_str().unwrap();
 
@@ -126,7 +103,7 @@ fn damaged_or_foreign_store_files_are_rebuilt() {
     let target = fixture();
     let cache = tempfile::tempdir().unwrap();
     let store = cache.path().join("facts.sqlite");
-    let (good, _) = run(cache.path(), "workflows", &target);
+    let (good, _) = stored_run(cache.path(), None, "workflows", &target);
     let damage: [(&str, Spoil); 4] = [
         (
             "truncated",
@@ -158,14 +135,14 @@ fn damaged_or_foreign_store_files_are_rebuilt() {
     for (what, spoil) in &damage {
         // Fold the write-ahead log into the file first, so the damage hits
         // the facts themselves.
-        run(cache.path(), "workflows", &target);
+        stored_run(cache.path(), None, "workflows", &target);
         for suffix in ["-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", store.display()));
         }
         spoil(&store);
-        let (out, _) = run(cache.path(), "workflows", &target);
+        let (out, _) = stored_run(cache.path(), None, "workflows", &target);
         assert_eq!(out, good, "{what}: correct output");
-        let (out, hit) = run(cache.path(), "workflows", &target);
+        let (out, hit) = stored_run(cache.path(), None, "workflows", &target);
         assert_eq!(out, good, "{what}: correct output after the rebuild");
         assert!(hit, "{what}: the rebuilt store serves the next run");
     }
@@ -184,7 +161,7 @@ fn a_foreign_sqlite_file_is_not_trusted() {
     )
     .unwrap();
     drop(c);
-    let (out, hit) = run(cache.path(), "locate", &fixture());
+    let (out, hit) = stored_run(cache.path(), None, "locate", &fixture());
     assert!(!hit);
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert!(v["functions"].as_array().is_some_and(|f| !f.is_empty()));
@@ -203,7 +180,7 @@ fn two_processes_at_once() {
     let target = fixture();
     let cache = tempfile::tempdir().unwrap();
     let spawn = |cmd: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_cc-teardown"))
+        command()
             .args([cmd, &target, "--json", "--quiet", "--cache-dir"])
             .arg(cache.path())
             .stdout(std::process::Stdio::piped())
@@ -217,11 +194,11 @@ fn two_processes_at_once() {
         .map(|c| c.wait_with_output().unwrap())
         .collect();
     for o in &outs {
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        succeeded("two processes at once", o);
     }
     assert_eq!(outs[0].stdout, outs[2].stdout);
     assert_eq!(outs[1].stdout, outs[3].stdout);
-    let (warm, hit) = run(cache.path(), COMMANDS[0], &target);
+    let (warm, hit) = stored_run(cache.path(), None, COMMANDS[0], &target);
     assert!(hit);
     assert_eq!(warm, outs[0].stdout);
 }
@@ -229,7 +206,7 @@ fn two_processes_at_once() {
 #[test]
 fn cache_info_and_clear() {
     let cache = tempfile::tempdir().unwrap();
-    run(cache.path(), "flags", &fixture());
+    stored_run(cache.path(), None, "flags", &fixture());
     let info = |args: &[&str]| {
         let out = bin()
             .args(args)
@@ -246,7 +223,7 @@ fn cache_info_and_clear() {
     assert!(i["bytes"].as_u64().unwrap() > 0);
     info(&["cache", "clear"]);
     assert!(!cache.path().join("facts.sqlite").exists());
-    let (_, hit) = run(cache.path(), "flags", &fixture());
+    let (_, hit) = stored_run(cache.path(), None, "flags", &fixture());
     assert!(!hit, "a cleared store computes again");
 }
 
@@ -304,10 +281,8 @@ fn a_named_store_is_never_destroyed() {
                 .timeout(std::time::Duration::from_secs(60))
                 .output()
                 .unwrap();
-            let err = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{args:?} {path:?}: {err}");
+            let err = one_line_error((&args, path), &out);
             assert!(err.contains(needle), "{args:?} {path:?}: {err}");
-            assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
         }
     }
     assert_eq!(std::fs::read_to_string(&text).unwrap(), "my notes\n");
@@ -336,12 +311,8 @@ fn a_named_store_is_never_destroyed() {
         .arg(&cache)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("a symlink"));
+    succeeded("locate with the cache's store behind a link", &out);
+    assert!(stderr(&out).contains("a symlink"));
     assert_eq!(std::fs::read_to_string(&text).unwrap(), "my notes\n");
     // A named store of ours is used, and `cache clear` removes it.
     let ours = d.join("ours.sqlite");

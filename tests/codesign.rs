@@ -401,12 +401,7 @@ fn timed(args: &[&str]) -> (std::process::Output, Duration) {
 /// `info --json` on `file`, timed: the signature and the size of the JSON.
 fn info(file: &str) -> (serde_json::Value, usize, Duration) {
     let (out, took) = timed(&["info", file, "--json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{file}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(file, &out);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     (v["signature"].clone(), out.stdout.len(), took)
 }
@@ -425,12 +420,7 @@ fn every_command(file: &str) -> serde_json::Value {
     assert!(json_len < 16 << 20, "info --json {file}: {json_len} bytes");
     for args in [vec!["info", file], vec!["report", file]] {
         let (out, took) = timed(&args);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&args, &out);
         assert!(took < FAST, "{args:?}: {took:?}");
         assert!(
             out.stdout.len() < 1 << 20,
@@ -562,17 +552,15 @@ fn a_fat_header_listing_one_slice_50000_times_is_malformed_at_once() {
     ] {
         let (out, took) = timed(&args);
         assert!(took < FAST, "{args:?}: {took:?}");
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
         let said = if args.contains(&"--json") {
+            failed(&args, &out);
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             v["error"]["message"]
                 .as_str()
                 .unwrap_or_default()
                 .to_string()
         } else {
-            let err = String::from_utf8_lossy(&out.stderr).to_string();
-            assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-            err
+            one_line_error(&args, &out)
         };
         assert!(said.contains("50000 slices"), "{args:?}: {said}");
         assert!(

@@ -14,20 +14,7 @@ const PLATFORM: &str = "darwin-arm64";
 
 /// Run a command against the test's own store; JSON stdout and exit code.
 fn run(store: &Path, args: &[&str]) -> (Value, i32) {
-    let out = bin()
-        .args(args)
-        .args(["--json", "--quiet", "--store"])
-        .arg(store)
-        .output()
-        .unwrap();
-    let code = out.status.code().unwrap_or(-1);
-    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{args:?} (exit {code}) printed no JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (v, code)
+    json_and_code(bin().args(args).args(["--quiet", "--store"]).arg(store))
 }
 
 fn ok_releases(store: &Path) -> Vec<Value> {
@@ -62,15 +49,13 @@ fn npm(v: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
-    if offline() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("facts.sqlite");
 
     // 1. Start a scan and kill it (SIGKILL) once one release is recorded.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cc-teardown"))
+    let mut child = command()
         .args(["history", "scan", RANGE, "--platform", PLATFORM, "--keep"])
         .args(["--quiet", "--store"])
         .arg(&store)
@@ -257,7 +242,7 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
         let as_root = unsafe { libc::geteuid() } == 0;
         // A copy of the binary a user without our home can run.
         let exe = public.join("cc-teardown");
-        std::fs::copy(assert_cmd::cargo::cargo_bin("cc-teardown"), &exe).unwrap();
+        std::fs::copy(EXE, &exe).unwrap();
         let mode = |p: &Path, m: u32| {
             std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap()
         };
@@ -265,7 +250,7 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
         mode(&public, 0o555);
         mode(dir.path(), 0o755);
         let as_reader = |program: &Path| {
-            let mut c = std::process::Command::new(program);
+            let mut c = command_of(program);
             if as_root {
                 // nobody's ids (the standard library drops root's other
                 // groups with them).
@@ -291,6 +276,7 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
                     .arg(&published)
                     .env("HOME", &public)
                     .env_remove("XDG_CACHE_HOME")
+                    .env_remove("CC_TEARDOWN_CACHE")
                     .output()
                     .expect("the binary runs");
                 let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -338,11 +324,7 @@ fn scan_killed_midway_resumes_and_agrees_with_the_builds() {
         .arg(&store)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded("history timeline -o", &out);
     let html = std::fs::read_to_string(&page).unwrap();
     let (dom, shot) = render(&page, &dir.path().join("timeline.png"));
     crate::reports::check_page(&html, &dom, shot, 6);
@@ -408,13 +390,8 @@ fn bad_history_input_is_one_line() {
     // A file that is not a store: its JSON error is of kind `store`.
     let foreign = dir.path().join("notes.sqlite");
     std::fs::write(&foreign, "not a database, just notes\n").unwrap();
-    let out = bin()
-        .args(["history", "list", "--json", "--store"])
-        .arg(&foreign)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (v, code) = json_and_code(bin().args(["history", "list", "--store"]).arg(&foreign));
+    assert_eq!(code, 2, "{v}");
     assert_eq!(v["error"]["kind"], "store", "{v}");
     assert_eq!(
         std::fs::read_to_string(&foreign).unwrap(),
@@ -422,9 +399,5 @@ fn bad_history_input_is_one_line() {
         "left as it is"
     );
     // --no-cache and history cannot go together.
-    let out = bin()
-        .args(["history", "list", "--no-cache"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    failed("--no-cache", &output(&["history", "list", "--no-cache"]));
 }

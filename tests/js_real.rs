@@ -36,10 +36,8 @@ fn with_graph<T>(version: &str, platform: &str, f: impl FnOnce(&BunGraph) -> T) 
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn v2_1_220_bundle_strings_round_trip_exactly() {
-    if offline() {
-        return;
-    }
     with_graph("2.1.220", "darwin-arm64", |g| {
         let src = std::str::from_utf8(g.entry_module().contents)
             .unwrap()
@@ -131,10 +129,8 @@ fn check_line_maps(ci: &CodeIndex) -> usize {
 /// every offset alike. The modules go in four shards to keep the peak of
 /// holding every printed text twice down.
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn line_maps_without_printing_equal_the_printers_on_every_module() {
-    if offline() {
-        return;
-    }
     for (version, at_least) in [("2.1.220", 1), ("2.1.260", 1_400), ("2.1.332", 3_000)] {
         let (compared, lines) = with_graph(version, "darwin-arm64", |g| {
             let budget = Budget::new(1 << 30);
@@ -170,10 +166,8 @@ fn line_maps_without_printing_equal_the_printers_on_every_module() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn line_maps_agree_on_both_builds() {
-    if offline() {
-        return;
-    }
     let n220 = with_graph("2.1.220", "darwin-arm64", |g| {
         let ci = parse::with_big_stack(|| CodeIndex::build(g, &Budget::new(1 << 30))).unwrap();
         check_line_maps(&ci)
@@ -192,10 +186,8 @@ fn line_maps_agree_on_both_builds() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn symbols_recover_init_bundled_workflows() {
-    if offline() {
-        return;
-    }
     let v = json(&[
         "symbols",
         "npm:2.1.220/darwin-arm64",
@@ -242,10 +234,8 @@ fn symbols_recover_init_bundled_workflows() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn grep_finds_the_code_review_template() {
-    if offline() {
-        return;
-    }
     let v = json(&[
         "grep",
         "npm:2.1.220/darwin-arm64",

@@ -12,10 +12,8 @@ use cc_teardown::js::print;
 use common::*;
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn v2_1_220_in_pieces_equals_one_pass() {
-    if offline() {
-        return;
-    }
     let path = fetch("2.1.220", "darwin-arm64");
     let bytes = std::fs::read(path).unwrap();
     let loc = container::locate(&bytes, &ContainerOptions::default()).unwrap();

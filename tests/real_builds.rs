@@ -14,10 +14,8 @@ fn path_str(p: &Path) -> &str {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn v2_1_220_darwin_arm64() {
-    if offline() {
-        return;
-    }
     let exe = fetch("2.1.220", "darwin-arm64");
     let t = path_str(&exe);
     let v = json(&["info", t]);
@@ -111,10 +109,8 @@ fn v2_1_220_darwin_arm64() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn v2_1_220_linux_x64_and_win32_x64() {
-    if offline() {
-        return;
-    }
     let elf = fetch("2.1.220", "linux-x64");
     let v = json(&["info", path_str(&elf)]);
     assert_eq!(v["container"]["format"], "elf");
@@ -150,10 +146,8 @@ fn v2_1_220_linux_x64_and_win32_x64() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn v2_1_260_darwin_arm64_code_split() {
-    if offline() {
-        return;
-    }
     let exe = fetch("2.1.260", "darwin-arm64");
     let t = path_str(&exe);
     let v = json(&["info", t]);
@@ -209,10 +203,8 @@ fn v2_1_260_darwin_arm64_code_split() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn newest_published_version() {
-    if offline() {
-        return;
-    }
     let f = fetch_json("latest", "linux-x64");
     let version = f["version"].as_str().unwrap();
     let v = json(&["info", f["path"].as_str().unwrap()]);
@@ -234,10 +226,8 @@ fn newest_published_version() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn second_fetch_is_a_cache_hit_without_network() {
-    if offline() {
-        return;
-    }
     fetch("2.1.220", "darwin-arm64");
     // An unreachable registry proves no request is made on a hit.
     let out = bin()

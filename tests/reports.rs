@@ -19,11 +19,7 @@ pub(crate) fn run(args: &[&str]) -> String {
         .env("HOME", "/nonexistent-home")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(args, &out);
     String::from_utf8(out.stdout)
         .unwrap()
         // The analysis version moves with the analysis code; snapshots
@@ -136,10 +132,8 @@ fn completions_man_and_version() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn terminal_output_of_real_builds_fits_columns() {
-    if offline() {
-        return;
-    }
     let a = "npm:2.1.220/darwin-arm64";
     let b = "npm:2.1.260/darwin-arm64";
     fetch("2.1.220", "darwin-arm64");
@@ -191,10 +185,8 @@ fn unicode_columns(s: &str) -> usize {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn markdown_diff_of_real_builds_is_publishable() {
-    if offline() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let md = dir.path().join("d.md");
     let out = bin()
@@ -269,10 +261,8 @@ pub(crate) fn check_page(html: &str, dom: &str, shot_bytes: u64, figures: usize)
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn html_report_of_2_1_220_in_headless_chromium() {
-    if offline() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("claude.json");
     std::fs::write(&cfg, r#"{"cachedGrowthBookFeatures": {"tengu_workflows_enabled": true, "tengu_review_workflow_routing": false}}"#).unwrap();
@@ -339,8 +329,11 @@ fn html_report_of_2_1_220_in_headless_chromium() {
     // Readable options, never JSON; no absolute cache path.
     assert!(dom.contains("computed by <code>BX_</code> reading <code>tengu_sorrel_avocet</code>"));
     assert!(!dom.contains("{\"kind\":"));
-    let cache = std::env::var("HOME").unwrap() + "/.cache";
-    assert!(!dom.contains(&cache), "paths are relative to home");
+    let cache = sandbox_home().join(".cache");
+    assert!(
+        !dom.contains(cache.to_str().unwrap()),
+        "paths are relative to home"
+    );
     assert!(dom.contains("All 1,746 flags"), "the full flag table");
     // The routing gate's chain: conditions judged at run time, then the
     // flag that blocks.
@@ -374,10 +367,8 @@ fn html_report_of_2_1_220_in_headless_chromium() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn html_diff_of_2_1_220_and_2_1_260_in_headless_chromium() {
-    if offline() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("diff.html");
     let out = bin()
@@ -617,13 +608,14 @@ fn long_output_on_a_terminal_is_paged() {
     )
     .unwrap();
     std::fs::set_permissions(&pager, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let exe = std::path::PathBuf::from(env!("CARGO_BIN_EXE_cc-teardown"));
+    let exe = std::path::Path::new(EXE);
     let on_a_terminal = |extra: &str, paged: &std::path::Path| {
         let cmd = format!(
             "{} diff fixtures/js/diff/a.js fixtures/js/diff/b.js{extra}",
             exe.display()
         );
-        let out = std::process::Command::new("script")
+        // The binary under `script` inherits the sandbox.
+        let out = command_of("script")
             .args(["-qec", &cmd, "/dev/null"])
             .current_dir(MANIFEST)
             .env("PAGER", format!("{} {}", pager.display(), paged.display()))

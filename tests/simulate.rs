@@ -109,10 +109,8 @@ fn candidates(agents: &[&Value]) -> Vec<Value> {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn code_review_levels_from_runs_agree_with_static_analysis() {
-    if offline() {
-        return;
-    }
     let w = json(&["workflows", V220, "--name", "code-review"]);
     let levels = w["workflows"][0]["levels"].as_array().unwrap().clone();
     assert_eq!(levels.len(), 3, "high, xhigh, max");
@@ -175,10 +173,8 @@ fn code_review_levels_from_runs_agree_with_static_analysis() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn candidates_at_one_location_share_one_verifier() {
-    if offline() {
-        return;
-    }
     let t = review_with(
         "high",
         r#"{"rules": [
@@ -224,10 +220,8 @@ fn candidates_at_one_location_share_one_verifier() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn verdicts_stay_with_their_candidates() {
-    if offline() {
-        return;
-    }
     let t = review_with(
         "high",
         r#"{"seed": 5, "rules": [
@@ -290,10 +284,8 @@ fn verdicts_stay_with_their_candidates() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn duplicate_findings_are_combined_by_the_final_stage() {
-    if offline() {
-        return;
-    }
     let t = review_with(
         "high",
         r#"{"rules": [
@@ -334,10 +326,8 @@ fn duplicate_findings_are_combined_by_the_final_stage() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn an_empty_scope_stops_the_review() {
-    if offline() {
-        return;
-    }
     for level in ["high", "xhigh"] {
         let t = review_with(
             level,
@@ -356,10 +346,8 @@ fn an_empty_scope_stops_the_review() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn deep_research_runs_to_completion_on_both_builds() {
-    if offline() {
-        return;
-    }
     for target in [V220, V260] {
         let (code, t, stderr) = simulate(&[
             target,
@@ -552,10 +540,8 @@ fn bad_input_is_one_line_and_exit_2() {
             ])
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{scenario}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.starts_with("error:") && err.contains(words), "{err}");
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        let err = one_line_error(scenario, &out);
+        assert!(err.contains(words), "{err}");
     }
     // Scripts and scenarios must be regular files: a device would never
     // end, a FIFO never start (it is refused without waiting for a writer).
@@ -576,18 +562,15 @@ fn bad_input_is_one_line_and_exit_2() {
             .timeout(std::time::Duration::from_secs(60))
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{path}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = one_line_error(path, &out);
         assert!(err.contains("not a regular file"), "{path}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
     let big = write(dir.path(), "big.js", &"//\n".repeat(2 << 20));
     let out = bin()
         .args(["simulate", "--script", big.to_str().unwrap()])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed("a 6 MB script", &out);
     assert!(err.contains("larger than 4 MB"), "{err}");
     let out = bin()
         .args(["simulate", "--script", script.to_str().unwrap()])
@@ -595,17 +578,17 @@ fn bad_input_is_one_line_and_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("completed"));
-    let out = bin().args(["simulate", "x.js"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "TARGET needs --workflow");
-    if offline() {
-        return;
-    }
+    failed("TARGET needs --workflow", &output(&["simulate", "x.js"]));
+}
+
+#[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
+fn an_unknown_workflow_lists_the_available_ones() {
     let out = bin()
         .args(["simulate", V220, "--workflow", "nope", "--quiet"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed("an unknown workflow", &out);
     assert!(
         err.contains("code-review") && err.contains("deep-research"),
         "lists the available ones: {err}"

@@ -87,7 +87,7 @@ impl Store {
     /// Run `history ARGS` (with `--json` when asked); stdout, stderr, exit
     /// status, the peak resident memory in MB and the wall time.
     fn run(&self, args: &[&str]) -> Outcome {
-        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("cc-teardown"));
+        let mut c = command();
         c.arg("history")
             .args(args)
             .args(["--quiet", "--cache-dir"])

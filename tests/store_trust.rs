@@ -14,26 +14,6 @@ fn fixture(name: &str) -> String {
         .to_string()
 }
 
-/// `cmd TARGET --json` with the cache folder `cache` (and `--store` when
-/// given): stdout, and whether the facts were read from the store.
-fn run(cache: &Path, store: Option<&Path>, cmd: &str, target: &str) -> (Vec<u8>, bool) {
-    let mut c = bin();
-    c.args([cmd, target, "--json", "--quiet", "--cache-dir"])
-        .arg(cache)
-        .env("CC_TEARDOWN_CACHE", cache)
-        .env("CC_TEARDOWN_DEBUG", "store")
-        .env_remove("CC_TEARDOWN_STORE");
-    if let Some(s) = store {
-        c.arg("--store").arg(s);
-    }
-    let out = c.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{cmd} {target}: {stderr}");
-    let hit = stderr.contains("read from the store");
-    assert!(hit || stderr.contains("computed"), "{cmd}: {stderr}");
-    (out.stdout, hit)
-}
-
 const COMMANDS: [&str; 3] = ["flags", "gates", "workflows"];
 
 /// Every facts row of `store`: (digest, body, body_sha256).
@@ -72,9 +52,9 @@ fn two_builds(cache: &Path, store: Option<&Path>) -> (Vec<Vec<u8>>, String, Stri
     let (a, b) = (fixture("single.js"), fixture("diff/a.js"));
     let truth: Vec<Vec<u8>> = COMMANDS
         .iter()
-        .map(|cmd| run(cache, store, cmd, &a).0)
+        .map(|cmd| stored_run(cache, store, cmd, &a).0)
         .collect();
-    run(cache, store, "flags", &b);
+    stored_run(cache, store, "flags", &b);
     let path = store.map_or_else(|| cache.join("facts.sqlite"), PathBuf::from);
     let rows = facts_rows(&path);
     assert_eq!(rows.len(), 2, "a's and b's facts are stored");
@@ -100,7 +80,7 @@ fn a_forged_row_in_the_cache_is_recomputed() {
     let (truth, da, db) = two_builds(cache.path(), None);
     assert_ne!(
         truth[0],
-        run(cache.path(), None, "flags", &fixture("diff/a.js")).0
+        stored_run(cache.path(), None, "flags", &fixture("diff/a.js")).0
     );
     let store = cache.path().join("facts.sqlite");
     let rows = facts_rows(&store);
@@ -113,12 +93,12 @@ fn a_forged_row_in_the_cache_is_recomputed() {
     for forged in [b_body, zstd::bulk::compress(b"{\"roles\":", 3).unwrap()] {
         forge(&store, &da, &forged);
         for (cmd, want) in COMMANDS.iter().zip(&truth) {
-            let (out, hit) = run(cache.path(), None, cmd, &fixture("single.js"));
+            let (out, hit) = stored_run(cache.path(), None, cmd, &fixture("single.js"));
             assert!(!hit || *cmd != "flags", "{cmd}: the forged row is not read");
             assert_eq!(&out, want, "{cmd}: answers about a.js");
         }
         // The recomputed facts were stored sealed: the next run reads them.
-        assert!(run(cache.path(), None, "flags", &fixture("single.js")).1);
+        assert!(stored_run(cache.path(), None, "flags", &fixture("single.js")).1);
     }
     // The file shortcut: a.js's path and stat pointed at b's build.
     let c = Connection::open(&store).unwrap();
@@ -131,7 +111,7 @@ fn a_forged_row_in_the_cache_is_recomputed() {
     assert!(n >= 1);
     drop(c);
     for (cmd, want) in COMMANDS.iter().zip(&truth) {
-        let (out, _) = run(cache.path(), None, cmd, &fixture("single.js"));
+        let (out, _) = stored_run(cache.path(), None, cmd, &fixture("single.js"));
         assert_eq!(&out, want, "{cmd}: a.js, not the build the shortcut names");
     }
 }
@@ -151,7 +131,7 @@ fn a_named_or_copied_store_is_not_believed_about_your_build() {
         .1;
     forge(&named, &da, &b_body);
     for (cmd, want) in COMMANDS.iter().zip(&truth) {
-        let (out, _) = run(mine.path(), Some(&named), cmd, &fixture("single.js"));
+        let (out, _) = stored_run(mine.path(), Some(&named), cmd, &fixture("single.js"));
         assert_eq!(
             &out, want,
             "{cmd}: the forged row in --store is not believed"
@@ -160,7 +140,7 @@ fn a_named_or_copied_store_is_not_believed_about_your_build() {
     // Another machine: its own cache folder (its own key) made the store.
     let theirs = tempfile::tempdir().unwrap();
     let published = theirs.path().join("published.sqlite");
-    run(
+    stored_run(
         theirs.path(),
         Some(&published),
         "flags",
@@ -170,7 +150,7 @@ fn a_named_or_copied_store_is_not_believed_about_your_build() {
     let copy = mine.path().join("copy.sqlite");
     std::fs::copy(&published, &copy).unwrap();
     for (cmd, want) in COMMANDS.iter().zip(&truth) {
-        let (out, hit) = run(mine.path(), Some(&copy), cmd, &fixture("single.js"));
+        let (out, hit) = stored_run(mine.path(), Some(&copy), cmd, &fixture("single.js"));
         assert_eq!(&out, want, "{cmd}: the copied store's facts are not used");
         assert!(
             !hit || *cmd != "flags",

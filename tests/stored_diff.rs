@@ -61,10 +61,8 @@ fn fixture_stored_diff_equals_fresh() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn real_2_1_260_vs_2_1_332_stored_equals_fresh() {
-    if offline() {
-        return;
-    }
     let (a, b) = (
         fetch("2.1.260", "darwin-arm64"),
         fetch("2.1.332", "darwin-arm64"),

@@ -109,10 +109,8 @@ fn modules_of(p: &Value) -> BTreeSet<String> {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn one_version_on_three_platforms() {
-    if offline() {
-        return;
-    }
     let mac: PathBuf = fetch(VERSION, "darwin-arm64");
     let linux: PathBuf = fetch(VERSION, "linux-x64");
     let win: PathBuf = fetch(VERSION, "win32-x64");

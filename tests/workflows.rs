@@ -246,10 +246,8 @@ fn what_cannot_be_evaluated_is_reported_not_guessed() {
 // ---- real builds ----
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn v2_1_220_darwin_roles_at_the_teardowns_lines() {
-    if offline() {
-        return;
-    }
     let v = json(&["locate", "npm:2.1.220/darwin-arm64"]);
     assert!(
         v["absent"].as_array().unwrap().is_empty(),
@@ -297,10 +295,8 @@ fn scripts(target: &str) -> Vec<(String, bool, serde_json::Value)> {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn v2_1_220_workflows_on_three_platforms() {
-    if offline() {
-        return;
-    }
     let darwin = json(&["workflows", "npm:2.1.220/darwin-arm64"]);
     let ws = darwin["workflows"].as_array().unwrap();
     let names: Vec<_> = ws.iter().map(|w| w["name"].as_str().unwrap()).collect();
@@ -386,20 +382,16 @@ fn v2_1_220_workflows_on_three_platforms() {
 }
 
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn v2_1_260_code_split_roles_and_workflows() {
-    if offline() {
-        return;
-    }
     code_split_roles_and_workflows("npm:2.1.260/darwin-arm64");
 }
 
 /// 2.1.332 (the newest build at the time) hands out a filtered copy of the
 /// registrar's list and searches a merged list: the lookup is still found.
 #[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn v2_1_332_code_split_roles_and_workflows() {
-    if offline() {
-        return;
-    }
     let v = code_split_roles_and_workflows("npm:2.1.332/linux-x64");
     let lookup = role(&v, "workflow-lookup")[0];
     assert!(

@@ -1,18 +1,16 @@
 //! Shared test support: synthetic payloads and containers written by this
-//! project, the real-Bun fixtures, and running the binary.
+//! project, the real-Bun fixtures, and running the binary (`run`: each
+//! test in a sandbox of its own, and the assertions the suites share).
 #![allow(dead_code)]
+
+mod run;
+pub use run::*;
 
 use object::write::{Object, StandardSection};
 use object::{Architecture, BinaryFormat, Endianness, SectionKind};
 use std::path::{Path, PathBuf};
 
 pub const TRAILER: &[u8; 16] = b"\n---- Bun! ----\n";
-
-pub fn bin() -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::cargo_bin("cc-teardown").unwrap();
-    c.env_remove("CC_TEARDOWN_OFFLINE");
-    c
-}
 
 /// A module for [`build_payload`].
 pub struct Spec<'a> {
@@ -263,54 +261,6 @@ pub fn rewrap(payload: &[u8], expected: &serde_json::Value) -> Vec<u8> {
     }
 }
 
-/// Real-build tests need the network unless explicitly switched off.
-pub fn offline() -> bool {
-    if std::env::var("CC_TEARDOWN_OFFLINE").as_deref() == Ok("1") {
-        eprintln!("SKIPPED: CC_TEARDOWN_OFFLINE=1 — this test downloads real Claude Code builds");
-        return true;
-    }
-    false
-}
-
-/// Fetch a real build through the project's own `fetch`; returns its JSON
-/// (`path`, `version`, `integrity`, `cache_hit`, …).
-pub fn fetch_json(version: &str, platform: &str) -> serde_json::Value {
-    let out = bin()
-        .args([
-            "fetch",
-            version,
-            "--platform",
-            platform,
-            "--json",
-            "--quiet",
-        ])
-        .timeout(std::time::Duration::from_secs(900))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "fetch {version}/{platform} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// Fetch a real build; returns its path.
-pub fn fetch(version: &str, platform: &str) -> PathBuf {
-    PathBuf::from(fetch_json(version, platform)["path"].as_str().unwrap())
-}
-
-/// Run the binary with `--json` and parse stdout.
-pub fn json(args: &[&str]) -> serde_json::Value {
-    let out = bin().args(args).arg("--json").output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 /// Make a FIFO at `p` (and the folders above it): hostile input that would
 /// block a reader opening it as a file.
 #[cfg(unix)]
@@ -335,7 +285,8 @@ pub fn chromium() -> &'static str {
 }
 
 /// Render `page` in headless Chromium: its DOM after load, and a
-/// screenshot of the first 1280×900 screen (whose size is returned).
+/// screenshot of the first 1280×900 screen (whose size is returned). In
+/// the test's sandbox, so that its caches are not the user's.
 pub fn render(page: &Path, shot: &Path) -> (String, u64) {
     let profile = tempfile::tempdir().unwrap();
     let common = [
@@ -351,14 +302,14 @@ pub fn render(page: &Path, shot: &Path) -> (String, u64) {
         "--window-size=1280,900",
     ];
     let url = format!("file://{}", page.display());
-    let out = std::process::Command::new(chromium())
+    let out = command_of(chromium())
         .args(common)
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(["--dump-dom", &url])
         .output()
         .unwrap();
     let dom = String::from_utf8_lossy(&out.stdout).into_owned();
-    let out = std::process::Command::new(chromium())
+    let out = command_of(chromium())
         .args(common)
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(format!("--screenshot={}", shot.display()))
