@@ -6,6 +6,7 @@
 //! releases, and is also the last resort for unknown layouts.
 
 mod appended;
+pub(crate) mod bytes;
 pub mod codesign;
 mod elf;
 mod js;

@@ -4,22 +4,13 @@
 //! the payload starts, so the knowledge lives here once.
 
 use super::ContainerError;
+use super::bytes::{le32, le64};
 
 /// The 16 bytes every Bun standalone payload ends with.
 pub const TRAILER: &[u8; 16] = b"\n---- Bun! ----\n";
 
 /// `Offsets` was 24 bytes before Bun 1.2.21 and 32 bytes since.
 pub const OFFSETS_SIZES: [usize; 2] = [32, 24];
-
-pub(crate) fn read_u32(b: &[u8], at: usize) -> Option<u32> {
-    b.get(at..at.checked_add(4)?)
-        .map(|s| u32::from_le_bytes(s.try_into().unwrap()))
-}
-
-pub(crate) fn read_u64(b: &[u8], at: usize) -> Option<u64> {
-    b.get(at..at.checked_add(8)?)
-        .map(|s| u64::from_le_bytes(s.try_into().unwrap()))
-}
 
 /// Given the position just past a trailer, find where the payload starts.
 ///
@@ -34,7 +25,7 @@ pub fn payload_start_before(bytes: &[u8], trailer_end: usize) -> Option<(usize, 
         let Some(offsets_at) = offsets_end.checked_sub(osz) else {
             continue;
         };
-        let Some(byte_count) = read_u64(bytes, offsets_at) else {
+        let Some(byte_count) = le64(bytes, offsets_at) else {
             continue;
         };
         let Ok(byte_count) = usize::try_from(byte_count) else {
@@ -44,10 +35,8 @@ pub fn payload_start_before(bytes: &[u8], trailer_end: usize) -> Option<(usize, 
             continue;
         };
         // modules_ptr must lie inside the data region for this guess to hold.
-        let (Some(moff), Some(mlen)) = (
-            read_u32(bytes, offsets_at + 8),
-            read_u32(bytes, offsets_at + 12),
-        ) else {
+        let (Some(moff), Some(mlen)) = (le32(bytes, offsets_at + 8), le32(bytes, offsets_at + 12))
+        else {
             continue;
         };
         if (moff as u64) + (mlen as u64) <= byte_count as u64 && mlen > 0 {
@@ -66,8 +55,8 @@ pub fn payload_in_section(section: &[u8]) -> Result<(u8, usize, usize), Containe
     let mut seen = Vec::new();
     for width in [8usize, 4] {
         let len = match width {
-            8 => read_u64(section, 0),
-            _ => read_u32(section, 0).map(u64::from),
+            8 => le64(section, 0),
+            _ => le32(section, 0).map(u64::from),
         };
         let Some(len) = len else { continue };
         seen.push(len);
@@ -82,7 +71,7 @@ pub fn payload_in_section(section: &[u8]) -> Result<(u8, usize, usize), Containe
         }
         if let Some((start, osz)) = payload_start_before(section, end)
             && start == width
-            && end - start == read_u64(section, end - 16 - osz).unwrap_or(0) as usize + osz + 16
+            && end - start == le64(section, end - 16 - osz).unwrap_or(0) as usize + osz + 16
         {
             return Ok((width as u8, start, len));
         }

@@ -7,9 +7,10 @@
 
 use super::{
     CodeDirectory, Kind, MACHO_CHECKED, MachoSlice, NOT_CHECKED, Signature, SpecialSlot, Status,
-    TRUST_NOTE, be32, be64, cms_info, slice,
+    TRUST_NOTE, cms_info,
 };
 use crate::container::ContainerInfo;
+use crate::container::bytes::{be32, be64, le32, slice};
 use rayon::prelude::*;
 
 const LC_CODE_SIGNATURE: u32 = 0x1d;
@@ -150,7 +151,7 @@ fn malformed_file(detail: String) -> Signature {
 /// `(arch, offset, size)` of every image: the fat slices, or the whole file.
 fn slices(bytes: &[u8]) -> Result<Vec<(String, usize, usize)>, String> {
     if !matches!(bytes.get(..4), Some([0xca, 0xfe, 0xba, 0xbe])) {
-        let cpu = super::le32(bytes, 4).unwrap_or(0);
+        let cpu = le32(bytes, 4).unwrap_or(0);
         return Ok(vec![(
             crate::container::macho::arch_name(cpu),
             0,
@@ -235,13 +236,13 @@ fn slice_result(arch: String, offset: u64, status: Status, summary: String) -> M
 
 /// Find `LC_CODE_SIGNATURE` in a thin image: `(dataoff, datasize)`.
 fn signature_command(image: &[u8]) -> Result<Option<(usize, usize)>, String> {
-    let header: usize = match super::le32(image, 0) {
+    let header: usize = match le32(image, 0) {
         Some(0xfeed_facf) => 32,
         Some(0xfeed_face) => 28,
         _ => return Err("not a little-endian Mach-O image".into()),
     };
-    let ncmds = super::le32(image, 16).ok_or("header truncated")?;
-    let sizeofcmds = super::le32(image, 20).ok_or("header truncated")? as usize;
+    let ncmds = le32(image, 16).ok_or("header truncated")?;
+    let sizeofcmds = le32(image, 20).ok_or("header truncated")? as usize;
     let end = header
         .checked_add(sizeofcmds)
         .filter(|&e| e <= image.len())
@@ -254,8 +255,8 @@ fn signature_command(image: &[u8]) -> Result<Option<(usize, usize)>, String> {
         if at + 8 > end {
             return Err("load commands run past sizeofcmds".into());
         }
-        let cmd = super::le32(image, at).ok_or("load command truncated")?;
-        let size = super::le32(image, at + 4).ok_or("load command truncated")? as usize;
+        let cmd = le32(image, at).ok_or("load command truncated")?;
+        let size = le32(image, at + 4).ok_or("load command truncated")? as usize;
         if size < 8 || at + size > end {
             return Err(format!("load command at {at} has size {size}"));
         }
@@ -263,8 +264,8 @@ fn signature_command(image: &[u8]) -> Result<Option<(usize, usize)>, String> {
             if size < 16 {
                 return Err("LC_CODE_SIGNATURE is too short".into());
             }
-            let off = super::le32(image, at + 8).ok_or("truncated")? as usize;
-            let len = super::le32(image, at + 12).ok_or("truncated")? as usize;
+            let off = le32(image, at + 8).ok_or("truncated")? as usize;
+            let len = le32(image, at + 12).ok_or("truncated")? as usize;
             found = Some((off, len));
         }
         at += size;
@@ -847,7 +848,7 @@ mod tests {
     #[test]
     fn hostile_lengths_are_findings_not_panics() {
         let good = signed_image(10_000);
-        let sig_at = u32::from_le_bytes(good[40..44].try_into().unwrap()) as usize;
+        let sig_at = le32(&good, 40).unwrap() as usize;
         // Every 32-bit field of the load command, the SuperBlob and the
         // CodeDirectory set to hostile values in turn.
         let mut fields: Vec<usize> = (16..48).step_by(4).collect();

@@ -357,29 +357,3 @@ pub fn check_bytes(bytes: &[u8]) -> Signature {
     };
     check(bytes, &info)
 }
-
-/// Bounded big-endian reads: `None` past the end, never a panic.
-pub(crate) fn be32(b: &[u8], at: usize) -> Option<u32> {
-    let s = b.get(at..at.checked_add(4)?)?;
-    Some(u32::from_be_bytes(s.try_into().ok()?))
-}
-
-pub(crate) fn be64(b: &[u8], at: usize) -> Option<u64> {
-    let s = b.get(at..at.checked_add(8)?)?;
-    Some(u64::from_be_bytes(s.try_into().ok()?))
-}
-
-pub(crate) fn le16(b: &[u8], at: usize) -> Option<u16> {
-    let s = b.get(at..at.checked_add(2)?)?;
-    Some(u16::from_le_bytes(s.try_into().ok()?))
-}
-
-pub(crate) fn le32(b: &[u8], at: usize) -> Option<u32> {
-    let s = b.get(at..at.checked_add(4)?)?;
-    Some(u32::from_le_bytes(s.try_into().ok()?))
-}
-
-/// `bytes[at..at+len]`, checked.
-pub(crate) fn slice(b: &[u8], at: usize, len: usize) -> Option<&[u8]> {
-    b.get(at..at.checked_add(len)?)
-}

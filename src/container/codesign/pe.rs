@@ -7,9 +7,9 @@
 
 use super::{
     AuthenticodeFacts, Kind, NOT_CHECKED, PE_CHECKED, Signature, Status, TRUST_NOTE, cms_info,
-    le16, le32, slice,
 };
 use crate::container::ContainerInfo;
+use crate::container::bytes::{le16, le32, slice};
 use der::Sequence;
 use der::asn1::{ObjectIdentifier, OctetString};
 
