@@ -217,35 +217,56 @@ enum Kw {
     None,
 }
 
+/// The role of word `w` in the scan: every word of the keyword table has
+/// one (the match is exhaustive), any other word is an identifier.
+#[inline]
 fn keyword(w: &[u8]) -> Kw {
-    // Most words are not keywords: reject them before comparing.
-    if !(2..=10).contains(&w.len()) || !w[0].is_ascii_lowercase() {
+    use super::keywords::Word;
+    let Some(word) = Word::parse(w) else {
         return Kw::None;
-    }
-    match w {
-        b"if" => Kw::If,
-        b"else" => Kw::Else,
-        b"for" => Kw::For,
-        b"while" => Kw::While,
-        b"do" => Kw::Do,
-        b"with" => Kw::With,
-        b"try" => Kw::Try,
-        b"catch" => Kw::Catch,
-        b"finally" => Kw::Finally,
-        b"function" => Kw::Function,
-        b"class" => Kw::Class,
-        b"async" => Kw::Async,
-        b"export" => Kw::Export,
-        b"default" => Kw::Default,
-        b"case" => Kw::Case,
-        b"in" => Kw::In,
-        b"of" => Kw::Of,
-        b"instanceof" => Kw::Instanceof,
-        b"typeof" | b"void" | b"delete" | b"await" | b"new" => Kw::Unary,
-        b"return" | b"throw" | b"yield" | b"extends" | b"switch" | b"var" | b"let" | b"const"
-        | b"import" => Kw::BeforeExpr,
-        b"this" | b"super" | b"null" | b"true" | b"false" => Kw::Value,
-        _ => Kw::None,
+    };
+    match word {
+        Word::If => Kw::If,
+        Word::Else => Kw::Else,
+        Word::For => Kw::For,
+        Word::While => Kw::While,
+        Word::Do => Kw::Do,
+        Word::With => Kw::With,
+        Word::Try => Kw::Try,
+        Word::Catch => Kw::Catch,
+        Word::Finally => Kw::Finally,
+        Word::Function => Kw::Function,
+        Word::Class => Kw::Class,
+        Word::Async => Kw::Async,
+        Word::Export => Kw::Export,
+        Word::Default => Kw::Default,
+        Word::Case => Kw::Case,
+        Word::In => Kw::In,
+        Word::Of => Kw::Of,
+        Word::Instanceof => Kw::Instanceof,
+        Word::Typeof | Word::Void | Word::Delete | Word::Await | Word::New => Kw::Unary,
+        Word::Return
+        | Word::Throw
+        | Word::Yield
+        | Word::Extends
+        | Word::Switch
+        | Word::Var
+        | Word::Let
+        | Word::Const
+        | Word::Import => Kw::BeforeExpr,
+        Word::This | Word::Super | Word::Null | Word::True | Word::False => Kw::Value,
+        // No effect on nesting: scanned as identifiers.
+        Word::Break
+        | Word::Continue
+        | Word::Debugger
+        | Word::Static
+        | Word::Enum
+        | Word::Implements
+        | Word::Interface
+        | Word::Package
+        | Word::Private
+        | Word::Protected
+        | Word::Public => Kw::None,
     }
 }
 

@@ -5,6 +5,7 @@ pub mod code;
 pub mod depth;
 pub mod index;
 pub mod json;
+pub mod keywords;
 pub mod lines;
 pub mod parse;
 pub mod pieces;

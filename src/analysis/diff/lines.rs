@@ -14,49 +14,9 @@ use similar::{Algorithm, DiffOp, DiffTag};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-const KEYWORDS: &[&str] = &[
-    "await",
-    "break",
-    "case",
-    "catch",
-    "class",
-    "const",
-    "continue",
-    "debugger",
-    "default",
-    "delete",
-    "do",
-    "else",
-    "export",
-    "extends",
-    "false",
-    "finally",
-    "for",
-    "function",
-    "if",
-    "import",
-    "in",
-    "instanceof",
-    "let",
-    "new",
-    "null",
-    "return",
-    "super",
-    "switch",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typeof",
-    "var",
-    "void",
-    "while",
-    "with",
-    "yield",
-];
-
 /// A text with its renamable identifiers replaced by `_`, and those
-/// identifiers in order. Kept: keywords, global built-ins, property names
+/// identifiers in order. Kept: reserved words (`js::keywords::is_reserved`:
+/// never a binding's name, so never renamed), global built-ins, property names
 /// (after `.`, not after a spread's `...`), object keys, string contents;
 /// a template's `${…}` parts are code and are erased too.
 pub fn erase_names(line: &str) -> (String, Vec<&str>) {
@@ -132,7 +92,7 @@ fn erase_into<'a>(line: &'a str, out: &mut String, names: &mut Vec<&'a str>) {
             let property = prev == Some('.') && !before.ends_with("...");
             let next = line[i..].trim_start().chars().next();
             let key = next == Some(':') && matches!(prev, None | Some('{') | Some(','));
-            if KEYWORDS.contains(&word)
+            if crate::js::keywords::is_reserved(word)
                 || crate::js::shape::BUILTINS.contains(&word)
                 || property
                 || key
