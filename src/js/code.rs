@@ -2,7 +2,7 @@
 //! indexed once, then shared by every command and analysis.
 
 use super::JsError;
-use super::index::{ExportEntry, ImportEntry, ModuleIndex};
+use super::index::{ExportEntry, ImportEntry, MeasuredModule, ModuleIndex};
 use super::lines::LineMap;
 use super::parse::{self, Goal, Parsed};
 use super::print::{self, Printed};
@@ -215,7 +215,11 @@ fn build_module(
         let un = parse::parse_unmeasured(m.name, src, goal, lines_now)?;
         t.parse = t1.elapsed();
         let t2 = Instant::now();
-        let (index, parsed, comments) = ModuleIndex::build_measured(un)?;
+        let MeasuredModule {
+            index,
+            parsed,
+            comments,
+        } = ModuleIndex::build_measured(un)?;
         t.index = t2.elapsed();
         (parsed, comments, Some(index))
     } else {
