@@ -19,6 +19,24 @@ mod pe;
 use super::{ContainerInfo, Format};
 use serde::Serialize;
 
+/// Why a signature's structure cannot be read: the detail a
+/// `malformed (…)` finding shows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct Malformed(std::borrow::Cow<'static, str>);
+
+impl From<&'static str> for Malformed {
+    fn from(detail: &'static str) -> Malformed {
+        Malformed(detail.into())
+    }
+}
+
+impl From<String> for Malformed {
+    fn from(detail: String) -> Malformed {
+        Malformed(detail.into())
+    }
+}
+
 /// What kind of signature a file carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
