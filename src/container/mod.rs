@@ -231,7 +231,11 @@ pub(crate) fn from_section<'a>(
             bytes.len()
         ))
     })?;
-    let (width, start, len) = payload::payload_in_section(section)?;
+    let payload::InSection {
+        header_width: width,
+        start,
+        len,
+    } = payload::payload_in_section(section)?;
     let payload_offset = range.start + start;
     Ok(Located {
         info: ContainerInfo {

@@ -46,12 +46,22 @@ pub fn payload_start_before(bytes: &[u8], trailer_end: usize) -> Option<(usize, 
     None
 }
 
+/// Where a section's payload lies, relative to the section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InSection {
+    /// The width of the length header (8 or 4 bytes), 0 when no header
+    /// agreed and the payload was found by its trailer.
+    pub header_width: u8,
+    pub start: usize,
+    pub len: usize,
+}
+
 /// Validate a section's content: a little-endian length header (u64 since Bun
 /// 1.3.4, u32 before) followed by the payload. The header is accepted only when
 /// it agrees with the payload's own `byte_count + sizeof(Offsets) + 16`.
 ///
-/// Returns (header width, payload start, payload length) relative to `section`.
-pub fn payload_in_section(section: &[u8]) -> Result<(u8, usize, usize), ContainerError> {
+/// Where the payload lies in `section`.
+pub fn payload_in_section(section: &[u8]) -> Result<InSection, ContainerError> {
     let mut seen = Vec::new();
     for width in [8usize, 4] {
         let len = match width {
@@ -73,7 +83,11 @@ pub fn payload_in_section(section: &[u8]) -> Result<(u8, usize, usize), Containe
             && start == width
             && end - start == le64(section, end - 16 - osz).unwrap_or(0) as usize + osz + 16
         {
-            return Ok((width as u8, start, len));
+            return Ok(InSection {
+                header_width: width as u8,
+                start,
+                len,
+            });
         }
     }
     // No header agreed: the section may still hold a payload (for example
@@ -81,7 +95,11 @@ pub fn payload_in_section(section: &[u8]) -> Result<(u8, usize, usize), Containe
     if let Some(pos) = memchr::memmem::rfind(section, TRAILER)
         && let Some((start, _)) = payload_start_before(section, pos + 16)
     {
-        return Ok((0, start, pos + 16 - start));
+        return Ok(InSection {
+            header_width: 0,
+            start,
+            len: pos + 16 - start,
+        });
     }
     Err(ContainerError::HeaderMismatch {
         header: seen.first().copied().unwrap_or(0),
@@ -122,11 +140,16 @@ mod tests {
         let mut s = (p.len() as u64).to_le_bytes().to_vec();
         s.extend_from_slice(&p);
         s.extend_from_slice(&[0; 64]); // page padding after the payload
-        assert_eq!(payload_in_section(&s).unwrap(), (8, 8, p.len()));
+        let at = |header_width, start| InSection {
+            header_width,
+            start,
+            len: p.len(),
+        };
+        assert_eq!(payload_in_section(&s).unwrap(), at(8, 8));
 
         let mut s32 = (p.len() as u32).to_le_bytes().to_vec();
         s32.extend_from_slice(&p);
-        assert_eq!(payload_in_section(&s32).unwrap(), (4, 4, p.len()));
+        assert_eq!(payload_in_section(&s32).unwrap(), at(4, 4));
 
         let mut bad = (p.len() as u64 + 1000).to_le_bytes().to_vec();
         bad.extend_from_slice(&[0xFF; 40]);
