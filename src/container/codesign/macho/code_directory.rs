@@ -32,14 +32,14 @@ pub(super) struct Hasher {
 
 pub(super) fn hasher(kind: u8) -> Option<Hasher> {
     use sha2::Digest;
-    let (name, len, hash): (&'static str, usize, fn(&[u8]) -> Vec<u8>) = match kind {
-        1 => ("sha1", 20, |d| sha1::Sha1::digest(d).to_vec()),
-        2 => ("sha256", 32, |d| sha2::Sha256::digest(d).to_vec()),
-        3 => ("sha256-truncated", 20, |d| sha2::Sha256::digest(d).to_vec()),
-        4 => ("sha384", 48, |d| sha2::Sha384::digest(d).to_vec()),
-        _ => return None,
-    };
-    Some(Hasher { name, len, hash })
+    let of = |name, len, hash| Some(Hasher { name, len, hash });
+    match kind {
+        1 => of("sha1", 20, |d| sha1::Sha1::digest(d).to_vec()),
+        2 => of("sha256", 32, |d| sha2::Sha256::digest(d).to_vec()),
+        3 => of("sha256-truncated", 20, |d| sha2::Sha256::digest(d).to_vec()),
+        4 => of("sha384", 48, |d| sha2::Sha384::digest(d).to_vec()),
+        _ => None,
+    }
 }
 
 fn special_slot_name(slot: u32) -> (&'static str, Option<u32>) {
