@@ -4,7 +4,7 @@
 use crate::common;
 
 use cc_teardown::bun::{Budget, BunGraph};
-use cc_teardown::container::{self, ContainerOptions, Format, Placement};
+use cc_teardown::container::{self, Arch, ContainerOptions, Format, Placement};
 use common::*;
 use sha2::{Digest, Sha256};
 
@@ -195,20 +195,20 @@ fn fat_macho_picks_the_requested_slice() {
     assert_eq!(loc.info.slices.len(), 2);
 
     let opts = ContainerOptions {
-        arch: Some("x86_64".into()),
+        arch: Some(Arch::X86_64),
         ..Default::default()
     };
     let loc = container::locate(&fat, &opts).unwrap();
     assert_eq!(loc.payload, &b[..]);
     assert_eq!(loc.info.header_width, Some(4));
 
-    let opts = ContainerOptions {
-        arch: Some("ppc".into()),
-        ..Default::default()
-    };
-    let err = container::locate(&fat, &opts).err().unwrap().to_string();
+    let arm_only = fat_macho(&[(CPU_ARM64, &arm)]);
+    let err = container::locate(&arm_only, &opts)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(
-        err.contains("no ppc slice") && err.contains("arm64"),
+        err.contains("no x86_64 slice") && err.contains("arm64"),
         "{err}"
     );
 }

@@ -183,7 +183,8 @@ fn snippets_and_the_ast_check_are_bounded_too() {
     let deep = format!("{}1{}", rep("(", 5_000), rep(")", 5_000));
     let e = parse_snippet(&deep).unwrap_err();
     assert!(
-        e.contains(&format!("nesting deeper than {MAX_NESTING}")),
+        e.to_string()
+            .contains(&format!("nesting deeper than {MAX_NESTING}")),
         "{e}"
     );
     assert!(parse_snippet("((1))").is_ok());

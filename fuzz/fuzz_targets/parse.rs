@@ -56,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let other = ContainerOptions {
-        arch: Some("x86_64".into()),
+        arch: Some(container::Arch::X86_64),
         assume_js: true,
     };
     if let Ok(located) = container::locate(data, &other)

@@ -77,7 +77,7 @@ fn parts(bytes: &[u8], info: &ContainerInfo, sig: &Signature) -> Vec<(String, Ra
         marks.push(("code signature".into(), r));
     }
     if info.format == Format::Macho && info.slices.is_empty() {
-        let cmds = crate::container::codesign::le32(bytes, 20).unwrap_or(0) as u64;
+        let cmds = crate::container::bytes::le32(bytes, 20).unwrap_or(0) as u64;
         marks.push((
             "Mach-O header and load commands".into(),
             0..(32 + cmds).min(len),

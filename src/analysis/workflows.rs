@@ -155,7 +155,7 @@ pub fn bundled(ci: &CodeIndex, roles: &Roles, locator: &Locator) -> Vec<Workflow
                 let facts = script_facts(&s);
                 let (levels, note) = match derive_levels(&s) {
                     Ok(l) => (l, None),
-                    Err(e) => (None, Some(e)),
+                    Err(e) => (None, Some(e.to_string())),
                 };
                 (Some(facts), None, Some(s), levels, note)
             }
@@ -425,15 +425,27 @@ impl Visit for LevelFacts {
     }
 }
 
+/// Why a script's review levels could not be derived.
+#[derive(Debug, thiserror::Error)]
+pub enum LevelsError {
+    /// The script does not parse.
+    #[error("{0}")]
+    Parse(#[from] crate::js::JsError),
+    /// A level lacks a count the table must give (`what` names it).
+    #[error("level {level} has no {what}")]
+    Missing { level: String, what: &'static str },
+    #[error("a sweep without a size constant")]
+    SweepWithoutSize,
+}
+
 /// The review levels a script defines, derived from its own text: the level
 /// table, the cleanup finder(s) and their cap, and the sweep size constant.
-pub fn derive_levels(script: &str) -> Result<Option<Vec<Level>>, String> {
+pub fn derive_levels(script: &str) -> Result<Option<Vec<Level>>, LevelsError> {
     let facts = parse::with_big_stack(|| {
-        let (p, _) = parse::parse("workflow.js", script.to_string(), Goal::Module)
-            .map_err(|e| e.to_string())?;
+        let (p, _) = parse::parse("workflow.js", script.to_string(), Goal::Module)?;
         let mut f = LevelFacts::default();
         p.program.visit_with(&mut f);
-        Ok::<_, String>(f)
+        Ok::<_, LevelsError>(f)
     })?;
     if facts.table.is_empty() {
         return Ok(None);
@@ -460,19 +472,23 @@ pub fn derive_levels(script: &str) -> Result<Option<Vec<Level>>, String> {
         .map(|(_, v)| *v as u32);
     let mut out = Vec::new();
     for (level, fields) in &facts.table {
+        let missing = |what| LevelsError::Missing {
+            level: level.clone(),
+            what,
+        };
         let correctness = num(find(fields, &|k| k.contains("correctness")))
-            .ok_or_else(|| format!("level {level} has no correctness count"))?;
+            .ok_or_else(|| missing("correctness count"))?;
         let per_angle = num(find(fields, &|k| {
             k.contains("perangle") || k.contains("per_angle")
         }))
-        .ok_or_else(|| format!("level {level} has no per-angle cap"))?;
+        .ok_or_else(|| missing("per-angle cap"))?;
         let report = num(find(fields, &|k| {
             k.contains("findings") || k.contains("report")
         }))
-        .ok_or_else(|| format!("level {level} has no report limit"))?;
+        .ok_or_else(|| missing("report limit"))?;
         let sweep = match find(fields, &|k| k.contains("sweep")) {
             Some(serde_json::Value::Bool(true)) => {
-                Some(sweep_size.ok_or("a sweep without a size constant")?)
+                Some(sweep_size.ok_or(LevelsError::SweepWithoutSize)?)
             }
             Some(serde_json::Value::Number(n)) => n.as_f64().map(|n| n as u32).filter(|&n| n > 0),
             _ => None,

@@ -40,6 +40,27 @@ impl AsRef<[u8]> for Decoded<'_> {
     }
 }
 
+/// Why a compressed module's bytes were not produced.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// A charge the budget refused (nothing was taken).
+    #[error(
+        "decoding {bytes} more bytes would pass the {limit}-byte budget of this run (--max-decoded; {used} bytes decoded already)"
+    )]
+    OverBudget { bytes: u64, limit: u64, used: u64 },
+    /// A frame without a declared size, counted past what the budget has left.
+    #[error(
+        "decodes to more than the {left} bytes left of the {limit}-byte budget of this run (--max-decoded)"
+    )]
+    CountedPastBudget { left: u64, limit: u64 },
+    /// The output's memory was refused (the message of the refusal).
+    #[error("cannot allocate {0}")]
+    Allocation(String),
+    /// The zstd decoder's message.
+    #[error("zstd: {0}")]
+    Zstd(String),
+}
+
 /// The decoded bytes a run may produce in total (`--max-decoded`).
 #[derive(Debug)]
 pub struct Budget {
@@ -65,17 +86,16 @@ impl Budget {
     }
 
     /// Take `n` bytes from the budget, or refuse without taking any.
-    pub fn charge(&self, n: u64) -> Result<(), String> {
+    pub fn charge(&self, n: u64) -> Result<(), DecodeError> {
         self.used
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |u| {
                 u.checked_add(n).filter(|&t| t <= self.limit)
             })
             .map(|_| ())
-            .map_err(|used| {
-                format!(
-                    "decoding {n} more bytes would pass the {}-byte budget of this run (--max-decoded; {used} bytes decoded already)",
-                    self.limit
-                )
+            .map_err(|used| DecodeError::OverBudget {
+                bytes: n,
+                limit: self.limit,
+                used,
             })
     }
 
@@ -101,7 +121,7 @@ const CHUNK: usize = 1 << 20;
 /// before anything is allocated, so a bomb is refused up front. The
 /// declaration is only the input's word: bytes beyond it (a lie, or further
 /// frames) are charged chunk by chunk as they arrive.
-pub fn decompress(data: &[u8], budget: &Budget) -> Result<Vec<u8>, String> {
+pub fn decompress(data: &[u8], budget: &Budget) -> Result<Vec<u8>, DecodeError> {
     let size = match zstd::zstd_safe::get_frame_content_size(data) {
         Ok(Some(size)) => size,
         _ => count(data, budget)?,
@@ -110,11 +130,13 @@ pub fn decompress(data: &[u8], budget: &Budget) -> Result<Vec<u8>, String> {
     let mut reserved = size;
     let mut out: Vec<u8> = Vec::new();
     out.try_reserve_exact(size as usize)
-        .map_err(|e| format!("cannot allocate {size} bytes: {e}"))?;
+        .map_err(|e| DecodeError::Allocation(format!("{size} bytes: {e}")))?;
     let mut decoder = decoder(data)?;
     let mut chunk = vec![0u8; CHUNK];
     loop {
-        let n = decoder.read(&mut chunk).map_err(|e| format!("zstd: {e}"))?;
+        let n = decoder
+            .read(&mut chunk)
+            .map_err(|e| DecodeError::Zstd(e.to_string()))?;
         if n == 0 {
             break;
         }
@@ -126,35 +148,37 @@ pub fn decompress(data: &[u8], budget: &Budget) -> Result<Vec<u8>, String> {
             reserved = 0;
         }
         out.try_reserve(n)
-            .map_err(|e| format!("cannot allocate decoded bytes: {e}"))?;
+            .map_err(|e| DecodeError::Allocation(format!("decoded bytes: {e}")))?;
         out.extend_from_slice(&chunk[..n]);
     }
     budget.refund(reserved);
     Ok(out)
 }
 
-fn decoder(data: &[u8]) -> Result<zstd::stream::read::Decoder<'static, &[u8]>, String> {
-    zstd::stream::read::Decoder::with_buffer(data).map_err(|e| format!("zstd: {e}"))
+fn decoder(data: &[u8]) -> Result<zstd::stream::read::Decoder<'static, &[u8]>, DecodeError> {
+    zstd::stream::read::Decoder::with_buffer(data).map_err(|e| DecodeError::Zstd(e.to_string()))
 }
 
 /// The decoded size of `data`, counted without keeping the bytes; refused
 /// as soon as it passes what `budget` has left.
-fn count(data: &[u8], budget: &Budget) -> Result<u64, String> {
+fn count(data: &[u8], budget: &Budget) -> Result<u64, DecodeError> {
     let left = budget.limit.saturating_sub(budget.used());
     let mut decoder = decoder(data)?;
     let mut chunk = vec![0u8; CHUNK];
     let mut total = 0u64;
     loop {
-        let n = decoder.read(&mut chunk).map_err(|e| format!("zstd: {e}"))?;
+        let n = decoder
+            .read(&mut chunk)
+            .map_err(|e| DecodeError::Zstd(e.to_string()))?;
         if n == 0 {
             return Ok(total);
         }
         total += n as u64;
         if total > left {
-            return Err(format!(
-                "decodes to more than the {left} bytes left of the {}-byte budget of this run (--max-decoded)",
-                budget.limit
-            ));
+            return Err(DecodeError::CountedPastBudget {
+                left,
+                limit: budget.limit,
+            });
         }
     }
 }
@@ -172,7 +196,7 @@ mod tests {
         assert_eq!(b.used(), 1 << 20);
         // The budget is spent: the same frame again is refused.
         let err = decompress(&z, &b).unwrap_err();
-        assert!(err.contains("--max-decoded"), "{err}");
+        assert!(err.to_string().contains("--max-decoded"), "{err}");
         assert_eq!(b.used(), 1 << 20, "a refusal takes nothing");
         assert!(decompress(&z, &Budget::new(1000)).is_err());
     }
@@ -184,7 +208,12 @@ mod tests {
         std::io::Write::write_all(&mut enc, &vec![0u8; 3 * CHUNK]).unwrap();
         let z = enc.finish().unwrap();
         let b = Budget::new(CHUNK as u64 + 10);
-        assert!(decompress(&z, &b).unwrap_err().contains("budget"));
+        assert!(
+            decompress(&z, &b)
+                .unwrap_err()
+                .to_string()
+                .contains("budget")
+        );
         let b = Budget::new(3 * CHUNK as u64);
         assert_eq!(decompress(&z, &b).unwrap().len(), 3 * CHUNK);
         assert_eq!(b.used(), 3 * CHUNK as u64);

@@ -1,6 +1,7 @@
 //! Record and `Offsets` layouts per Bun epoch, and how a payload tells us
 //! which one it uses. See docs/internals/bun-format.md.
 
+use crate::container::bytes::{le32, le64};
 use serde::Serialize;
 
 /// A `{u32 offset, u32 length}` pointer relative to the payload start.
@@ -12,10 +13,9 @@ pub struct Ptr {
 
 impl Ptr {
     pub(crate) fn read(b: &[u8], at: usize) -> Option<Ptr> {
-        let s = b.get(at..at.checked_add(8)?)?;
         Some(Ptr {
-            offset: u32::from_le_bytes(s[..4].try_into().unwrap()),
-            length: u32::from_le_bytes(s[4..].try_into().unwrap()),
+            offset: le32(b, at)?,
+            length: le32(b, at.checked_add(4)?)?,
         })
     }
     pub fn end(self) -> u64 {
@@ -132,14 +132,11 @@ impl Offsets {
     pub(crate) fn read(payload: &[u8], end: usize, size: usize) -> Option<Offsets> {
         let at = end.checked_sub(size)?;
         let b = payload.get(at..end)?;
-        let byte_count = u64::from_le_bytes(b[..8].try_into().unwrap());
+        let byte_count = le64(b, 0)?;
         let modules = Ptr::read(b, 8)?;
-        let entry_point_id = u32::from_le_bytes(b[16..20].try_into().unwrap());
+        let entry_point_id = le32(b, 16)?;
         let (exec_argv, flags) = if size == 32 {
-            (
-                Ptr::read(b, 20),
-                Some(u32::from_le_bytes(b[28..32].try_into().unwrap())),
-            )
+            (Ptr::read(b, 20), le32(b, 28))
         } else {
             (None, None)
         };

@@ -10,7 +10,7 @@ pub mod digest;
 pub mod layout;
 pub mod module;
 
-pub use decode::{Budget, Decoded};
+pub use decode::{Budget, DecodeError, Decoded};
 pub use layout::{LoaderTable, Offsets, Ptr, RECORD_LAYOUTS, RecordLayout};
 pub use module::{Encoding, Module, ModuleFormat, Side};
 
@@ -45,7 +45,7 @@ pub enum GraphError {
     #[error("entry point id {id} is out of range ({count} modules)")]
     EntryOutOfRange { id: u32, count: usize },
     #[error("module {module}: {reason}")]
-    Decode { module: String, reason: String },
+    Decode { module: String, reason: DecodeError },
 }
 
 /// A bytecode region shared by several modules: in recent builds every
@@ -76,7 +76,7 @@ pub struct BunGraph<'a> {
     shared_blobs: HashMap<(usize, usize), SharedBlob>,
 }
 
-type SharedBlob = OnceLock<Result<Arc<Vec<u8>>, String>>;
+type SharedBlob = OnceLock<Result<Arc<Vec<u8>>, DecodeError>>;
 
 /// Why a candidate layout was rejected (for the error message).
 type Reject = String;

@@ -6,7 +6,7 @@ use crate::container::ContainerOptions;
 use crate::report::doc::ColorChoice;
 use crate::source::build::Build;
 use crate::source::{Opened, SourceOptions, Target};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 pub(super) const TARGET_HELP: &str = "What to read: a path to an executable, a .js bundle or an npm .tgz; \
@@ -206,22 +206,7 @@ pub enum Command {
 }
 
 /// Architectures `--arch` names (the names `info` reports).
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Arch {
-    #[value(alias = "aarch64")]
-    Arm64,
-    #[value(name = "x86_64", alias = "x64", alias = "amd64")]
-    X86_64,
-}
-
-impl Arch {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Arch::Arm64 => "arm64",
-            Arch::X86_64 => "x86_64",
-        }
-    }
-}
+pub use crate::container::Arch;
 
 /// A TARGET argument shared by the commands.
 #[derive(Args, Clone)]
@@ -276,7 +261,7 @@ impl Global {
 
     pub fn container_options(&self) -> ContainerOptions {
         ContainerOptions {
-            arch: self.arch.map(|a| a.as_str().to_string()),
+            arch: self.arch,
             assume_js: false,
         }
     }

@@ -2,7 +2,8 @@
 //! `[payload][u64 whole-file size]` to the executable; anything else is found
 //! by scanning backwards for the trailer.
 
-use super::payload::{TRAILER, payload_start_before, read_u64};
+use super::bytes::le64;
+use super::payload::{TRAILER, payload_start_before};
 use super::{ContainerInfo, Format, Located, Placement};
 
 /// How far back from the end of the file the trailer scan looks. Appended
@@ -14,7 +15,7 @@ pub(crate) fn find(bytes: &[u8], format: Format, arch: Option<String>) -> Option
     let n = bytes.len();
     // The classic appended layout: the last 8 bytes are the file size.
     if n >= 24
-        && read_u64(bytes, n - 8) == Some(n as u64)
+        && le64(bytes, n - 8) == Some(n as u64)
         && let Some((start, _)) = payload_start_before(bytes, n - 8)
     {
         return Some(located(

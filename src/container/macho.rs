@@ -98,7 +98,7 @@ impl ContainerReader for MachO {
                 size: arch.size as u64,
             });
         }
-        let wanted = super::canonical_arch(opts.arch.as_deref().unwrap_or("arm64")).to_string();
+        let wanted = opts.arch.unwrap_or(super::Arch::Arm64).as_str().to_string();
         let slice =
             slices
                 .iter()

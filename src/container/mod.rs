@@ -6,6 +6,7 @@
 //! releases, and is also the last resort for unknown layouts.
 
 mod appended;
+pub(crate) mod bytes;
 pub mod codesign;
 mod elf;
 mod js;
@@ -123,13 +124,37 @@ pub struct Located<'a> {
     pub payload: &'a [u8],
 }
 
+/// An architecture a build may be asked for (`--arch`). Its name is the one
+/// the readers report in [`ContainerInfo::arch`]; the command line also
+/// understands `aarch64`, `x64` and `amd64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Arch {
+    #[cfg_attr(feature = "clap", value(alias = "aarch64"))]
+    Arm64,
+    #[cfg_attr(
+        feature = "clap",
+        value(name = "x86_64", alias = "x64", alias = "amd64")
+    )]
+    X86_64,
+}
+
+impl Arch {
+    /// The name the readers report for this architecture.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arch::Arm64 => "arm64",
+            Arch::X86_64 => "x86_64",
+        }
+    }
+}
+
 /// Options that steer container reading.
 #[derive(Debug, Clone, Default)]
 pub struct ContainerOptions {
     /// The architecture wanted: the slice of a fat Mach-O (default arm64);
     /// any other file must be of it, else [`ContainerError::WrongArch`].
-    /// `arm64` or `x86_64` (`aarch64`, `x64`, `amd64` are understood).
-    pub arch: Option<String>,
+    pub arch: Option<Arch>,
     /// Treat the file as JavaScript even without a `.js` name.
     pub assume_js: bool,
 }
@@ -141,21 +166,12 @@ pub(crate) trait ContainerReader {
     fn locate<'a>(bytes: &'a [u8], opts: &ContainerOptions) -> Result<Located<'a>, ContainerError>;
 }
 
-/// The canonical name of an architecture, as the readers report it.
-pub(crate) fn canonical_arch(name: &str) -> &str {
-    match name {
-        "aarch64" => "arm64",
-        "x64" | "amd64" => "x86_64",
-        other => other,
-    }
-}
-
 /// Find the Bun payload in `bytes`, whatever the container. An architecture
 /// asked for must be the one read: a thin file of another architecture (or
 /// a JavaScript file, which has none) is an error, not silently used.
 pub fn locate<'a>(bytes: &'a [u8], opts: &ContainerOptions) -> Result<Located<'a>, ContainerError> {
     let located = locate_any(bytes, opts)?;
-    if let Some(wanted) = opts.arch.as_deref().map(canonical_arch)
+    if let Some(wanted) = opts.arch.map(Arch::as_str)
         && located.info.arch.as_deref() != Some(wanted)
     {
         let wanted = wanted.to_string();
@@ -215,7 +231,11 @@ pub(crate) fn from_section<'a>(
             bytes.len()
         ))
     })?;
-    let (width, start, len) = payload::payload_in_section(section)?;
+    let payload::InSection {
+        header_width: width,
+        start,
+        len,
+    } = payload::payload_in_section(section)?;
     let payload_offset = range.start + start;
     Ok(Located {
         info: ContainerInfo {

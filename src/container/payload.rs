@@ -4,22 +4,13 @@
 //! the payload starts, so the knowledge lives here once.
 
 use super::ContainerError;
+use super::bytes::{le32, le64};
 
 /// The 16 bytes every Bun standalone payload ends with.
 pub const TRAILER: &[u8; 16] = b"\n---- Bun! ----\n";
 
 /// `Offsets` was 24 bytes before Bun 1.2.21 and 32 bytes since.
 pub const OFFSETS_SIZES: [usize; 2] = [32, 24];
-
-pub(crate) fn read_u32(b: &[u8], at: usize) -> Option<u32> {
-    b.get(at..at.checked_add(4)?)
-        .map(|s| u32::from_le_bytes(s.try_into().unwrap()))
-}
-
-pub(crate) fn read_u64(b: &[u8], at: usize) -> Option<u64> {
-    b.get(at..at.checked_add(8)?)
-        .map(|s| u64::from_le_bytes(s.try_into().unwrap()))
-}
 
 /// Given the position just past a trailer, find where the payload starts.
 ///
@@ -34,7 +25,7 @@ pub fn payload_start_before(bytes: &[u8], trailer_end: usize) -> Option<(usize, 
         let Some(offsets_at) = offsets_end.checked_sub(osz) else {
             continue;
         };
-        let Some(byte_count) = read_u64(bytes, offsets_at) else {
+        let Some(byte_count) = le64(bytes, offsets_at) else {
             continue;
         };
         let Ok(byte_count) = usize::try_from(byte_count) else {
@@ -44,10 +35,8 @@ pub fn payload_start_before(bytes: &[u8], trailer_end: usize) -> Option<(usize, 
             continue;
         };
         // modules_ptr must lie inside the data region for this guess to hold.
-        let (Some(moff), Some(mlen)) = (
-            read_u32(bytes, offsets_at + 8),
-            read_u32(bytes, offsets_at + 12),
-        ) else {
+        let (Some(moff), Some(mlen)) = (le32(bytes, offsets_at + 8), le32(bytes, offsets_at + 12))
+        else {
             continue;
         };
         if (moff as u64) + (mlen as u64) <= byte_count as u64 && mlen > 0 {
@@ -57,17 +46,27 @@ pub fn payload_start_before(bytes: &[u8], trailer_end: usize) -> Option<(usize, 
     None
 }
 
+/// Where a section's payload lies, relative to the section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InSection {
+    /// The width of the length header (8 or 4 bytes), 0 when no header
+    /// agreed and the payload was found by its trailer.
+    pub header_width: u8,
+    pub start: usize,
+    pub len: usize,
+}
+
 /// Validate a section's content: a little-endian length header (u64 since Bun
 /// 1.3.4, u32 before) followed by the payload. The header is accepted only when
 /// it agrees with the payload's own `byte_count + sizeof(Offsets) + 16`.
 ///
-/// Returns (header width, payload start, payload length) relative to `section`.
-pub fn payload_in_section(section: &[u8]) -> Result<(u8, usize, usize), ContainerError> {
+/// Where the payload lies in `section`.
+pub fn payload_in_section(section: &[u8]) -> Result<InSection, ContainerError> {
     let mut seen = Vec::new();
     for width in [8usize, 4] {
         let len = match width {
-            8 => read_u64(section, 0),
-            _ => read_u32(section, 0).map(u64::from),
+            8 => le64(section, 0),
+            _ => le32(section, 0).map(u64::from),
         };
         let Some(len) = len else { continue };
         seen.push(len);
@@ -82,9 +81,13 @@ pub fn payload_in_section(section: &[u8]) -> Result<(u8, usize, usize), Containe
         }
         if let Some((start, osz)) = payload_start_before(section, end)
             && start == width
-            && end - start == read_u64(section, end - 16 - osz).unwrap_or(0) as usize + osz + 16
+            && end - start == le64(section, end - 16 - osz).unwrap_or(0) as usize + osz + 16
         {
-            return Ok((width as u8, start, len));
+            return Ok(InSection {
+                header_width: width as u8,
+                start,
+                len,
+            });
         }
     }
     // No header agreed: the section may still hold a payload (for example
@@ -92,7 +95,11 @@ pub fn payload_in_section(section: &[u8]) -> Result<(u8, usize, usize), Containe
     if let Some(pos) = memchr::memmem::rfind(section, TRAILER)
         && let Some((start, _)) = payload_start_before(section, pos + 16)
     {
-        return Ok((0, start, pos + 16 - start));
+        return Ok(InSection {
+            header_width: 0,
+            start,
+            len: pos + 16 - start,
+        });
     }
     Err(ContainerError::HeaderMismatch {
         header: seen.first().copied().unwrap_or(0),
@@ -133,11 +140,16 @@ mod tests {
         let mut s = (p.len() as u64).to_le_bytes().to_vec();
         s.extend_from_slice(&p);
         s.extend_from_slice(&[0; 64]); // page padding after the payload
-        assert_eq!(payload_in_section(&s).unwrap(), (8, 8, p.len()));
+        let at = |header_width, start| InSection {
+            header_width,
+            start,
+            len: p.len(),
+        };
+        assert_eq!(payload_in_section(&s).unwrap(), at(8, 8));
 
         let mut s32 = (p.len() as u32).to_le_bytes().to_vec();
         s32.extend_from_slice(&p);
-        assert_eq!(payload_in_section(&s32).unwrap(), (4, 4, p.len()));
+        assert_eq!(payload_in_section(&s32).unwrap(), at(4, 4));
 
         let mut bad = (p.len() as u64 + 1000).to_le_bytes().to_vec();
         bad.extend_from_slice(&[0xFF; 40]);

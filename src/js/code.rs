@@ -2,7 +2,7 @@
 //! indexed once, then shared by every command and analysis.
 
 use super::JsError;
-use super::index::{ExportEntry, ImportEntry, ModuleIndex};
+use super::index::{ExportEntry, ImportEntry, MeasuredModule, ModuleIndex};
 use super::lines::LineMap;
 use super::parse::{self, Goal, Parsed};
 use super::print::{self, Printed};
@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+use swc_common::comments::SingleThreadedComments;
 
 /// One JavaScript module, parsed, printed and indexed.
 pub struct IndexedModule {
@@ -58,6 +59,25 @@ pub enum Depth {
 }
 
 impl IndexedModule {
+    /// A module printed and not indexed (what [`Depth::Print`] builds).
+    fn printed_only(
+        m: &crate::bun::Module,
+        file: swc_common::sync::Lrc<swc_common::SourceFile>,
+        printed: Printed,
+        goal: Goal,
+    ) -> IndexedModule {
+        IndexedModule {
+            graph_index: m.index,
+            name: m.name.to_string(),
+            file,
+            index: ModuleIndex::default(),
+            printed,
+            shapes: None,
+            goal,
+            lazy_lines: None,
+        }
+    }
+
     pub fn source(&self) -> &str {
         &self.file.src
     }
@@ -143,6 +163,164 @@ struct Lookups {
 /// code-split build keep them busy by themselves).
 const INDEX_BESIDE_BYTES: usize = 1 << 20;
 
+/// Decode, parse, index and print one module, as far as `depth` asks.
+fn build_module(
+    graph: &BunGraph,
+    budget: &Budget,
+    m: &crate::bun::Module,
+    depth: Depth,
+) -> Result<(IndexedModule, Timings), JsError> {
+    let mut t = Timings::default();
+    let t0 = Instant::now();
+    let bytes = graph
+        .decoded(m, budget)
+        .map_err(|e| JsError::NotText(e.to_string()))?;
+    let mut src = module_text(&bytes);
+    t.decode = t0.elapsed();
+    let goal = if m.format == ModuleFormat::Esm {
+        Goal::Module
+    } else {
+        Goal::Script
+    };
+    if matches!(depth, Depth::Print) {
+        // `pretty` of a large script: parsed and printed
+        // piece by piece when it can be (bounded memory).
+        match super::pieces::print_in_pieces(m.name, src, goal) {
+            super::pieces::Pieces::Printed {
+                file,
+                printed,
+                parse,
+                print,
+            } => {
+                t.parse = parse;
+                t.print = print;
+                return Ok((IndexedModule::printed_only(m, file, printed, goal), t));
+            }
+            super::pieces::Pieces::Whole(s) => src = s,
+        }
+    }
+    let t1 = Instant::now();
+    // Without a line map to make now, the comments are not
+    // needed (they only move printed lines).
+    let lines_now = match depth {
+        Depth::LinesWhere(wants) => wants(&src),
+        _ => true,
+    };
+    // Small modules are indexed at once, by a walk that
+    // measures the AST's depth as it goes (the separate
+    // measuring walk was 7% of a cold run); a large one is
+    // measured first, then indexed beside its printing.
+    let small = src.len() < INDEX_BESIDE_BYTES && !matches!(depth, Depth::Print);
+    let (mut parsed, comments, early) = if small {
+        let un = parse::parse_unmeasured(m.name, src, goal, lines_now)?;
+        t.parse = t1.elapsed();
+        let t2 = Instant::now();
+        let MeasuredModule {
+            index,
+            parsed,
+            comments,
+        } = ModuleIndex::build_measured(un)?;
+        t.index = t2.elapsed();
+        (parsed, comments, Some(index))
+    } else {
+        let (parsed, comments) = if lines_now {
+            parse::parse(m.name, src, goal)?
+        } else {
+            (parse::parse_bare(m.name, src, goal)?, Default::default())
+        };
+        t.parse = t1.elapsed();
+        (parsed, comments, None)
+    };
+    if matches!(depth, Depth::Print) {
+        // Nothing else reads the AST meanwhile: a big
+        // module can be printed on both cores.
+        let t3 = Instant::now();
+        let printed = print::print_split(&mut parsed, &comments);
+        t.print = t3.elapsed();
+        let goal = parsed.goal;
+        return Ok((
+            IndexedModule::printed_only(m, release(parsed), printed?, goal),
+            t,
+        ));
+    }
+    index_and_print(m, parsed, comments, early, depth, lines_now, t)
+}
+
+/// Index a parsed module (unless `early` is its index already), with its
+/// shapes when `depth` asks, and print it or make its line map (none when
+/// `lines_now` is false): a large module indexed on a second thread while
+/// this one prints.
+fn index_and_print(
+    m: &crate::bun::Module,
+    parsed: Parsed,
+    comments: SingleThreadedComments,
+    early: Option<ModuleIndex>,
+    depth: Depth,
+    lines_now: bool,
+    mut t: Timings,
+) -> Result<(IndexedModule, Timings), JsError> {
+    let program = &parsed.program;
+    let file = &parsed.file;
+    let shapes_of =
+        move || matches!(depth, Depth::Shapes).then(|| Shapes::build(program, file.start_pos.0));
+    let index_it = move || {
+        let t2 = Instant::now();
+        let i = ModuleIndex::build_program(program, file.start_pos.0);
+        let shapes = shapes_of();
+        (i, shapes, t2.elapsed())
+    };
+    let print_it = || {
+        let t3 = Instant::now();
+        let printed = if !lines_now {
+            Ok(Printed {
+                code: String::new(),
+                map: LineMap::raw_only(parsed.file.src.as_bytes()),
+            })
+        } else if matches!(depth, Depth::Lines | Depth::LinesWhere(_)) {
+            print::line_map(&parsed, &comments)
+        } else {
+            print::print(&parsed, &comments)
+        };
+        (printed, t3.elapsed())
+    };
+    let (index, shapes, printed) = if let Some(index) = early {
+        // Small modules: one step after the other on this
+        // worker (the other core has modules of its own); a
+        // thread per module cost more than it saved.
+        let t2 = Instant::now();
+        let shapes = shapes_of();
+        t.index += t2.elapsed();
+        let (printed, print_time) = print_it();
+        t.print = print_time;
+        (index, shapes, printed)
+    } else {
+        // Index on a second thread while this one prints:
+        // the big single-bundle builds then use both cores too.
+        std::thread::scope(|s| {
+            let h = parse::spawn_big(s, "cc-teardown-index", index_it);
+            let (printed, print_time) = print_it();
+            let (index, shapes, index_time) = h.join();
+            t.index = index_time;
+            t.print = print_time;
+            (index, shapes, printed)
+        })
+    };
+    let goal = parsed.goal;
+    Ok((
+        IndexedModule {
+            graph_index: m.index,
+            name: m.name.to_string(),
+            file: release(parsed),
+            index,
+            printed: printed?,
+            shapes,
+            goal,
+            lazy_lines: (!lines_now).then(OnceLock::new),
+        },
+        t,
+    ))
+}
+
 /// The text of a module: UTF-8 as stored, else latin1 widened.
 fn module_text(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
@@ -179,160 +357,7 @@ impl CodeIndex {
         let pool = parse::pool()?;
         let results: Vec<Result<(IndexedModule, Timings), JsError>> = pool.install(|| {
             todo.par_iter()
-                .map(|m| {
-                    let mut t = Timings::default();
-                    let t0 = Instant::now();
-                    let bytes = graph
-                        .decoded(m, budget)
-                        .map_err(|e| JsError::NotText(e.to_string()))?;
-                    let mut src = module_text(&bytes);
-                    t.decode = t0.elapsed();
-                    let goal = if m.format == ModuleFormat::Esm {
-                        Goal::Module
-                    } else {
-                        Goal::Script
-                    };
-                    if matches!(depth, Depth::Print) {
-                        // `pretty` of a large script: parsed and printed
-                        // piece by piece when it can be (bounded memory).
-                        match super::pieces::print_in_pieces(m.name, src, goal) {
-                            super::pieces::Pieces::Printed {
-                                file,
-                                printed,
-                                parse,
-                                print,
-                            } => {
-                                t.parse = parse;
-                                t.print = print;
-                                return Ok((
-                                    IndexedModule {
-                                        graph_index: m.index,
-                                        name: m.name.to_string(),
-                                        file,
-                                        index: ModuleIndex::default(),
-                                        printed,
-                                        shapes: None,
-                                        goal,
-                                        lazy_lines: None,
-                                    },
-                                    t,
-                                ));
-                            }
-                            super::pieces::Pieces::Whole(s) => src = s,
-                        }
-                    }
-                    let t1 = Instant::now();
-                    // Without a line map to make now, the comments are not
-                    // needed (they only move printed lines).
-                    let lines_now = match depth {
-                        Depth::LinesWhere(wants) => wants(&src),
-                        _ => true,
-                    };
-                    // Small modules are indexed at once, by a walk that
-                    // measures the AST's depth as it goes (the separate
-                    // measuring walk was 7% of a cold run); a large one is
-                    // measured first, then indexed beside its printing.
-                    let small = src.len() < INDEX_BESIDE_BYTES && !matches!(depth, Depth::Print);
-                    let (mut parsed, comments, early) = if small {
-                        let un = parse::parse_unmeasured(m.name, src, goal, lines_now)?;
-                        t.parse = t1.elapsed();
-                        let t2 = Instant::now();
-                        let (index, parsed, comments) = ModuleIndex::build_measured(un)?;
-                        t.index = t2.elapsed();
-                        (parsed, comments, Some(index))
-                    } else {
-                        let (parsed, comments) = if lines_now {
-                            parse::parse(m.name, src, goal)?
-                        } else {
-                            (parse::parse_bare(m.name, src, goal)?, Default::default())
-                        };
-                        t.parse = t1.elapsed();
-                        (parsed, comments, None)
-                    };
-                    let program = &parsed.program;
-                    let file = &parsed.file;
-                    if matches!(depth, Depth::Print) {
-                        // Nothing else reads the AST meanwhile: a big
-                        // module can be printed on both cores.
-                        let t3 = Instant::now();
-                        let printed = print::print_split(&mut parsed, &comments);
-                        t.print = t3.elapsed();
-                        let goal = parsed.goal;
-                        return Ok((
-                            IndexedModule {
-                                graph_index: m.index,
-                                name: m.name.to_string(),
-                                file: release(parsed),
-                                index: ModuleIndex::default(),
-                                printed: printed?,
-                                shapes: None,
-                                goal,
-                                lazy_lines: None,
-                            },
-                            t,
-                        ));
-                    }
-                    let shapes_of = move || {
-                        matches!(depth, Depth::Shapes)
-                            .then(|| Shapes::build(program, file.start_pos.0))
-                    };
-                    let index_it = move || {
-                        let t2 = Instant::now();
-                        let i = ModuleIndex::build_program(program, file.start_pos.0);
-                        let shapes = shapes_of();
-                        (i, shapes, t2.elapsed())
-                    };
-                    let print_it = || {
-                        let t3 = Instant::now();
-                        let printed = if !lines_now {
-                            Ok(Printed {
-                                code: String::new(),
-                                map: LineMap::raw_only(parsed.file.src.as_bytes()),
-                            })
-                        } else if matches!(depth, Depth::Lines | Depth::LinesWhere(_)) {
-                            print::line_map(&parsed, &comments)
-                        } else {
-                            print::print(&parsed, &comments)
-                        };
-                        (printed, t3.elapsed())
-                    };
-                    let (index, shapes, printed) = if let Some(index) = early {
-                        // Small modules: one step after the other on this
-                        // worker (the other core has modules of its own); a
-                        // thread per module cost more than it saved.
-                        let t2 = Instant::now();
-                        let shapes = shapes_of();
-                        t.index += t2.elapsed();
-                        let (printed, print_time) = print_it();
-                        t.print = print_time;
-                        (index, shapes, printed)
-                    } else {
-                        // Index on a second thread while this one prints:
-                        // the big single-bundle builds then use both cores too.
-                        std::thread::scope(|s| {
-                            let h = parse::spawn_big(s, "cc-teardown-index", index_it);
-                            let (printed, print_time) = print_it();
-                            let (index, shapes, index_time) = h.join();
-                            t.index = index_time;
-                            t.print = print_time;
-                            (index, shapes, printed)
-                        })
-                    };
-                    let goal = parsed.goal;
-                    Ok((
-                        IndexedModule {
-                            graph_index: m.index,
-                            name: m.name.to_string(),
-                            file: release(parsed),
-                            index,
-                            printed: printed?,
-                            shapes,
-                            goal,
-                            lazy_lines: (!lines_now).then(OnceLock::new),
-                        },
-                        t,
-                    ))
-                })
+                .map(|m| build_module(graph, budget, m, depth))
                 .collect()
         });
         let mut modules = Vec::with_capacity(results.len());

@@ -138,6 +138,15 @@ pub struct ModuleIndex {
     pub by_name: HashMap<String, FnId>,
 }
 
+/// A module indexed while its AST's depth was measured
+/// ([`ModuleIndex::build_measured`]): the index, and the module as
+/// [`super::parse::parse`] returns it.
+pub struct MeasuredModule {
+    pub index: ModuleIndex,
+    pub parsed: Parsed,
+    pub comments: SingleThreadedComments,
+}
+
 impl ModuleIndex {
     pub fn build(p: &Parsed) -> ModuleIndex {
         Self::build_program(&p.program, p.file.start_pos.0)
@@ -155,13 +164,15 @@ impl ModuleIndex {
     /// on the way: the same levels [`super::depth::check_program`] counts, the
     /// same limit. Within it, the index and the module as
     /// [`super::parse::parse`] returns it; past it, the same error.
-    pub fn build_measured(
-        un: Unmeasured,
-    ) -> Result<(ModuleIndex, Parsed, SingleThreadedComments), JsError> {
+    pub fn build_measured(un: Unmeasured) -> Result<MeasuredModule, JsError> {
         match Self::walk(un.program(), un.base()) {
-            (out, None) => {
+            (index, None) => {
                 let (parsed, comments) = un.measured();
-                Ok((out, parsed, comments))
+                Ok(MeasuredModule {
+                    index,
+                    parsed,
+                    comments,
+                })
             }
             (_, Some(span)) => Err(un.too_deep(span)),
         }

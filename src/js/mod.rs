@@ -6,6 +6,7 @@ pub mod depth;
 pub mod grep;
 pub mod index;
 pub mod json;
+pub mod keywords;
 pub mod lines;
 pub mod parse;
 pub mod pieces;

@@ -29,7 +29,7 @@
 use super::depth;
 use super::lines::LineMapBuilder;
 use super::parse;
-use super::print::{self, Entries, Printed};
+use super::print::{self, Entries, Printed, SentinelLine};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -84,7 +84,11 @@ pub fn print_in_pieces(name: &str, src: String, goal: parse::Goal) -> Pieces {
     let cm: Lrc<SourceMap> = Default::default();
     let file = cm.new_source_file(Lrc::new(FileName::Custom(name.to_string())), src);
     match depth::with_stack(|| attempt(&cm, &file, &cuts)) {
-        Some((printed, parse, print)) => Pieces::Printed {
+        Some(PiecePrint {
+            printed,
+            parse,
+            print,
+        }) => Pieces::Printed {
             file,
             printed,
             parse: parse + scan,
@@ -225,8 +229,8 @@ impl Sink {
     }
 }
 
-/// The (line, start, end) of every line holding the sentinel in `buf`.
-fn sentinel_lines(buf: &[u8]) -> Vec<(u32, usize, usize)> {
+/// Every line holding the sentinel in `buf`.
+fn sentinel_lines(buf: &[u8]) -> Vec<SentinelLine> {
     let mut out = Vec::new();
     let (mut line, mut counted) = (0u32, 0usize);
     for at in memchr::memmem::find_iter(buf, print::SENTINEL.as_bytes()) {
@@ -234,7 +238,7 @@ fn sentinel_lines(buf: &[u8]) -> Vec<(u32, usize, usize)> {
         let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |i| at + i + 1);
         line += memchr::memchr_iter(b'\n', &buf[counted..start]).count() as u32;
         counted = start;
-        out.push((line, start, end));
+        out.push(SentinelLine { line, start, end });
     }
     out
 }
@@ -284,13 +288,13 @@ fn print_part(
     let (open, from) = if first {
         (None, 0)
     } else {
-        (Some(lines[0].0), lines[0].2)
+        (Some(lines[0].line), lines[0].end)
     };
     let (close, to) = if last {
         (None, buf.len())
     } else {
         let l = lines[expected - 1];
-        (Some(l.0), l.1)
+        (Some(l.line), l.start)
     };
     let shift = open.map_or(0, |o| o + 1);
     let entries = entries
@@ -305,28 +309,47 @@ fn print_part(
     Some(Part { code, entries })
 }
 
-/// Cut, prove, parse and print; None at the first doubt.
-fn attempt(
-    cm: &Lrc<SourceMap>,
-    file: &Lrc<SourceFile>,
-    cuts: &[usize],
-) -> Option<(Printed, Duration, Duration)> {
+/// A piece-wise print's output and the time it took (parsing and printing
+/// summed over the threads).
+struct PiecePrint {
+    printed: Printed,
+    parse: Duration,
+    print: Duration,
+}
+
+/// The text around the pieces, parsed (see the module documentation): the
+/// wrapper with an empty main list, the first piece's statements and the
+/// last's.
+struct Shell {
+    frame: Program,
+    head: Vec<Stmt>,
+    tail: Vec<Stmt>,
+    comments: SingleThreadedComments,
+    /// How deep a piece's statements may be: together with the wrapper's
+    /// levels they must stay within the whole parse's limit.
+    piece_limit: u32,
+    parse: Duration,
+}
+
+/// Parse the source with the pieces between the first and last cut
+/// blanked (same length, so every position outside them is the real one),
+/// and prove the cuts there: a statement of the main list ends at the first
+/// and the next starts at the last.
+fn shell(file: &Lrc<SourceFile>, cuts: &[usize]) -> Option<Shell> {
     let src: &str = &file.src;
     let base = file.start_pos.0;
     let (c1, ck) = (cuts[0], cuts[cuts.len() - 1]);
     let t0 = Instant::now();
-    // The shell: the source with the pieces blanked (same length, so every
-    // position outside them is the real one).
-    let shell_comments = SingleThreadedComments::default();
+    let comments = SingleThreadedComments::default();
     let shell = {
         let mut text = String::with_capacity(src.len());
         text.push_str(&src[..c1]);
         text.extend(std::iter::repeat_n(' ', ck - c1));
         text.push_str(&src[ck..]);
-        parse_script(&text, file.start_pos, file.end_pos, &shell_comments)?
+        parse_script(&text, file.start_pos, file.end_pos, &comments)?
     };
     let (mut frame, shell_depth) = within(Program::Script(shell), depth::AST_LIMIT)?;
-    let parse_shell = t0.elapsed();
+    let parse = t0.elapsed();
     let list = print::main_list(&mut frame)?;
     let k = list
         .iter()
@@ -342,73 +365,168 @@ fn attempt(
     // A piece's statements sit below the wrapper's levels in a whole
     // parse: together they must stay within the whole parse's limit.
     let piece_limit = depth::AST_LIMIT.checked_sub(shell_depth)?;
+    Some(Shell {
+        frame,
+        head,
+        tail,
+        comments,
+        piece_limit,
+        parse,
+    })
+}
 
-    let ranges: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
-    // Part 0 is the first piece, then the pieces, then the last. The
-    // output is about 1.7 times the source: room reserved (not touched)
-    // for twice as much spares the copies of a growing buffer.
-    let sink = Mutex::new(Sink {
-        next: 0,
-        waiting: Default::default(),
-        code: Vec::with_capacity(src.len() * 2),
-        map: LineMapBuilder::with_capacity(src.len() / 2),
-        line: 0,
-    });
-    let put = |j: usize, part: Part| {
-        sink.lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .put(j, part)
-    };
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let parse_ns = AtomicU64::new(0);
-    let print_ns = AtomicU64::new(0);
-    let add = |a: &AtomicU64, d: Duration| {
+/// What the threads printing the pieces share: the pieces still to take,
+/// the output they join into, whether one failed, the time they spent.
+struct Joint<'a> {
+    cm: &'a Lrc<SourceMap>,
+    src: &'a str,
+    base: u32,
+    /// The middle pieces' byte ranges (parts 1 to `ranges.len()`).
+    ranges: Vec<(usize, usize)>,
+    piece_limit: u32,
+    sink: Mutex<Sink>,
+    next: AtomicUsize,
+    failed: AtomicBool,
+    parse_ns: AtomicU64,
+    print_ns: AtomicU64,
+}
+
+impl Joint<'_> {
+    /// Part `j` of the output, or the failure that ends the attempt.
+    fn put(&self, j: usize, part: Option<Part>) {
+        match part {
+            Some(p) => self
+                .sink
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .put(j, p),
+            None => self.failed.store(true, Ordering::Relaxed),
+        }
+    }
+
+    fn add(a: &AtomicU64, d: Duration) {
         a.fetch_add(d.as_nanos() as u64, Ordering::Relaxed);
-    };
+    }
 
-    let worker = || {
+    /// One printing thread: take the next middle piece until none is left
+    /// or one failed.
+    fn work(&self, frame: &Program) {
         // The frame is cloned per worker: the AST is not shared across threads.
         let frame = frame.clone();
         loop {
-            let j = next.fetch_add(1, Ordering::Relaxed);
-            if j >= ranges.len() || failed.load(Ordering::Relaxed) {
+            let j = self.next.fetch_add(1, Ordering::Relaxed);
+            if j >= self.ranges.len() || self.failed.load(Ordering::Relaxed) {
                 return;
             }
-            let (lo, hi) = ranges[j];
-            let t = Instant::now();
-            let comments = SingleThreadedComments::default();
-            let (lo_pos, hi_pos) = (BytePos(base + lo as u32), BytePos(base + hi as u32));
-            let part = parse_script(&src[lo..hi], lo_pos, hi_pos, &comments)
-                .and_then(|s| within(Program::Script(s), piece_limit))
-                .and_then(|(program, _)| {
-                    let Program::Script(script) = program else {
-                        return None;
-                    };
-                    let body = script.body;
-                    let tiles = body.first()?.span().lo == lo_pos
-                        && body.last()?.span().hi == hi_pos
-                        && src.as_bytes()[hi - 1] == b';';
-                    add(&parse_ns, t.elapsed());
-                    let t = Instant::now();
-                    let part = tiles
-                        .then(|| {
-                            print_part(cm, base, &frame, body, hi - lo, &comments, Place::Middle)
-                        })
-                        .flatten();
-                    add(&print_ns, t.elapsed());
-                    part
-                });
-            match part {
-                Some(p) => put(j + 1, p),
-                None => failed.store(true, Ordering::Relaxed),
-            }
+            let part = self.middle_piece(&frame, self.ranges[j]);
+            self.put(j + 1, part);
         }
-    };
+    }
 
+    /// Parse the piece `lo..hi` on its own, prove that its statements tile
+    /// it, and print them inside `frame`.
+    fn middle_piece(&self, frame: &Program, (lo, hi): (usize, usize)) -> Option<Part> {
+        let (src, base) = (self.src, self.base);
+        let t = Instant::now();
+        let comments = SingleThreadedComments::default();
+        let (lo_pos, hi_pos) = (BytePos(base + lo as u32), BytePos(base + hi as u32));
+        parse_script(&src[lo..hi], lo_pos, hi_pos, &comments)
+            .and_then(|s| within(Program::Script(s), self.piece_limit))
+            .and_then(|(program, _)| {
+                let Program::Script(script) = program else {
+                    return None;
+                };
+                let body = script.body;
+                let tiles = body.first()?.span().lo == lo_pos
+                    && body.last()?.span().hi == hi_pos
+                    && src.as_bytes()[hi - 1] == b';';
+                Self::add(&self.parse_ns, t.elapsed());
+                let t = Instant::now();
+                let part = tiles
+                    .then(|| {
+                        print_part(
+                            self.cm,
+                            base,
+                            frame,
+                            body,
+                            hi - lo,
+                            &comments,
+                            Place::Middle,
+                        )
+                    })
+                    .flatten();
+                Self::add(&self.print_ns, t.elapsed());
+                part
+            })
+    }
+
+    /// The joined output, when every part was printed.
+    fn finish(self, parse_shell: Duration) -> Option<PiecePrint> {
+        let sink = self
+            .sink
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        if self.failed.load(Ordering::Relaxed) || sink.next != self.ranges.len() + 2 {
+            return None;
+        }
+        let t = Instant::now();
+        let code = String::from_utf8(sink.code).ok()?;
+        // Lines as an editor counts them (as `print::finish` does).
+        let pretty_lines = if code.ends_with('\n') {
+            sink.line
+        } else {
+            sink.line + 1
+        };
+        let map = sink.map.finish(self.src.as_bytes(), pretty_lines);
+        let printed = Printed { code, map };
+        Self::add(&self.print_ns, t.elapsed());
+        let parse = parse_shell + Duration::from_nanos(self.parse_ns.load(Ordering::Relaxed));
+        let print = Duration::from_nanos(self.print_ns.load(Ordering::Relaxed));
+        Some(PiecePrint {
+            printed,
+            parse,
+            print,
+        })
+    }
+}
+
+/// Cut, prove, parse and print; None at the first doubt.
+fn attempt(cm: &Lrc<SourceMap>, file: &Lrc<SourceFile>, cuts: &[usize]) -> Option<PiecePrint> {
+    let src: &str = &file.src;
+    let base = file.start_pos.0;
+    let (c1, ck) = (cuts[0], cuts[cuts.len() - 1]);
+    let Shell {
+        frame,
+        head,
+        tail,
+        comments: shell_comments,
+        piece_limit,
+        parse: parse_shell,
+    } = shell(file, cuts)?;
+    // Part 0 is the first piece, then the pieces, then the last. The
+    // output is about 1.7 times the source: room reserved (not touched)
+    // for twice as much spares the copies of a growing buffer.
+    let joint = Joint {
+        cm,
+        src,
+        base,
+        ranges: cuts.windows(2).map(|w| (w[0], w[1])).collect(),
+        piece_limit,
+        sink: Mutex::new(Sink {
+            next: 0,
+            waiting: Default::default(),
+            code: Vec::with_capacity(src.len() * 2),
+            map: LineMapBuilder::with_capacity(src.len() / 2),
+            line: 0,
+        }),
+        next: AtomicUsize::new(0),
+        failed: AtomicBool::new(false),
+        parse_ns: AtomicU64::new(0),
+        print_ns: AtomicU64::new(0),
+    };
     std::thread::scope(|s| {
-        let a = parse::spawn_big(s, "cc-teardown-piece", worker);
-        let b = parse::spawn_big(s, "cc-teardown-piece", worker);
+        let a = parse::spawn_big(s, "cc-teardown-piece", || joint.work(&frame));
+        let b = parse::spawn_big(s, "cc-teardown-piece", || joint.work(&frame));
         // Meanwhile this thread prints the first and last piece, already
         // parsed with the shell (with its comments: each print takes the
         // comments it emits, so the first gets a copy).
@@ -420,45 +538,28 @@ fn attempt(
                 Rc::new(RefCell::new(t.clone())),
             )
         };
-        match print_part(cm, base, &frame, head, c1, &copy, Place::First) {
-            Some(p) => put(0, p),
-            None => failed.store(true, Ordering::Relaxed),
-        }
-        match print_part(
-            cm,
-            base,
-            &frame,
-            tail,
-            src.len() - ck,
-            &shell_comments,
-            Place::Last,
-        ) {
-            Some(p) => put(ranges.len() + 1, p),
-            None => failed.store(true, Ordering::Relaxed),
-        }
-        add(&print_ns, t.elapsed());
+        joint.put(
+            0,
+            print_part(cm, base, &frame, head, c1, &copy, Place::First),
+        );
+        joint.put(
+            joint.ranges.len() + 1,
+            print_part(
+                cm,
+                base,
+                &frame,
+                tail,
+                src.len() - ck,
+                &shell_comments,
+                Place::Last,
+            ),
+        );
+        Joint::add(&joint.print_ns, t.elapsed());
         a.join();
         b.join();
     });
     drop(frame);
-    let sink = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
-    if failed.load(Ordering::Relaxed) || sink.next != ranges.len() + 2 {
-        return None;
-    }
-    let t = Instant::now();
-    let code = String::from_utf8(sink.code).ok()?;
-    // Lines as an editor counts them (as `print::finish` does).
-    let pretty_lines = if code.ends_with('\n') {
-        sink.line
-    } else {
-        sink.line + 1
-    };
-    let map = sink.map.finish(src.as_bytes(), pretty_lines);
-    let printed = Printed { code, map };
-    add(&print_ns, t.elapsed());
-    let parse = parse_shell + Duration::from_nanos(parse_ns.load(Ordering::Relaxed));
-    let print = Duration::from_nanos(print_ns.load(Ordering::Relaxed));
-    Some((printed, parse, print))
+    joint.finish(parse_shell)
 }
 
 #[cfg(test)]
@@ -584,7 +685,8 @@ mod tests {
                 good(body + 1_100_000),
                 good(body + 3_000_000),
             ];
-            let (printed, _, _) = depth::with_stack(|| attempt(&cm, &file, &cuts)).unwrap();
+            let PiecePrint { printed, .. } =
+                depth::with_stack(|| attempt(&cm, &file, &cuts)).unwrap();
             assert_same(&one_pass(&s), &printed);
         }
     }

@@ -497,13 +497,22 @@ pub(super) fn sentinel() -> swc_ecma_ast::Stmt {
     })
 }
 
-/// The line (0-based) holding the sentinel, and its byte range.
-fn sentinel_line(buf: &[u8]) -> Option<(u32, usize, usize)> {
+/// A line of printed output holding the sentinel: its number (from 0) and
+/// its bytes, `start..end` (the line break included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct SentinelLine {
+    pub line: u32,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The first line holding the sentinel.
+fn sentinel_line(buf: &[u8]) -> Option<SentinelLine> {
     let at = memchr::memmem::find(buf, SENTINEL.as_bytes())?;
     let start = memchr::memrchr(b'\n', &buf[..at]).map_or(0, |i| i + 1);
     let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |i| at + i + 1);
     let line = memchr::memchr_iter(b'\n', &buf[..start]).count() as u32;
-    Some((line, start, end))
+    Some(SentinelLine { line, start, end })
 }
 
 /// Print a large script on two cores: the main statement list is cut in
@@ -564,11 +573,11 @@ pub fn print_split(p: &mut Parsed, comments: &SingleThreadedComments) -> Result<
     list.pop();
     list.extend(second);
     let ((buf_a, entries_a), (buf_b, entries_b)) = (a?, b?);
-    let (Some((line_a, start_a, _)), Some((line_b, _, end_b))) =
-        (sentinel_line(&buf_a), sentinel_line(&buf_b))
-    else {
+    let (Some(cut_a), Some(cut_b)) = (sentinel_line(&buf_a), sentinel_line(&buf_b)) else {
         return print(p, comments);
     };
+    let (line_a, start_a) = (cut_a.line, cut_a.start);
+    let (line_b, end_b) = (cut_b.line, cut_b.end);
     let mut buf = buf_a;
     buf.truncate(start_a);
     buf.extend_from_slice(&buf_b[end_b..]);

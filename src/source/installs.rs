@@ -178,6 +178,17 @@ fn steps(p: &Path) -> impl Iterator<Item = OsString> + '_ {
     })
 }
 
+/// Why a path could not be followed inside the tree.
+#[derive(Debug, thiserror::Error)]
+enum TreeError {
+    #[error("path longer than {MAX_STEPS} components")]
+    TooLong,
+    #[error("more than {MAX_LINKS} links (a loop?) at {path}")]
+    TooManyLinks { path: String },
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
+}
+
 /// Resolve `machine` (a path as the machine sees it) inside the tree, the
 /// way `openat2(RESOLVE_IN_ROOT)` does: `..` stops at the root, a link's
 /// absolute target starts again from the root, and at most `MAX_LINKS`
@@ -187,14 +198,14 @@ fn resolve_in_tree(
     scope: &Scope,
     machine: &Path,
     hops: &mut u32,
-) -> Result<Option<InTree>, String> {
+) -> Result<Option<InTree>, TreeError> {
     let mut todo: VecDeque<OsString> = steps(machine).collect();
     let mut cur = InTree::default();
     let mut walked = 0usize;
     while let Some(c) = todo.pop_front() {
         walked += 1;
         if walked > MAX_STEPS {
-            return Err(format!("path longer than {MAX_STEPS} components"));
+            return Err(TreeError::TooLong);
         }
         if c == ".." {
             cur.0.pop();
@@ -204,18 +215,24 @@ fn resolve_in_tree(
         let meta = match std::fs::symlink_metadata(cur.host(scope)) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("{}: {e}", cur.machine())),
+            Err(error) => {
+                return Err(TreeError::Io {
+                    path: cur.machine(),
+                    error,
+                });
+            }
         };
         if meta.file_type().is_symlink() {
             *hops += 1;
             if *hops > MAX_LINKS {
-                return Err(format!(
-                    "more than {MAX_LINKS} links (a loop?) at {}",
-                    cur.machine()
-                ));
+                return Err(TreeError::TooManyLinks {
+                    path: cur.machine(),
+                });
             }
-            let target = std::fs::read_link(cur.host(scope))
-                .map_err(|e| format!("{}: {e}", cur.machine()))?;
+            let target = std::fs::read_link(cur.host(scope)).map_err(|error| TreeError::Io {
+                path: cur.machine(),
+                error,
+            })?;
             cur.0.pop();
             if target.has_root() {
                 cur.0.clear();
@@ -250,7 +267,7 @@ fn follow(scope: &Scope, machine: &Path) -> Followed {
     let mut p = match resolve_in_tree(scope, machine, &mut hops) {
         Ok(Some(p)) => p,
         Ok(None) => return Followed::Skipped(None, "leads to nothing that exists".into()),
-        Err(e) => return Followed::Skipped(None, e),
+        Err(e) => return Followed::Skipped(None, e.to_string()),
     };
     for _ in 0..MAX_WRAPPERS {
         match p.file_type(scope) {
@@ -280,7 +297,7 @@ fn follow(scope: &Scope, machine: &Path) -> Followed {
         match resolve_in_tree(scope, Path::new(&c[1]), &mut hops) {
             Ok(Some(next)) if next != p => p = next,
             Ok(_) => break,
-            Err(e) => return Followed::Skipped(Some(p), e),
+            Err(e) => return Followed::Skipped(Some(p), e.to_string()),
         }
     }
     Followed::Program(p)
@@ -440,11 +457,28 @@ impl Scan<'_> {
     }
 }
 
-/// The bundle facts of one program, when it is a readable build.
-fn bundle_facts(
-    scope: &Scope,
-    resolved: &InTree,
-) -> (Option<String>, Option<String>, Option<String>) {
+/// What the bundle of one program says, when it is a readable build.
+#[derive(Default)]
+struct BundleFacts {
+    /// SHA-256 of the entry module's stored bytes.
+    sha256: Option<String>,
+    /// The version the bundle states.
+    version: Option<String>,
+    /// Why it could not be read.
+    note: Option<String>,
+}
+
+impl BundleFacts {
+    fn unreadable(why: String) -> BundleFacts {
+        BundleFacts {
+            note: Some(why),
+            ..BundleFacts::default()
+        }
+    }
+}
+
+/// The bundle facts of one program.
+fn bundle_facts(scope: &Scope, resolved: &InTree) -> BundleFacts {
     let machine = resolved.machine();
     let opened = match resolved.open(scope).and_then(|f| {
         let len = f.metadata().map(|m| m.len()).unwrap_or(0);
@@ -457,23 +491,21 @@ fn bundle_facts(
         Opened::from_file(machine.clone(), Origin::Installed, resolved.host(scope), f)
     }) {
         Ok(o) => o,
-        Err(e) => return (None, None, Some(e.to_string())),
+        Err(e) => return BundleFacts::unreadable(e.to_string()),
     };
     match Build::open(&opened, &Default::default()) {
-        Ok(b) => (
-            Some(crate::bun::digest::sha256_hex(
+        Ok(b) => BundleFacts {
+            sha256: Some(crate::bun::digest::sha256_hex(
                 b.graph.entry_module().contents,
             )),
-            b.version().bundle,
-            None,
-        ),
+            version: b.version().bundle,
+            note: None,
+        },
         // npm leaves a small stand-in when the platform package is missing.
-        Err(_) if opened.bytes().len() < 64 << 10 => (
-            None,
-            None,
-            Some("placeholder (the platform package is missing)".into()),
-        ),
-        Err(e) => (None, None, Some(e.to_string())),
+        Err(_) if opened.bytes().len() < 64 << 10 => {
+            BundleFacts::unreadable("placeholder (the platform package is missing)".into())
+        }
+        Err(e) => BundleFacts::unreadable(e.to_string()),
     }
 }
 
@@ -547,15 +579,15 @@ pub fn scan(scope: &Scope) -> InstallReport {
             continue;
         }
         let (kind, from_path) = classify(scope, &resolved);
-        let (sha, bundle_version, note) = bundle_facts(scope, &resolved);
+        let bundle = bundle_facts(scope, &resolved);
         installs.push(Install {
             path: path.display().to_string(),
             selected: selected.as_ref() == Some(&machine),
             resolved: machine,
             kind,
-            version: from_path.or(bundle_version),
-            bundle_sha256: sha,
-            note,
+            version: from_path.or(bundle.version),
+            bundle_sha256: bundle.sha256,
+            note: bundle.note,
         });
     }
     let mut warnings = std::mem::take(&mut s.warnings);

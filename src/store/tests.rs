@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::bun::{Budget, BunGraph};
 use crate::js::code::{CodeIndex, Depth};

@@ -272,6 +272,20 @@ fn pair_by<K: std::hash::Hash + Eq>(
     pairs
 }
 
+/// Units of the two builds taken for one function (positions in each
+/// side's units), and by what.
+struct Candidate {
+    a: usize,
+    b: usize,
+    matched_by: String,
+}
+
+impl Candidate {
+    fn new(a: usize, b: usize, matched_by: String) -> Candidate {
+        Candidate { a, b, matched_by }
+    }
+}
+
 /// Pairs sharing anchors found in exactly one leftover unit per side,
 /// kept when each is the other's best match.
 fn pair_by_anchors(
@@ -279,7 +293,7 @@ fn pair_by_anchors(
     b: &[Unit],
     la: &mut Vec<usize>,
     lb: &mut Vec<usize>,
-) -> Vec<(usize, usize, usize)> {
+) -> Vec<Candidate> {
     #[derive(Default)]
     struct Seen {
         na: u32,
@@ -339,6 +353,9 @@ fn pair_by_anchors(
     la.retain(|i| !pa.contains(i));
     lb.retain(|j| !pb.contains(j));
     pairs
+        .into_iter()
+        .map(|(i, j, n)| Candidate::new(i, j, format!("{n} unique anchors")))
+        .collect()
 }
 
 fn size_ratio(a: &Unit, b: &Unit) -> f64 {
@@ -353,7 +370,7 @@ fn pair_by_anchor_sets(
     b: &[Unit],
     la: &mut Vec<usize>,
     lb: &mut Vec<usize>,
-) -> Vec<(usize, usize, f64)> {
+) -> Vec<Candidate> {
     let mut postings: HashMap<u64, Vec<usize>> = HashMap::new();
     for &i in la.iter().filter(|&&i| a[i].anchors.len() >= 2) {
         for &h in &a[i].anchors {
@@ -386,7 +403,7 @@ fn pair_by_anchor_sets(
         if !ta[i] && !tb[j] {
             ta[i] = true;
             tb[j] = true;
-            pairs.push((i, j, jac));
+            pairs.push(Candidate::new(i, j, format!("anchor similarity {jac:.2}")));
         }
     }
     la.retain(|&i| !ta[i]);
@@ -463,33 +480,25 @@ pub fn diff(a: &CodeFacts, b: &CodeFacts, budget: &lines::DiffBudget) -> Functio
     let shape = pair_by(ua, ub, &mut la, &mut lb, |u| (u.shape, u.tokens));
     let anchored = pair_by_anchors(ua, ub, &mut la, &mut lb);
     let similar = pair_by_anchor_sets(ua, ub, &mut la, &mut lb);
-    let mut candidates: Vec<(usize, usize, String)> = shape
+    let mut candidates: Vec<Candidate> = shape
         .into_iter()
-        .map(|(i, j)| (i, j, "shape".to_string()))
-        .chain(
-            anchored
-                .into_iter()
-                .map(|(i, j, n)| (i, j, format!("{n} unique anchors"))),
-        )
-        .chain(
-            similar
-                .into_iter()
-                .map(|(i, j, s)| (i, j, format!("anchor similarity {s:.2}"))),
-        )
+        .map(|(i, j)| Candidate::new(i, j, "shape".to_string()))
+        .chain(anchored)
+        .chain(similar)
         .collect();
     let mut matched: Vec<(usize, usize)> = exact.clone();
-    matched.extend(candidates.iter().map(|c| (c.0, c.1)));
+    matched.extend(candidates.iter().map(|c| (c.a, c.b)));
     matched.sort_unstable();
     let placed = pair_by_position(ua, ub, &matched, &mut la, &mut lb);
     candidates.extend(
         placed
             .into_iter()
-            .map(|(i, j)| (i, j, "position".to_string())),
+            .map(|(i, j)| Candidate::new(i, j, "position".to_string())),
     );
     let results: Vec<Option<ChangedFunction>> = candidates
         .par_iter()
-        .map(|(i, j, how)| {
-            let (ua, ub) = (&ua[*i], &ub[*j]);
+        .map(|c| {
+            let (ua, ub) = (&ua[c.a], &ub[c.b]);
             let (ra, rb) = (reference(a, ua), reference(b, ub));
             let (ta, tb) = (text_of(a, ua), text_of(b, ub));
             let (sa, sb) = (ua.pretty_line as usize, ub.pretty_line as usize);
@@ -498,7 +507,7 @@ pub fn diff(a: &CodeFacts, b: &CodeFacts, budget: &lines::DiffBudget) -> Functio
             (d.size() > 0).then(|| ChangedFunction {
                 a: ra,
                 b: rb,
-                matched_by: how.clone(),
+                matched_by: c.matched_by.clone(),
                 lines_removed: d.removed,
                 lines_added: d.added,
                 diff: d.unified,

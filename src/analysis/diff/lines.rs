@@ -14,49 +14,9 @@ use similar::{Algorithm, DiffOp, DiffTag};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-const KEYWORDS: &[&str] = &[
-    "await",
-    "break",
-    "case",
-    "catch",
-    "class",
-    "const",
-    "continue",
-    "debugger",
-    "default",
-    "delete",
-    "do",
-    "else",
-    "export",
-    "extends",
-    "false",
-    "finally",
-    "for",
-    "function",
-    "if",
-    "import",
-    "in",
-    "instanceof",
-    "let",
-    "new",
-    "null",
-    "return",
-    "super",
-    "switch",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typeof",
-    "var",
-    "void",
-    "while",
-    "with",
-    "yield",
-];
-
 /// A text with its renamable identifiers replaced by `_`, and those
-/// identifiers in order. Kept: keywords, global built-ins, property names
+/// identifiers in order. Kept: reserved words (`js::keywords::is_reserved`:
+/// never a binding's name, so never renamed), global built-ins, property names
 /// (after `.`, not after a spread's `...`), object keys, string contents;
 /// a template's `${…}` parts are code and are erased too.
 pub fn erase_names(line: &str) -> (String, Vec<&str>) {
@@ -132,7 +92,7 @@ fn erase_into<'a>(line: &'a str, out: &mut String, names: &mut Vec<&'a str>) {
             let property = prev == Some('.') && !before.ends_with("...");
             let next = line[i..].trim_start().chars().next();
             let key = next == Some(':') && matches!(prev, None | Some('{') | Some(','));
-            if KEYWORDS.contains(&word)
+            if crate::js::keywords::is_reserved(word)
                 || crate::js::shape::BUILTINS.contains(&word)
                 || property
                 || key
@@ -206,6 +166,13 @@ pub struct DiffBudget {
     total: Duration,
 }
 
+/// The command's time for aligning texts is spent: no pair may start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the {} s allowed for aligning all texts of this diff were spent", .total.as_secs_f64())]
+pub struct TimeSpent {
+    total: Duration,
+}
+
 /// What one pair may take.
 pub const PAIR_TIME: Duration = Duration::from_secs(2);
 /// What all the pairs of one command may take.
@@ -255,7 +222,7 @@ impl DiffBudget {
 
     /// The deadline of a pair started now that may take `limit`, or why
     /// it may not start.
-    pub fn deadline_within(&self, limit: Duration) -> Result<Instant, String> {
+    pub fn deadline_within(&self, limit: Duration) -> Result<Instant, TimeSpent> {
         let now = Instant::now();
         if now >= self.end {
             return Err(self.spent());
@@ -269,15 +236,12 @@ impl DiffBudget {
         if deadline < self.end {
             format!("not aligned within {} s", limit.as_secs_f64())
         } else {
-            self.spent()
+            self.spent().to_string()
         }
     }
 
-    fn spent(&self) -> String {
-        format!(
-            "the {} s allowed for aligning all texts of this diff were spent",
-            self.total.as_secs_f64()
-        )
+    fn spent(&self) -> TimeSpent {
+        TimeSpent { total: self.total }
     }
 }
 
@@ -431,7 +395,7 @@ fn align(a: &[u32], b: &[u32], budget: &DiffBudget) -> (Vec<DiffOp>, Option<Stri
     }
     let deadline = match budget.deadline_within(budget.per_pair) {
         Ok(d) => d,
-        Err(why) => return replaced(Some(why)),
+        Err(why) => return replaced(Some(why.to_string())),
     };
     let ops = similar::capture_diff_slices_deadline(Algorithm::Myers, a, b, Some(deadline));
     if Instant::now() >= deadline {

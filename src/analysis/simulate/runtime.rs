@@ -126,14 +126,14 @@ fn json_cost(text: &str) -> usize {
 
 /// Parse JSON text from the engine, charged first; the charge is kept
 /// with the value.
-fn parse_json(budget: &Rc<Budget>, text: &str) -> Result<Result<Value, String>, Stop> {
+fn parse_json(budget: &Rc<Budget>, text: &str) -> Result<Result<Value, serde_json::Error>, Stop> {
     let held = Held::take(budget, json_cost(text))?;
     match serde_json::from_str(text) {
         Ok(v) => {
             held.kept();
             Ok(Ok(v))
         }
-        Err(e) => Ok(Err(e.to_string())),
+        Err(e) => Ok(Err(e)),
     }
 }
 
@@ -552,8 +552,11 @@ pub(super) fn run(
         unsupported: Vec::new(),
     }));
     let seed = host.borrow().seed;
-    let (status, result, globals) =
-        context.with(|ctx| drive(&ctx, &prelude, &script, &host, o, seed, &budget))?;
+    let Ending {
+        status,
+        result,
+        globals,
+    } = context.with(|ctx| drive(&ctx, &prelude, &script, &host, o, seed, &budget))?;
     // The realm's functions hold the host: free them before taking it back.
     drop(context);
     drop(rt);
@@ -601,56 +604,72 @@ pub(super) fn run(
     })
 }
 
-/// Set up the realm, start the script and run it to the end: drain the
-/// promise jobs, then settle the oldest pending agent (or fire a timer),
-/// until the script's promise settles or a limit stops it.
-fn drive<'js>(
+/// How a driven run ended: its status, the script's result (as JSON) and
+/// the globals the realm defines.
+struct Ending {
+    status: Status,
+    result: Value,
+    globals: Vec<String>,
+}
+
+impl Ending {
+    /// An ending without a result.
+    fn bare(status: Status, globals: Vec<String>) -> Ending {
+        Ending {
+            status,
+            result: Value::Null,
+            globals,
+        }
+    }
+}
+
+/// What the prelude hands the host: a step of the mock runtime (settle
+/// an agent or fire a timer), the result writer, the describer of thrown
+/// values, and the globals it defines.
+struct Driver<'js> {
+    step: Function<'js>,
+    json: Function<'js>,
+    describe: Function<'js>,
+    globals: Vec<String>,
+}
+
+/// Install the host functions, load the prelude and start it with the
+/// arguments and the seed.
+fn start<'js>(
     ctx: &Ctx<'js>,
     prelude: &[u8],
-    script: &[u8],
     host: &Rc<RefCell<Host>>,
     o: &Options,
     seed: u64,
     budget: &Rc<Budget>,
-) -> Result<(Status, Value, Vec<String>), SimulateError> {
-    // Before anything runs: a failure to set up under a stop is that stop.
-    let setup = |e: rquickjs::Error| -> Result<(Status, Value, Vec<String>), SimulateError> {
-        match budget.stopped() {
-            Some(s) => Ok((limit_status(s, o), Value::Null, Vec::new())),
-            None => Err(engine(e)),
-        }
-    };
-    let bindings = match install(ctx, host, budget) {
-        Ok(b) => b,
-        Err(e) => return setup(e),
-    };
-    let prelude: Function = match load(ctx, prelude) {
-        Ok(f) => f,
-        Err(e) => return setup(e),
-    };
+) -> rquickjs::Result<Driver<'js>> {
+    let bindings = install(ctx, host, budget)?;
+    let prelude: Function = load(ctx, prelude)?;
     let args_json = o.args.as_ref().map(|a| a.to_string());
-    let driver: Object = match prelude.call((bindings, args_json, seed as u32 as f64)) {
-        Ok(d) => d,
-        Err(e) => return setup(e),
-    };
-    let parts = (|| -> rquickjs::Result<_> {
-        Ok((
-            driver.get::<_, Function>("step")?,
-            driver.get::<_, Function>("json")?,
-            driver.get::<_, Function>("describe")?,
-            driver.get::<_, Vec<String>>("globals")?,
-        ))
-    })();
-    let (step, json, describe, globals) = match parts {
-        Ok(p) => p,
-        Err(e) => return setup(e),
-    };
+    let driver: Object = prelude.call((bindings, args_json, seed as u32 as f64))?;
+    Ok(Driver {
+        step: driver.get::<_, Function>("step")?,
+        json: driver.get::<_, Function>("json")?,
+        describe: driver.get::<_, Function>("describe")?,
+        globals: driver.get::<_, Vec<String>>("globals")?,
+    })
+}
 
-    // Classify whatever was thrown.
-    let thrown = |v: rquickjs::Value<'js>| -> Thrown {
-        let d: Option<rquickjs::String> = describe.call((v,)).ok();
+/// Turns what stopped the script (a thrown value, an engine error, a
+/// limit) into its status.
+struct Judge<'a, 'js> {
+    ctx: &'a Ctx<'js>,
+    describe: &'a Function<'js>,
+    budget: &'a Rc<Budget>,
+    o: &'a Options,
+}
+
+impl<'js> Judge<'_, 'js> {
+    /// Describe whatever was thrown.
+    fn thrown(&self, v: rquickjs::Value<'js>) -> Thrown {
+        let d: Option<rquickjs::String> = self.describe.call((v,)).ok();
         let d: Value = d
-            .and_then(|s| take(budget, s, usize::MAX).ok())
+            .and_then(|s| take(self.budget, s, usize::MAX).ok())
             .and_then(|t| serde_json::from_str(&t.text).ok())
             .unwrap_or(Value::Null);
         Thrown {
@@ -658,17 +677,18 @@ fn drive<'js>(
             message: d["message"].as_str().unwrap_or("(unprintable)").to_string(),
             stack: d["stack"].as_str().map(str::to_string),
         }
-    };
-    let classify = |t: Thrown| -> Status {
-        if let Some(s) = budget.stopped() {
-            return limit_status(s, o);
+    }
+
+    fn classify(&self, t: Thrown) -> Status {
+        if let Some(s) = self.budget.stopped() {
+            return limit_status(s, self.o);
         }
         // The engine's own out-of-memory (a size it refuses whatever the
         // cap, or the error it throws when it cannot even build one).
         if t.message == "out of memory"
             || t.name == "InternalError" && t.message.contains("out of memory")
         {
-            return limit_status(Stop::Memory, o);
+            return limit_status(Stop::Memory, self.o);
         }
         if t.name == "ReferenceError"
             && let Some(name) = not_defined(&t.message)
@@ -680,91 +700,137 @@ fn drive<'js>(
             message: t.message,
             stack: t.stack,
         }
-    };
-    let caught = |e: rquickjs::Error| -> Status {
-        if let Some(s) = budget.stopped() {
-            return limit_status(s, o);
+    }
+
+    fn caught(&self, e: rquickjs::Error) -> Status {
+        if let Some(s) = self.budget.stopped() {
+            return limit_status(s, self.o);
         }
         match e {
-            rquickjs::Error::Exception => classify(thrown(ctx.catch())),
-            rquickjs::Error::Allocation => limit_status(Stop::Memory, o),
+            rquickjs::Error::Exception => self.classify(self.thrown(self.ctx.catch())),
+            rquickjs::Error::Allocation => limit_status(Stop::Memory, self.o),
             other => Status::Threw {
                 name: "EngineError".into(),
                 message: other.to_string(),
                 stack: None,
             },
         }
-    };
+    }
 
+    /// The script's promise resolved to `v`: its result, written as JSON by
+    /// the engine under the interrupt handler (a toJSON, getter or Proxy
+    /// that never returns is stopped by the deadline like any other code).
+    fn result(
+        &self,
+        json: &Function<'js>,
+        v: rquickjs::Value<'js>,
+        globals: Vec<String>,
+    ) -> Ending {
+        let budget = self.budget;
+        let text: Option<rquickjs::String> = match json.call((v,)) {
+            Ok(t) => t,
+            Err(e) => {
+                let status = match self.caught(e) {
+                    Status::Threw {
+                        name,
+                        message,
+                        stack,
+                    } => Status::Threw {
+                        name,
+                        message: format!("writing the result as JSON: {message}"),
+                        stack,
+                    },
+                    other => other,
+                };
+                return Ending::bare(status, globals);
+            }
+        };
+        let Some(text) = text else {
+            return Ending::bare(Status::Completed, globals);
+        };
+        let parsed = take(budget, text, usize::MAX)
+            .map_err(|_| budget.stopped().unwrap_or(Stop::Memory))
+            .and_then(|t| parse_json(budget, &t.text));
+        match parsed {
+            Ok(Ok(v)) => Ending {
+                status: Status::Completed,
+                result: v,
+                globals,
+            },
+            Ok(Err(e)) => Ending::bare(
+                Status::Threw {
+                    name: "ResultError".into(),
+                    message: format!("the result cannot be recorded as JSON: {e}"),
+                    stack: None,
+                },
+                globals,
+            ),
+            Err(s) => Ending::bare(limit_status(s, self.o), globals),
+        }
+    }
+}
+
+/// Set up the realm, start the script and run it to the end: drain the
+/// promise jobs, then settle the oldest pending agent (or fire a timer),
+/// until the script's promise settles or a limit stops it.
+fn drive<'js>(
+    ctx: &Ctx<'js>,
+    prelude: &[u8],
+    script: &[u8],
+    host: &Rc<RefCell<Host>>,
+    o: &Options,
+    seed: u64,
+    budget: &Rc<Budget>,
+) -> Result<Ending, SimulateError> {
+    let Driver {
+        step,
+        json,
+        describe,
+        globals,
+    } = match start(ctx, prelude, host, o, seed, budget) {
+        Ok(d) => d,
+        // Before anything runs: a failure to set up under a stop is that stop.
+        Err(e) => {
+            return match budget.stopped() {
+                Some(s) => Ok(Ending::bare(limit_status(s, o), Vec::new())),
+                None => Err(engine(e)),
+            };
+        }
+    };
+    let judge = Judge {
+        ctx,
+        describe: &describe,
+        budget,
+        o,
+    };
     let promise: Promise = match load(ctx, script) {
         Ok(p) => p,
-        Err(e) => return Ok((caught(e), Value::Null, globals)),
+        Err(e) => return Ok(Ending::bare(judge.caught(e), globals)),
     };
     loop {
         loop {
             if let Err(s) = budget.tick() {
-                return Ok((limit_status(s, o), Value::Null, globals));
+                return Ok(Ending::bare(limit_status(s, o), globals));
             }
             if !ctx.execute_pending_job() {
                 break;
             }
         }
         if let Err(s) = budget.tick() {
-            return Ok((limit_status(s, o), Value::Null, globals));
+            return Ok(Ending::bare(limit_status(s, o), globals));
         }
         match promise.result::<rquickjs::Value>() {
-            Some(Ok(v)) => {
-                // The result is written as JSON by the engine, under the
-                // interrupt handler: a toJSON, getter or Proxy that never
-                // returns is stopped by the deadline like any other code.
-                let text: Option<rquickjs::String> = match json.call((v,)) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        let status = match caught(e) {
-                            Status::Threw {
-                                name,
-                                message,
-                                stack,
-                            } => Status::Threw {
-                                name,
-                                message: format!("writing the result as JSON: {message}"),
-                                stack,
-                            },
-                            other => other,
-                        };
-                        return Ok((status, Value::Null, globals));
-                    }
-                };
-                let Some(text) = text else {
-                    return Ok((Status::Completed, Value::Null, globals));
-                };
-                let parsed = take(budget, text, usize::MAX)
-                    .map_err(|_| budget.stopped().unwrap_or(Stop::Memory))
-                    .and_then(|t| parse_json(budget, &t.text));
-                return Ok(match parsed {
-                    Ok(Ok(v)) => (Status::Completed, v, globals),
-                    Ok(Err(e)) => (
-                        Status::Threw {
-                            name: "ResultError".into(),
-                            message: format!("the result cannot be recorded as JSON: {e}"),
-                            stack: None,
-                        },
-                        Value::Null,
-                        globals,
-                    ),
-                    Err(s) => (limit_status(s, o), Value::Null, globals),
-                });
-            }
+            Some(Ok(v)) => return Ok(judge.result(&json, v, globals)),
             Some(Err(_)) => {
                 let reason = ctx.catch();
-                return Ok((classify(thrown(reason)), Value::Null, globals));
+                return Ok(Ending::bare(judge.classify(judge.thrown(reason)), globals));
             }
             None => {}
         }
         match step.call::<_, i32>(()) {
-            Ok(0) => return Ok((Status::Stalled, Value::Null, globals)),
+            Ok(0) => return Ok(Ending::bare(Status::Stalled, globals)),
             Ok(_) => {}
-            Err(e) => return Ok((caught(e), Value::Null, globals)),
+            Err(e) => return Ok(Ending::bare(judge.caught(e), globals)),
         }
     }
 }

@@ -75,10 +75,18 @@ pub fn is_model_id(s: &str) -> bool {
     tail.len() <= 2 && tail.iter().all(|t| date(t) || word(t))
 }
 
-/// Every word shaped like a model id in `src`: (offset of the opening
-/// quote, or of the word when it is not quoted; id; whether it is a whole
-/// literal — quoted by the same quote on both sides).
-fn scan(src: &str) -> Vec<(u32, String, bool)> {
+/// A word shaped like a model id.
+struct Mention {
+    /// The offset of the opening quote, or of the word when it is not
+    /// quoted.
+    at: u32,
+    id: String,
+    /// A whole literal: quoted by the same quote on both sides.
+    whole: bool,
+}
+
+/// Every word shaped like a model id in `src`.
+fn scan(src: &str) -> Vec<Mention> {
     let b = src.as_bytes();
     let mut out = Vec::new();
     for at in memchr::memmem::find_iter(b, b"claude-") {
@@ -97,15 +105,28 @@ fn scan(src: &str) -> Vec<(u32, String, bool)> {
         }
         let quote = prev.filter(|c| b"\"'`".contains(c));
         match quote {
-            Some(q) => out.push(((at - 1) as u32, id.to_string(), b.get(end) == Some(&q))),
-            None => out.push((at as u32, id.to_string(), false)),
+            Some(q) => out.push(Mention {
+                at: (at - 1) as u32,
+                id: id.to_string(),
+                whole: b.get(end) == Some(&q),
+            }),
+            None => out.push(Mention {
+                at: at as u32,
+                id: id.to_string(),
+                whole: false,
+            }),
         }
     }
     out
 }
 
-/// What is gathered about one id: its aliases, its uses, its sites.
-type Gathered = (BTreeSet<String>, BTreeSet<String>, Vec<Site>);
+/// What is gathered about one id.
+#[derive(Default)]
+struct Gathered {
+    aliases: BTreeSet<String>,
+    uses: BTreeSet<String>,
+    sites: Vec<Site>,
+}
 
 /// How one literal is used: (used as, alias).
 type Use = (&'static str, Option<String>);
@@ -126,21 +147,26 @@ pub fn find(ci: &CodeIndex) -> Vec<Model> {
     }
     let mut by_id: BTreeMap<String, Gathered> = BTreeMap::new();
     for (mi, m) in ci.modules.iter().enumerate() {
-        for (off, id, whole) in scan(m.source()) {
+        for Mention { at: off, id, whole } in scan(m.source()) {
             let e = by_id.entry(id).or_default();
             let (used, alias) = match uses.get(&(mi, off)) {
                 Some((u, a)) => (*u, a.clone()),
                 None if !whole => ("text", None),
                 None => ("other", None),
             };
-            e.1.insert(used.to_string());
-            e.0.extend(alias);
-            e.2.push(Site::at(m, off));
+            e.uses.insert(used.to_string());
+            e.aliases.extend(alias);
+            e.sites.push(Site::at(m, off));
         }
     }
     by_id
         .into_iter()
-        .map(|(id, (aliases, used, mut sites))| {
+        .map(|(id, g)| {
+            let Gathered {
+                aliases,
+                uses: used,
+                mut sites,
+            } = g;
             sites.sort();
             sites.dedup();
             Model {

@@ -411,7 +411,7 @@ pub fn word_diff(a: &str, b: &str, budget: &DiffBudget) -> (String, Option<Strin
     use similar::{ChangeTag, TextDiff};
     let deadline = match budget.deadline_within(WORD_DIFF_TIME) {
         Ok(d) => d,
-        Err(why) => return (replaced_whole(a, b), Some(why)),
+        Err(why) => return (replaced_whole(a, b), Some(why.to_string())),
     };
     let d = TextDiff::configure().deadline(deadline).diff_words(a, b);
     if std::time::Instant::now() >= deadline {

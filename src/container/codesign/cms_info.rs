@@ -1,6 +1,7 @@
 //! The facts we take from a CMS / PKCS#7 SignedData blob, parsed with the
 //! `cms` crate (DER, X.509 and CMS types from RustCrypto).
 
+use super::Malformed;
 use cms::cert::CertificateChoices;
 use cms::cert::x509::Certificate;
 use cms::content_info::ContentInfo;
@@ -29,14 +30,11 @@ pub(crate) struct CmsFacts {
     pub content: Option<Any>,
 }
 
-pub(crate) fn read(ber: &[u8]) -> Result<CmsFacts, String> {
+pub(crate) fn read(ber: &[u8]) -> Result<CmsFacts, Malformed> {
     let der_bytes = definite_lengths(ber)?;
     let ci = ContentInfo::from_der(&der_bytes).map_err(|e| format!("CMS: {e}"))?;
     if ci.content_type != SIGNED_DATA {
-        return Err(format!(
-            "CMS content is {}, not SignedData",
-            ci.content_type
-        ));
+        return Err(format!("CMS content is {}, not SignedData", ci.content_type).into());
     }
     let sd: SignedData = ci
         .content
@@ -129,11 +127,11 @@ const MAX_CMS: usize = 1 << 20;
 /// decoded, bounds that sort at `MAX_ELEMENTS²` comparisons per set.
 const MAX_ELEMENTS: usize = 128;
 
-fn too_many(elements: usize) -> Result<(), String> {
+fn too_many(elements: usize) -> Result<(), Malformed> {
     if elements > MAX_ELEMENTS {
         return Err(format!(
             "CMS: a constructed value holds more than {MAX_ELEMENTS} elements (real signatures hold a few dozen at most)"
-        ));
+        ).into());
     }
     Ok(())
 }
@@ -144,14 +142,15 @@ fn too_many(elements: usize) -> Result<(), String> {
 /// encodings, and the `der` crate reads DER only. This touches only the
 /// tag-length framing (every tag and primitive value is copied as is); all
 /// the parsing of what the bytes mean is left to the `cms` crate.
-pub(crate) fn definite_lengths(input: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn definite_lengths(input: &[u8]) -> Result<Vec<u8>, Malformed> {
     // Each nesting level holds a copy of its content while it is rebuilt:
     // the cap bounds the memory at MAX_DEPTH × MAX_CMS.
     if input.len() > MAX_CMS {
         return Err(format!(
             "CMS blob of {} bytes (more than {MAX_CMS}; real ones are ~10 KB)",
             input.len()
-        ));
+        )
+        .into());
     }
     let mut out = Vec::with_capacity(input.len());
     let mut pos = 0;
@@ -167,9 +166,9 @@ fn reencode(
     out: &mut Vec<u8>,
     depth: usize,
     in_indefinite: bool,
-) -> Result<bool, String> {
+) -> Result<bool, Malformed> {
     if depth > MAX_DEPTH {
-        return Err(format!("CMS nests deeper than {MAX_DEPTH}"));
+        return Err(format!("CMS nests deeper than {MAX_DEPTH}").into());
     }
     let err = || "CMS: truncated BER".to_string();
     let tag_start = *pos;
@@ -303,13 +302,18 @@ mod tests {
             for ber in [definite, indefinite] {
                 let r = definite_lengths(&ber);
                 if n > MAX_ELEMENTS {
-                    assert!(r.unwrap_err().contains("more than"), "{n}");
+                    assert!(r.unwrap_err().to_string().contains("more than"), "{n}");
                 } else {
                     assert_eq!(r.unwrap().len(), 4 + 2 * n, "{n}");
                 }
             }
         }
         let huge = vec![0x30; MAX_CMS + 1];
-        assert!(definite_lengths(&huge).unwrap_err().contains("more than"));
+        assert!(
+            definite_lengths(&huge)
+                .unwrap_err()
+                .to_string()
+                .contains("more than")
+        );
     }
 }

@@ -19,6 +19,24 @@ mod pe;
 use super::{ContainerInfo, Format};
 use serde::Serialize;
 
+/// Why a signature's structure cannot be read: the detail a
+/// `malformed (…)` finding shows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct Malformed(std::borrow::Cow<'static, str>);
+
+impl From<&'static str> for Malformed {
+    fn from(detail: &'static str) -> Malformed {
+        Malformed(detail.into())
+    }
+}
+
+impl From<String> for Malformed {
+    fn from(detail: String) -> Malformed {
+        Malformed(detail.into())
+    }
+}
+
 /// What kind of signature a file carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -356,30 +374,4 @@ pub fn check_bytes(bytes: &[u8]) -> Signature {
         payload_size: 0,
     };
     check(bytes, &info)
-}
-
-/// Bounded big-endian reads: `None` past the end, never a panic.
-pub(crate) fn be32(b: &[u8], at: usize) -> Option<u32> {
-    let s = b.get(at..at.checked_add(4)?)?;
-    Some(u32::from_be_bytes(s.try_into().ok()?))
-}
-
-pub(crate) fn be64(b: &[u8], at: usize) -> Option<u64> {
-    let s = b.get(at..at.checked_add(8)?)?;
-    Some(u64::from_be_bytes(s.try_into().ok()?))
-}
-
-pub(crate) fn le16(b: &[u8], at: usize) -> Option<u16> {
-    let s = b.get(at..at.checked_add(2)?)?;
-    Some(u16::from_le_bytes(s.try_into().ok()?))
-}
-
-pub(crate) fn le32(b: &[u8], at: usize) -> Option<u32> {
-    let s = b.get(at..at.checked_add(4)?)?;
-    Some(u32::from_le_bytes(s.try_into().ok()?))
-}
-
-/// `bytes[at..at+len]`, checked.
-pub(crate) fn slice(b: &[u8], at: usize, len: usize) -> Option<&[u8]> {
-    b.get(at..at.checked_add(len)?)
 }

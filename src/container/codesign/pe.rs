@@ -6,10 +6,11 @@
 //! Executable Signature Format", the linear form `signtool` produces).
 
 use super::{
-    AuthenticodeFacts, Kind, NOT_CHECKED, PE_CHECKED, Signature, Status, TRUST_NOTE, cms_info,
-    le16, le32, slice,
+    AuthenticodeFacts, Kind, Malformed, NOT_CHECKED, PE_CHECKED, Signature, Status, TRUST_NOTE,
+    cms_info,
 };
 use crate::container::ContainerInfo;
+use crate::container::bytes::{le16, le32, slice};
 use der::Sequence;
 use der::asn1::{ObjectIdentifier, OctetString};
 
@@ -77,9 +78,18 @@ pub(super) fn check(bytes: &[u8], info: &ContainerInfo) -> Signature {
     }
 }
 
-/// The offsets the digest skips: `(checksum, certificate entry)`, and the
-/// table's `(offset, size)` (size 0: unsigned).
-fn layout(bytes: &[u8]) -> Result<(usize, usize, usize, usize), String> {
+/// Where the headers put what the digest skips: the checksum field, the
+/// certificate table's directory entry, and the table itself.
+struct Layout {
+    checksum: usize,
+    /// The certificate table's directory entry (8 bytes).
+    entry: usize,
+    table_offset: usize,
+    /// 0: unsigned.
+    table_size: usize,
+}
+
+fn layout(bytes: &[u8]) -> Result<Layout, Malformed> {
     let pe = le32(bytes, 0x3c).ok_or("DOS header truncated")? as usize;
     if slice(bytes, pe, 4) != Some(b"PE\0\0") {
         return Err("no PE signature".into());
@@ -90,21 +100,36 @@ fn layout(bytes: &[u8]) -> Result<(usize, usize, usize, usize), String> {
     let (dirs, count_at) = match le16(bytes, opt).ok_or("optional header truncated")? {
         0x10b => (opt + 96, opt + 92),
         0x20b => (opt + 112, opt + 108),
-        m => return Err(format!("optional header magic {m:#x}")),
+        m => return Err(format!("optional header magic {m:#x}").into()),
     };
     let checksum = opt + 64;
     let count = le32(bytes, count_at).ok_or("optional header truncated")? as usize;
     let entry = dirs + 4 * 8;
     if count < 5 || entry + 8 > opt + opt_size {
-        return Ok((checksum, entry, 0, 0));
+        return Ok(Layout {
+            checksum,
+            entry,
+            table_offset: 0,
+            table_size: 0,
+        });
     }
     let off = le32(bytes, entry).ok_or("data directories truncated")? as usize;
     let size = le32(bytes, entry + 4).ok_or("data directories truncated")? as usize;
-    Ok((checksum, entry, off, size))
+    Ok(Layout {
+        checksum,
+        entry,
+        table_offset: off,
+        table_size: size,
+    })
 }
 
-fn check_inner(bytes: &[u8], info: &ContainerInfo) -> Result<Signature, String> {
-    let (checksum, entry, off, size) = layout(bytes)?;
+fn check_inner(bytes: &[u8], info: &ContainerInfo) -> Result<Signature, Malformed> {
+    let Layout {
+        checksum,
+        entry,
+        table_offset: off,
+        table_size: size,
+    } = layout(bytes)?;
     if size == 0 {
         return Ok(result(
             Status::Unsigned,
@@ -119,12 +144,12 @@ fn check_inner(bytes: &[u8], info: &ContainerInfo) -> Result<Signature, String> 
         )
     })?;
     if off < entry + 8 {
-        return Err(format!("certificate table at {off} overlaps the headers"));
+        return Err(format!("certificate table at {off} overlaps the headers").into());
     }
     let len = le32(table, 0).ok_or("certificate entry truncated")? as usize;
     let kind = le16(table, 6).ok_or("certificate entry truncated")?;
     if kind != WIN_CERT_TYPE_PKCS_SIGNED_DATA {
-        return Err(format!("certificate type {kind} is not PKCS#7 SignedData"));
+        return Err(format!("certificate type {kind} is not PKCS#7 SignedData").into());
     }
     let der = table
         .get(8..len)
@@ -140,10 +165,7 @@ fn check_inner(bytes: &[u8], info: &ContainerInfo) -> Result<Signature, String> 
     // The signed content must describe a PE image, not some other object
     // (a CAB or a catalog) whose digest happens to be carried here.
     if spc.data.kind != SPC_PE_IMAGE_DATA {
-        return Err(format!(
-            "the signature is for {}, not a PE image",
-            spc.data.kind
-        ));
+        return Err(format!("the signature is for {}, not a PE image", spc.data.kind).into());
     }
     let alg = spc.message_digest.algorithm.oid;
     let signed = spc.message_digest.digest.as_bytes();

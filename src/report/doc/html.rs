@@ -113,45 +113,6 @@ pub(super) fn html_table(o: &mut String, tb: &Table) {
 /// Line by line, so a string or comment across lines is coloured on its
 /// first line only; the text is never changed.
 pub(super) fn js_colour(line: &str) -> String {
-    const KW: &[&str] = &[
-        "async",
-        "await",
-        "break",
-        "case",
-        "catch",
-        "class",
-        "const",
-        "continue",
-        "default",
-        "delete",
-        "do",
-        "else",
-        "export",
-        "false",
-        "finally",
-        "for",
-        "function",
-        "if",
-        "import",
-        "in",
-        "instanceof",
-        "let",
-        "new",
-        "null",
-        "of",
-        "return",
-        "switch",
-        "this",
-        "throw",
-        "true",
-        "try",
-        "typeof",
-        "undefined",
-        "var",
-        "void",
-        "while",
-        "yield",
-    ];
     let cs: Vec<char> = line.chars().collect();
     let mut o = String::new();
     let mut i = 0;
@@ -192,7 +153,7 @@ pub(super) fn js_colour(line: &str) -> String {
                 j += 1;
             }
             let w: String = cs[i..j].iter().collect();
-            if KW.contains(&w.as_str()) {
+            if crate::js::keywords::is_highlighted(&w) {
                 span(&mut o, "j-kw", &w);
             } else {
                 o.push_str(&h(&w));

@@ -569,75 +569,18 @@ impl<'a> Schemas<'a> {
         base: u32,
         locals: &Locals,
     ) -> S {
-        let arg = |i: usize| args.get(i).copied();
+        let arg0 = args.first().copied();
         let ty = s.json.get("type").and_then(J::as_str).map(str::to_string);
         match method {
-            "optional" => s.optional = true,
-            "nullable" | "nullish" => {
-                if let Some(t) = &ty {
-                    s.json.insert("type".into(), json!([t, "null"]));
-                }
-                if method == "nullish" {
-                    s.optional = true;
-                }
-            }
-            "default" | "prefault" => {
-                if let Some(v) = arg(0).and_then(|a| self.value(m, a, base)) {
-                    // `.default(() => x)`: the value is computed at run time.
-                    if !matches!(v, Value::Func(_)) {
-                        s.json.insert("default".into(), v.to_json());
-                    }
-                }
-                s.optional = true;
-            }
-            "describe" => {
-                if let Some(d) = arg(0).and_then(|a| self.string(m, a, base)) {
-                    s.json.insert("description".into(), d.into());
-                }
-            }
-            "meta" => {
-                if let Some(Value::Object(p)) = arg(0).and_then(|a| self.value(m, a, base))
-                    && let Some((_, Value::Str(d))) = p.iter().find(|(k, _)| k == "description")
-                {
-                    s.json.insert("description".into(), d.clone().into());
-                }
+            "optional" | "nullable" | "nullish" | "default" | "prefault" | "describe" | "meta" => {
+                self.annotate(&mut s, method, ty.as_deref(), m, arg0, base);
             }
             "int" => {
                 s.json.insert("type".into(), "integer".into());
             }
             "min" | "max" | "gte" | "lte" | "gt" | "lt" | "length" | "positive" | "nonnegative"
             | "negative" | "nonpositive" => {
-                let n = arg(0).and_then(|a| self.value(m, a, base));
-                let n = match n {
-                    Some(Value::Num(n)) => Some(n),
-                    _ => None,
-                };
-                let keys: &[&str] = match (ty.as_deref(), method) {
-                    (Some("string"), "min") => &["minLength"],
-                    (Some("string"), "max") => &["maxLength"],
-                    (Some("string"), "length") => &["minLength", "maxLength"],
-                    (Some("array"), "min") => &["minItems"],
-                    (Some("array"), "max") => &["maxItems"],
-                    (Some("array"), "length") => &["minItems", "maxItems"],
-                    (_, "min" | "gte") => &["minimum"],
-                    (_, "max" | "lte") => &["maximum"],
-                    (_, "gt") => &["exclusiveMinimum"],
-                    (_, "lt") => &["exclusiveMaximum"],
-                    (_, "positive") => {
-                        s.json.insert("exclusiveMinimum".into(), 0.into());
-                        &[]
-                    }
-                    (_, "nonnegative") => {
-                        s.json.insert("minimum".into(), 0.into());
-                        &[]
-                    }
-                    _ => &[],
-                };
-                if let Some(n) = n.and_then(serde_json::Number::from_f64) {
-                    for k in keys {
-                        s.json.insert((*k).into(), J::Number(n.clone()));
-                    }
-                }
+                self.bound(&mut s, method, ty.as_deref(), m, arg0, base);
             }
             "url" | "email" | "uuid" | "datetime" | "date" | "ipv4" | "ipv6" | "base64" => {
                 s.json.insert(
@@ -655,8 +598,121 @@ impl<'a> Schemas<'a> {
                 s = S::of(json!({"type": "array", "items": J::Object(s.json)}));
                 s.optional = optional;
             }
+            "or" | "and" | "extend" | "safeExtend" | "augment" | "merge" | "strict"
+            | "passthrough" | "loose" | "partial" | "required" | "omit" | "pick" => {
+                s = self.reshape(s, method, m, arg0, base, locals);
+            }
+            // Refinements and output-side steps leave the input as it is.
+            _ => {}
+        }
+        s
+    }
+
+    /// Whether the value may be absent or null, its default, its
+    /// description (`.optional()`, `.nullable()`, `.default(x)`,
+    /// `.describe("…")`, `.meta({description})`…).
+    fn annotate(
+        &mut self,
+        s: &mut S,
+        method: &str,
+        ty: Option<&str>,
+        m: usize,
+        arg0: Option<&Expr>,
+        base: u32,
+    ) {
+        match method {
+            "optional" => s.optional = true,
+            "nullable" | "nullish" => {
+                if let Some(t) = ty {
+                    s.json.insert("type".into(), json!([t, "null"]));
+                }
+                if method == "nullish" {
+                    s.optional = true;
+                }
+            }
+            "default" | "prefault" => {
+                if let Some(v) = arg0.and_then(|a| self.value(m, a, base)) {
+                    // `.default(() => x)`: the value is computed at run time.
+                    if !matches!(v, Value::Func(_)) {
+                        s.json.insert("default".into(), v.to_json());
+                    }
+                }
+                s.optional = true;
+            }
+            "describe" => {
+                if let Some(d) = arg0.and_then(|a| self.string(m, a, base)) {
+                    s.json.insert("description".into(), d.into());
+                }
+            }
+            "meta" => {
+                if let Some(Value::Object(p)) = arg0.and_then(|a| self.value(m, a, base))
+                    && let Some((_, Value::Str(d))) = p.iter().find(|(k, _)| k == "description")
+                {
+                    s.json.insert("description".into(), d.clone().into());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A bound (`.min(n)`, `.max(n)`, `.length(n)`, `.positive()`…): on a
+    /// string's length, an array's items, else the number itself.
+    fn bound(
+        &mut self,
+        s: &mut S,
+        method: &str,
+        ty: Option<&str>,
+        m: usize,
+        arg0: Option<&Expr>,
+        base: u32,
+    ) {
+        let n = arg0.and_then(|a| self.value(m, a, base));
+        let n = match n {
+            Some(Value::Num(n)) => Some(n),
+            _ => None,
+        };
+        let keys: &[&str] = match (ty, method) {
+            (Some("string"), "min") => &["minLength"],
+            (Some("string"), "max") => &["maxLength"],
+            (Some("string"), "length") => &["minLength", "maxLength"],
+            (Some("array"), "min") => &["minItems"],
+            (Some("array"), "max") => &["maxItems"],
+            (Some("array"), "length") => &["minItems", "maxItems"],
+            (_, "min" | "gte") => &["minimum"],
+            (_, "max" | "lte") => &["maximum"],
+            (_, "gt") => &["exclusiveMinimum"],
+            (_, "lt") => &["exclusiveMaximum"],
+            (_, "positive") => {
+                s.json.insert("exclusiveMinimum".into(), 0.into());
+                &[]
+            }
+            (_, "nonnegative") => {
+                s.json.insert("minimum".into(), 0.into());
+                &[]
+            }
+            _ => &[],
+        };
+        if let Some(n) = n.and_then(serde_json::Number::from_f64) {
+            for k in keys {
+                s.json.insert((*k).into(), J::Number(n.clone()));
+            }
+        }
+    }
+
+    /// An object schema combined or cut (`.or(o)`, `.extend({…})`,
+    /// `.merge(o)`, `.strict()`, `.partial()`, `.pick({…})`…).
+    fn reshape(
+        &mut self,
+        mut s: S,
+        method: &str,
+        m: usize,
+        arg0: Option<&Expr>,
+        base: u32,
+        locals: &Locals,
+    ) -> S {
+        match method {
             "or" => {
-                if let Some(o) = arg(0).and_then(|a| self.schema(m, a, base, locals)) {
+                if let Some(o) = arg0.and_then(|a| self.schema(m, a, base, locals)) {
                     s = S {
                         json: json!({"anyOf": [J::Object(s.json), J::Object(o.json)]})
                             .as_object()
@@ -666,19 +722,14 @@ impl<'a> Schemas<'a> {
                     };
                 }
             }
-            "and" => {
-                if let Some(o) = arg(0).and_then(|a| self.schema(m, a, base, locals)) {
+            "and" | "merge" => {
+                if let Some(o) = arg0.and_then(|a| self.schema(m, a, base, locals)) {
                     merge_properties(&mut s, &o);
                 }
             }
             "extend" | "safeExtend" | "augment" => {
-                if let Some(a) = arg(0) {
+                if let Some(a) = arg0 {
                     self.add_shape(&mut s, m, a, base, locals);
-                }
-            }
-            "merge" => {
-                if let Some(o) = arg(0).and_then(|a| self.schema(m, a, base, locals)) {
-                    merge_properties(&mut s, &o);
                 }
             }
             "strict" => {
@@ -697,7 +748,7 @@ impl<'a> Schemas<'a> {
                 }
             }
             "omit" | "pick" => {
-                let mask: Vec<String> = match arg(0).and_then(|a| self.value(m, a, base)) {
+                let mask: Vec<String> = match arg0.and_then(|a| self.value(m, a, base)) {
                     Some(Value::Object(p)) => p.into_iter().map(|(k, _)| k).collect(),
                     Some(Value::Array(a)) => a
                         .into_iter()
@@ -713,7 +764,6 @@ impl<'a> Schemas<'a> {
                     r.retain(|k| k.as_str().is_some_and(keep));
                 }
             }
-            // Refinements and output-side steps leave the input as it is.
             _ => {}
         }
         s
