@@ -148,7 +148,7 @@ fn function_label(f: &crate::analysis::diff::functions::FunctionRef) -> Inline {
         (Some(o), Some(n)) => format!("{o} [{n}]"),
         (None, Some(n)) => n.clone(),
         (Some(o), None) => o.clone(),
-        (None, None) => "(anonymous)".into(),
+        (None, None) => f.place().unwrap_or_else(|| "(anonymous)".into()),
     };
     Inline::code(name).t(format!(
         " {}:{}",

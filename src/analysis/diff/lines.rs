@@ -182,6 +182,13 @@ pub struct LineDiff {
     /// `removed` count all of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coarse: Option<String>,
+    /// The lines of `a` removed or replaced, counted from 0: where the
+    /// change lies on side a (not serialised: the hunks say it).
+    #[serde(skip)]
+    pub changed_a: Vec<std::ops::Range<usize>>,
+    /// The lines of `b` added or replaced, counted from 0.
+    #[serde(skip)]
+    pub changed_b: Vec<std::ops::Range<usize>>,
 }
 
 impl LineDiff {
@@ -332,11 +339,19 @@ pub fn diff(
     for op in &ops {
         match op.tag() {
             DiffTag::Equal => {}
-            DiffTag::Delete => out.removed += op.old_range().len(),
-            DiffTag::Insert => out.added += op.new_range().len(),
+            DiffTag::Delete => {
+                out.removed += op.old_range().len();
+                out.changed_a.push(op.old_range());
+            }
+            DiffTag::Insert => {
+                out.added += op.new_range().len();
+                out.changed_b.push(op.new_range());
+            }
             DiffTag::Replace => {
                 out.removed += op.old_range().len();
                 out.added += op.new_range().len();
+                out.changed_a.push(op.old_range());
+                out.changed_b.push(op.new_range());
             }
         }
     }
