@@ -197,16 +197,22 @@ pub struct Member {
 
 impl Initialiser {
     /// The members whose lines meet `changed` (line ranges counted from the
-    /// unit's first line), each once, in source order.
+    /// unit's first line; an empty range `i..i`, lines added or removed
+    /// before line `i`, meets a member spanning lines `i - 1` and `i`), each
+    /// once, in source order.
     fn assigned(&self, changed: &[Range<usize>]) -> Vec<Assigned> {
         let mut seen = HashSet::new();
+        let meets = |m: &Member, r: &Range<usize>| {
+            let (first, last) = (m.first as usize, m.last as usize);
+            if r.is_empty() {
+                first < r.start && last >= r.start
+            } else {
+                first < r.end && last >= r.start
+            }
+        };
         self.members
             .iter()
-            .filter(|m| {
-                changed
-                    .iter()
-                    .any(|r| (m.first as usize) < r.end && (m.last as usize) >= r.start)
-            })
+            .filter(|m| changed.iter().any(|r| meets(m, r)))
             .filter(|m| seen.insert(m.name.as_str()))
             .map(|m| Assigned {
                 name: m.name.clone(),
@@ -378,7 +384,8 @@ fn initialisers(
             let top = units[slot[&f]].pretty_line;
             let (Some(first), Some(last)) = (
                 m.pretty_line(start).checked_sub(top),
-                m.pretty_line(end.saturating_sub(1).max(start)).checked_sub(top),
+                m.pretty_line(end.saturating_sub(1).max(start))
+                    .checked_sub(top),
             ) else {
                 continue;
             };
@@ -706,11 +713,17 @@ pub fn diff(a: &CodeFacts, b: &CodeFacts, budget: &lines::DiffBudget) -> Functio
             let d = lines::diff(&ta, &tb, Compare::IgnoringRenames, sa, sb, budget);
             (d.size() > 0).then(|| ChangedFunction {
                 a: FunctionRef {
-                    assigns: ua.init.as_ref().map_or_else(Vec::new, |i| i.assigned(&d.changed_a)),
+                    assigns: ua
+                        .init
+                        .as_ref()
+                        .map_or_else(Vec::new, |i| i.assigned(&d.changed_a)),
                     ..ra
                 },
                 b: FunctionRef {
-                    assigns: ub.init.as_ref().map_or_else(Vec::new, |i| i.assigned(&d.changed_b)),
+                    assigns: ub
+                        .init
+                        .as_ref()
+                        .map_or_else(Vec::new, |i| i.assigned(&d.changed_b)),
                     ..rb
                 },
                 matched_by: how.clone(),
@@ -897,7 +910,6 @@ function Ij() {
         bulk!()
     );
 
-
     #[test]
     fn an_edit_inside_a_lazy_initialiser_names_its_binding_and_what_it_assigns() {
         let d = diff_of(OLD, NEW_LIST);
@@ -928,11 +940,24 @@ function Ij() {
         let new = new.replace("large: 3", "large: 4");
         let d = diff_of(OLD, &new);
         assert_eq!(names(&d.changed[0].b.assigns), ["paint", "sizes"]);
+        // A word added to the list: lines added inside `colours = [ … ]`
+        // place it on side a too; a word removed, on side b.
+        let longer = OLD.replace("\"green\",", "\"green\", \"violet\",");
+        let d = diff_of(OLD, &longer);
+        assert_eq!(
+            (d.changed[0].lines_added, d.changed[0].lines_removed),
+            (1, 0)
+        );
+        assert_eq!(names(&d.changed[0].a.assigns), ["colours"]);
+        assert_eq!(names(&d.changed[0].b.assigns), ["colours"]);
+        let d = diff_of(&longer, OLD);
+        assert_eq!(names(&d.changed[0].a.assigns), ["colours"]);
+        assert_eq!(names(&d.changed[0].b.assigns), ["colours"]);
         // A statement that assigns nothing: the initialiser alone.
         let new = OLD.replace("  prepareShop();\n", "  prepareShop();\n  prepareShop();\n");
         let d = diff_of(OLD, &new);
         assert_eq!(d.changed.len(), 1, "{d:#?}");
-        assert!(d.changed[0].b.assigns.is_empty());
+        assert!(d.changed[0].a.assigns.is_empty() && d.changed[0].b.assigns.is_empty());
         assert_eq!(d.changed[0].b.place().as_deref(), Some("in initShop"));
     }
 
