@@ -6,6 +6,7 @@ use crate::common;
 
 use cc_teardown::analysis::diff::lines::erase_names;
 use common::*;
+use serde_json::json;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -123,6 +124,57 @@ fn same_file_twice_has_no_differences_and_exit_code_says_so() {
         ])
         .assert()
         .code(1);
+}
+
+/// An edit inside a lazy module initialiser (`var X = helper(() => { …;
+/// Y = … })`) names its place: the initialiser's binding and the binding
+/// the edited statement assigns, on each side (the fixtures differ in
+/// every minified name and in one list).
+#[test]
+fn an_edit_inside_a_lazy_initialiser_names_its_place() {
+    let (a, b) = (fixture("lazy-a.js"), fixture("lazy-b.js"));
+    let cache = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let out = bin()
+            .env("CC_TEARDOWN_CACHE", cache.path())
+            .args(["diff", a.to_str().unwrap(), b.to_str().unwrap()])
+            .args(["--only", "functions"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v: serde_json::Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    let f = &v["functions"];
+    let changed = f["changed"].as_array().unwrap();
+    assert_eq!(changed.len(), 1, "{f:#}");
+    let c = &changed[0];
+    // `name` stays null (the function has none); `within` and `assigns` say
+    // where it is, in each side's names.
+    assert_eq!(
+        (&c["a"]["name"], &c["b"]["name"]),
+        (&json!(null), &json!(null))
+    );
+    assert_eq!(
+        (&c["a"]["within"], &c["b"]["within"]),
+        (&json!("Yu"), &json!("Qo"))
+    );
+    assert_eq!(c["a"]["assigns"], json!([{"name": "Mj"}]), "{c:#}");
+    assert_eq!(c["b"]["assigns"], json!([{"name": "Vs"}]), "{c:#}");
+    assert!(c["diff"].as_str().unwrap().contains("bosun"), "{c:#}");
+    // The rest, the other initialiser included, differs only in names.
+    assert_eq!(f["unchanged"], 5, "{f:#}");
+    let human = run(&[]);
+    assert!(
+        human.contains("in Yu, assigns Mj") && human.contains("in Qo, assigns Vs"),
+        "{human}"
+    );
+    assert!(!human.contains("(anonymous)"), "{human}");
 }
 
 #[test]

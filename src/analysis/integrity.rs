@@ -2,7 +2,7 @@
 //! to be — container parts, Bun modules, their bytecode, and (through the
 //! `diff` engine) the functions changed in each JavaScript module.
 
-use crate::analysis::diff::functions::{ChangedFunction, FunctionDiff, FunctionRef};
+use crate::analysis::diff::functions::{Assigned, ChangedFunction, FunctionDiff, FunctionRef};
 use crate::bun::digest::sha256_hex;
 use crate::bun::{Budget, BunGraph, GraphError};
 use crate::container::codesign::Signature;
@@ -232,6 +232,20 @@ pub struct FunctionChange {
     pub lines_removed: usize,
     /// Unified diff of the pretty-printed bodies (renames ignored).
     pub diff: String,
+    /// For a lazy module initialiser (`var X = init(() => { … })`): X.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub within: Option<String>,
+    /// For a changed initialiser: the bindings its changed lines assign.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assigns: Vec<Assigned>,
+}
+
+impl FunctionChange {
+    /// Where the function is when it has no name
+    /// ([`crate::analysis::diff::functions::place`]).
+    pub fn place(&self) -> Option<String> {
+        crate::analysis::diff::functions::place(self.within.as_deref(), &self.assigns)
+    }
 }
 
 /// One module that differs from the published build.
@@ -342,6 +356,13 @@ pub fn attach_functions(changes: &mut [ModuleChange], d: &FunctionDiff) {
         lines_added: c.lines_added,
         lines_removed: c.lines_removed,
         diff: c.diff.clone(),
+        within: c.b.within.clone(),
+        // This build's side; what it removed shows on the published side.
+        assigns: if c.b.assigns.is_empty() {
+            c.a.assigns.clone()
+        } else {
+            c.b.assigns.clone()
+        },
     };
     let whole = |status: Change, r: &FunctionRef| FunctionChange {
         status,
@@ -359,6 +380,8 @@ pub fn attach_functions(changes: &mut [ModuleChange], d: &FunctionDiff) {
             0
         },
         diff: String::new(),
+        within: r.within.clone(),
+        assigns: Vec::new(),
     };
     for m in changes.iter_mut() {
         m.functions_changed.extend(

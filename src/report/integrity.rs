@@ -144,7 +144,7 @@ fn doc(v: &PublishedView) -> Doc {
                 (Some(n), Some(o)) if n != o => format!("{n} ({o})"),
                 (Some(n), _) => n.clone(),
                 (None, Some(o)) => o.clone(),
-                (None, None) => "(anonymous)".into(),
+                (None, None) => f.place().unwrap_or_else(|| "(anonymous)".into()),
             };
             blocks.push(Block::Diff {
                 caption: Some(

@@ -142,6 +142,15 @@ pub struct LineDiff {
     /// `removed` count all of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coarse: Option<String>,
+    /// Where the change lies in `a`, lines counted from 0: the lines
+    /// removed or replaced, and as an empty range `i..i` the place lines
+    /// were added at, before line `i` (not serialised: the hunks say it).
+    #[serde(skip)]
+    pub changed_a: Vec<std::ops::Range<usize>>,
+    /// The same in `b`: the lines added or replaced, and where lines were
+    /// removed.
+    #[serde(skip)]
+    pub changed_b: Vec<std::ops::Range<usize>>,
 }
 
 impl LineDiff {
@@ -296,11 +305,23 @@ pub fn diff(
     for op in &ops {
         match op.tag() {
             DiffTag::Equal => {}
-            DiffTag::Delete => out.removed += op.old_range().len(),
-            DiffTag::Insert => out.added += op.new_range().len(),
+            DiffTag::Delete => {
+                out.removed += op.old_range().len();
+                out.changed_a.push(op.old_range());
+                let at = op.new_range().start;
+                out.changed_b.push(at..at);
+            }
+            DiffTag::Insert => {
+                out.added += op.new_range().len();
+                out.changed_b.push(op.new_range());
+                let at = op.old_range().start;
+                out.changed_a.push(at..at);
+            }
             DiffTag::Replace => {
                 out.removed += op.old_range().len();
                 out.added += op.new_range().len();
+                out.changed_a.push(op.old_range());
+                out.changed_b.push(op.new_range());
             }
         }
     }

@@ -10,6 +10,7 @@ pub mod modules;
 pub mod text;
 
 use crate::analysis::analysed::{Analysed, Facts};
+use crate::analysis::roles::Roles;
 use crate::analysis::surface;
 use crate::js::JsError;
 use serde::Serialize;
@@ -194,8 +195,25 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
     out.modules = modules;
     out.functions = funcs;
     out.text = text;
-    if sections.iter().any(|s| needs_facts(*s)) {
+    let facts = sections.iter().any(|s| needs_facts(*s));
+    if facts {
         compare_facts_within(a.facts()?, b.facts()?, sections, &mut out, &budget);
+    }
+    if let (Some(f), Some((ca, cb))) = (out.functions.as_mut(), code) {
+        // Which roles read what a changed initialiser assigns: from the
+        // facts, when this diff has them or the store does (never
+        // analysed for this alone).
+        fn roles<'s>(s: &'s Analysed, facts: bool) -> Option<&'s Roles> {
+            (facts || s.facts_cached())
+                .then(|| s.facts().ok())
+                .flatten()
+                .map(|x| &x.roles)
+        }
+        functions::name_readers(
+            f,
+            roles(a, facts).map(|r| (ca, r)),
+            roles(b, facts).map(|r| (cb, r)),
+        );
     }
     Ok(out)
 }

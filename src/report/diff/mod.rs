@@ -160,7 +160,7 @@ pub(super) fn function_label(f: &crate::analysis::diff::functions::FunctionRef) 
         (Some(o), Some(n)) => format!("{o} [{n}]"),
         (None, Some(n)) => n.clone(),
         (Some(o), None) => o.clone(),
-        (None, None) => "(anonymous)".into(),
+        (None, None) => f.place().unwrap_or_else(|| "(anonymous)".into()),
     };
     Inline::code(name).t(format!(
         " {}:{}",
