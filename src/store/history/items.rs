@@ -1,5 +1,6 @@
 //! The items of a build's facts, and the summary kept beside them.
 
+use super::ItemKind;
 use crate::analysis::analysed::Facts;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -83,15 +84,10 @@ pub(super) fn text_ref(v: &Value) -> Option<&str> {
     v["text_sha256"].as_str().or(v["script_sha256"].as_str())
 }
 
-/// The kinds of item, as `history show KIND` names them.
-pub const KINDS: [&str; 10] = [
-    "workflow", "flag", "gate", "role", "tool", "prompt", "env", "setting", "command", "model",
-];
-
 /// One named thing in one build, with the values whose change matters.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Item {
-    pub kind: &'static str,
+    pub kind: ItemKind,
     pub name: String,
     pub value: Value,
 }
@@ -105,7 +101,7 @@ pub(super) fn sha(text: &str) -> String {
 pub fn items(f: &Facts) -> (Vec<Item>, Vec<(String, String)>) {
     let mut out = Vec::new();
     let mut texts = Vec::new();
-    let mut push = |kind: &'static str, name: &str, value: Value| {
+    let mut push = |kind: ItemKind, name: &str, value: Value| {
         out.push(Item {
             kind,
             name: name.to_string(),
@@ -114,7 +110,7 @@ pub fn items(f: &Facts) -> (Vec<Item>, Vec<(String, String)>) {
     };
     for w in &f.workflows {
         push(
-            "workflow",
+            ItemKind::Workflow,
             &w.name,
             json!({
                 "hidden": w.hidden,
@@ -124,7 +120,7 @@ pub fn items(f: &Facts) -> (Vec<Item>, Vec<(String, String)>) {
     }
     for fl in &f.flags.flags {
         push(
-            "flag",
+            ItemKind::Flag,
             &fl.name,
             json!({"kind": fl.kind.as_str(), "defaults": fl.defaults}),
         );
@@ -137,14 +133,14 @@ pub fn items(f: &Facts) -> (Vec<Item>, Vec<(String, String)>) {
             .map(crate::analysis::diff::facts::condition_key)
             .collect();
         push(
-            "gate",
+            ItemKind::Gate,
             key,
             json!({"conditions": conditions.len(), "conditions_sha256": sha(&conditions.join("\n"))}),
         );
     }
     for r in &f.roles.functions {
         push(
-            "role",
+            ItemKind::Role,
             r.role.as_str(),
             json!({"original": r.original, "workflow": r.workflow}),
         );
@@ -152,7 +148,7 @@ pub fn items(f: &Facts) -> (Vec<Item>, Vec<(String, String)>) {
     let s = &f.surface;
     for t in &s.tools {
         push(
-            "tool",
+            ItemKind::Tool,
             &t.name,
             json!({
                 "schema_sha256": sha(&t.input_schema.to_string()),
@@ -165,31 +161,35 @@ pub fn items(f: &Facts) -> (Vec<Item>, Vec<(String, String)>) {
         let h = sha(&p.text);
         texts.push((h.clone(), p.text.clone()));
         push(
-            "prompt",
+            ItemKind::Prompt,
             &p.id,
             json!({"kind": p.kind, "title": p.title, "text_sha256": h, "bytes": p.bytes}),
         );
     }
     for e in &s.env {
-        push("env", &e.name, json!({"how": e.how, "default": e.default}));
+        push(
+            ItemKind::Env,
+            &e.name,
+            json!({"how": e.how, "default": e.default}),
+        );
     }
     for x in &s.settings {
         push(
-            "setting",
+            ItemKind::Setting,
             &x.key,
             json!({"type": x.r#type, "default": x.default}),
         );
     }
     for c in &s.commands {
         push(
-            "command",
+            ItemKind::Command,
             &c.name,
             json!({"kind": c.kind, "hidden": c.hidden, "aliases": c.aliases}),
         );
     }
     for m in &s.models {
         push(
-            "model",
+            ItemKind::Model,
             &m.id,
             json!({"aliases": m.aliases, "used_as": m.uses}),
         );

@@ -1,10 +1,41 @@
 //! `history list`: the releases scanned, with what each build holds.
 
-use super::{BuildSummary, MAX_SUMMARY_BYTES, PARSED_COST};
+use super::{BuildSummary, MAX_SUMMARY_BYTES, PARSED_COST, Release};
 use crate::store::{FactsStore, StoreError};
+use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// A release as `history list` shows it: with how many items of each kind
+/// its build holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListedRelease {
+    #[serde(flatten)]
+    pub release: Release,
+    pub counts: BTreeMap<String, u64>,
+}
+
 impl FactsStore {
+    /// Every release recorded for `platform` (all when None), oldest
+    /// first, with its build's item counts.
+    pub fn list(&self, platform: Option<&str>) -> Result<Vec<ListedRelease>, StoreError> {
+        let releases = self.releases(platform)?;
+        let counts = self.item_counts()?;
+        Ok(releases
+            .into_iter()
+            .map(|r| {
+                let c = r
+                    .digest
+                    .as_ref()
+                    .and_then(|d| counts.get(d).cloned())
+                    .unwrap_or_default();
+                ListedRelease {
+                    release: r,
+                    counts: c,
+                }
+            })
+            .collect())
+    }
+
     /// How many items of each kind every build has, by digest.
     pub fn item_counts(
         &self,

@@ -15,19 +15,140 @@ use serde_json::Value;
 
 mod changes;
 mod export;
+mod find;
 mod items;
 mod list;
+mod range;
 mod record;
 mod scan;
 mod story;
 mod timeline;
 
-pub use items::{BuildSummary, Item, KINDS, items, summarise};
+pub use changes::{ChangesAnswer, FACT_SECTIONS};
+pub use find::{Hit, Within};
+pub use items::{BuildSummary, Item, items, summarise};
 pub(super) use items::{blob_hashes, name_hash};
+pub use list::ListedRelease;
+pub use range::{RangeError, select_range};
 pub(super) use record::TEXT_INDEX;
-pub use scan::select_range;
-pub use story::{Change, Story, story};
+pub use scan::{Analyse, Job, ScanPlan, ScanProgress, ScanResult, ScanStatus, Scanned};
+pub use story::{Change, ShowAnswer, Story, story};
 pub use timeline::TimelineRow;
+
+/// What a scan made of a release: the `status` of its row, and of its
+/// JSON (`ok`, `failed`, `empty`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReleaseStatus {
+    /// Analysed: its build and items are recorded.
+    Ok,
+    /// The scan failed (why is in `error`); the next scan tries again.
+    Failed,
+    /// Its package holds no program (a placeholder release): recorded
+    /// once, never retried.
+    Empty,
+}
+
+impl ReleaseStatus {
+    pub const ALL: [ReleaseStatus; 3] = [
+        ReleaseStatus::Ok,
+        ReleaseStatus::Failed,
+        ReleaseStatus::Empty,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReleaseStatus::Ok => "ok",
+            ReleaseStatus::Failed => "failed",
+            ReleaseStatus::Empty => "empty",
+        }
+    }
+
+    /// The status a row holds, if it is one a scan writes.
+    pub fn parse(s: &str) -> Option<ReleaseStatus> {
+        ReleaseStatus::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+}
+
+/// The kinds of item, as `history show KIND` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum ItemKind {
+    Workflow,
+    Flag,
+    Gate,
+    Role,
+    Tool,
+    Prompt,
+    Env,
+    Setting,
+    Command,
+    Model,
+}
+
+impl ItemKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemKind::Workflow => "workflow",
+            ItemKind::Flag => "flag",
+            ItemKind::Gate => "gate",
+            ItemKind::Role => "role",
+            ItemKind::Tool => "tool",
+            ItemKind::Prompt => "prompt",
+            ItemKind::Env => "env",
+            ItemKind::Setting => "setting",
+            ItemKind::Command => "command",
+            ItemKind::Model => "model",
+        }
+    }
+}
+
+/// Why a history question has no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The registry (listing or fetching releases).
+    #[error(transparent)]
+    Source(#[from] crate::source::SourceError),
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error("bad RANGE {range:?}: {why}")]
+    Range {
+        range: String,
+        why: Box<RangeError>,
+    },
+    #[error("no release scanned yet (cc-teardown history scan RANGE)")]
+    NothingScanned,
+    #[error("several platforms are scanned ({}); say which with --platform", .0.join(", "))]
+    SeveralPlatforms(Vec<String>),
+    #[error("{version} {platform} is not in the history (cc-teardown history scan {version})")]
+    NotScanned { version: String, platform: String },
+    #[error(
+        "{version} is the oldest {platform} release scanned: there is nothing before it to compare with"
+    )]
+    Oldest { version: String, platform: String },
+    #[error(
+        "the stored facts of {0} cannot be used (made by another analysis version, or damaged, or past the caps on stored facts); rescan it (cc-teardown history scan {0})"
+    )]
+    FactsUnusable(String),
+    #[error("search for what? TEXT is empty")]
+    EmptySearch,
+}
+
+impl HistoryError {
+    /// Whether the question itself was wrong (a usage error, exit 2 with
+    /// kind `usage`), rather than the store or the registry failing it.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            HistoryError::Range { .. }
+                | HistoryError::SeveralPlatforms(_)
+                | HistoryError::EmptySearch
+        )
+    }
+}
 
 /// Created on every open (`IF NOT EXISTS`): a store made before the history
 /// existed gains its tables without losing its facts.
@@ -138,7 +259,7 @@ pub struct Release {
     pub version: String,
     pub platform: String,
     pub published: Option<String>,
-    pub status: String,
+    pub status: ReleaseStatus,
     pub error: Option<String>,
     pub digest: Option<String>,
     pub modules: Option<u64>,
@@ -191,7 +312,11 @@ fn release_of(r: &rusqlite::Row) -> Result<Release, String> {
             build_id.unwrap_or_default()
         ));
     }
-    if status == "ok" && build_id.is_none() {
+    let Some(status) = ReleaseStatus::parse(&status) else {
+        let shown: String = status.chars().take(40).collect();
+        return Err(format!("its status {shown:?} is none a scan writes"));
+    };
+    if status == ReleaseStatus::Ok && build_id.is_none() {
         return Err("scanned but names no build".into());
     }
     let count = |i| -> Result<Option<u64>, String> {
@@ -364,5 +489,43 @@ impl FactsStore {
                 .then(a.platform.cmp(&b.platform))
         });
         Ok(out)
+    }
+
+    /// The platforms to answer for: the one asked, else every one scanned.
+    pub fn platforms(&self, asked: Option<&str>) -> Result<Vec<String>, HistoryError> {
+        if let Some(p) = asked {
+            return Ok(vec![p.to_string()]);
+        }
+        let mut ps: Vec<String> = self
+            .releases(None)?
+            .into_iter()
+            .filter(|r| r.status == ReleaseStatus::Ok)
+            .map(|r| r.platform)
+            .collect();
+        ps.sort();
+        ps.dedup();
+        if ps.is_empty() {
+            return Err(HistoryError::NothingScanned);
+        }
+        Ok(ps)
+    }
+
+    /// The one platform a question is about: the one asked, else the only
+    /// one scanned.
+    pub fn one_platform(&self, asked: Option<&str>) -> Result<String, HistoryError> {
+        let mut ps = self.platforms(asked)?;
+        match ps.len() {
+            1 => Ok(ps.remove(0)),
+            _ => Err(HistoryError::SeveralPlatforms(ps)),
+        }
+    }
+
+    /// The releases of `platform` that were analysed, oldest first.
+    pub fn analysed_releases(&self, platform: &str) -> Result<Vec<Release>, StoreError> {
+        Ok(self
+            .releases(Some(platform))?
+            .into_iter()
+            .filter(|r| r.status == ReleaseStatus::Ok)
+            .collect())
     }
 }

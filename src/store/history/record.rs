@@ -1,7 +1,7 @@
 //! Recording releases: their items, summaries, texts and the text index.
 
 use super::items::{hashes_blob, items, name_hash, summarise, text_ref};
-use super::{MAX_VALUE_BYTES, parse_bounded};
+use super::{MAX_VALUE_BYTES, ReleaseStatus, parse_bounded};
 use crate::analysis::analysed::{ANALYSIS_VERSION, Facts};
 use crate::store::{FactsStore, StoreError};
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
@@ -103,7 +103,7 @@ impl FactsStore {
                     "INSERT OR REPLACE INTO items (build_id, kind, name, value) VALUES (?1, ?2, ?3, ?4)",
                 )?;
                 for i in &items {
-                    ins.execute(params![id, i.kind, i.name, i.value.to_string()])?;
+                    ins.execute(params![id, i.kind.as_str(), i.name, i.value.to_string()])?;
                 }
                 let mut txt =
                     tx.prepare("INSERT OR IGNORE INTO texts (sha256, text) VALUES (?1, ?2)")?;
@@ -114,7 +114,7 @@ impl FactsStore {
             Self::write_summary(
                 &tx,
                 id,
-                items.iter().map(|i| (i.kind, i.name.as_str(), &i.value)),
+                items.iter().map(|i| (i.kind.as_str(), i.name.as_str(), &i.value)),
             )?;
             tx.execute(
                 "INSERT OR REPLACE INTO releases
@@ -234,7 +234,7 @@ impl FactsStore {
         version: &str,
         platform: &str,
         published: Option<&str>,
-        status: &str,
+        status: ReleaseStatus,
         error: &str,
     ) -> Result<(), StoreError> {
         self.query(|c| {
@@ -246,7 +246,7 @@ impl FactsStore {
                     version,
                     platform,
                     published,
-                    status,
+                    status.as_str(),
                     error,
                     ANALYSIS_VERSION
                 ],

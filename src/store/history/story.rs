@@ -1,12 +1,76 @@
 //! `history show`: one item's story over the releases scanned.
 
-use super::{MAX_VALUE_BYTES, PARSED_COST, Release, StoredValue, parse_bounded};
+use super::{
+    HistoryError, ItemKind, MAX_VALUE_BYTES, PARSED_COST, Release, StoredValue, parse_bounded,
+};
 use crate::store::{FactsStore, StoreError};
 use rusqlite::params;
 use serde::Serialize;
 use serde_json::Value;
 
+/// The answer of `history show`: an item's story on each platform that
+/// has releases scanned.
+#[derive(Debug, Clone)]
+pub struct ShowAnswer {
+    pub kind: ItemKind,
+    pub name: String,
+    pub stories: Vec<Story>,
+    /// Names of that kind like the one asked, when it was never seen.
+    pub similar: Vec<String>,
+}
+
+impl ShowAnswer {
+    /// Whether any release holds the item.
+    pub fn found(&self) -> bool {
+        self.stories.iter().any(|s| s.first_seen.is_some())
+    }
+
+    /// Whether every platform tells the same story (then it is told once).
+    pub fn platforms_agree(&self) -> bool {
+        self.stories.windows(2).all(|w| {
+            w[0].first_seen == w[1].first_seen
+                && w[0].last_seen == w[1].last_seen
+                && w[0].removed_in == w[1].removed_in
+                && w[0].changes.len() == w[1].changes.len()
+        })
+    }
+}
+
 impl FactsStore {
+    /// When item (`kind`, `name`) appeared, changed and went, on `platform`
+    /// (every platform scanned when None).
+    pub fn show(
+        &self,
+        kind: ItemKind,
+        name: &str,
+        platform: Option<&str>,
+    ) -> Result<ShowAnswer, HistoryError> {
+        let mut stories: Vec<Story> = Vec::new();
+        for p in self.platforms(platform)? {
+            let over = self.item_over_releases(kind.as_str(), name, &p)?;
+            if over.is_empty() {
+                continue;
+            }
+            stories.push(story(kind.as_str(), name, &p, &over, &mut |n| {
+                self.charge_answer(n)
+            })?);
+        }
+        let mut answer = ShowAnswer {
+            kind,
+            name: name.to_string(),
+            stories,
+            similar: Vec::new(),
+        };
+        if !answer.found() {
+            answer.similar = self
+                .item_names_like(Some(kind.as_str()), name, 8)?
+                .into_iter()
+                .map(|(_, n)| n)
+                .collect();
+        }
+        Ok(answer)
+    }
+
     /// The value of item (kind, name) in each scanned release of
     /// `platform` (None where the release lacks it). Each build's value is
     /// read and parsed once, however many releases share the build (a
@@ -18,11 +82,7 @@ impl FactsStore {
         name: &str,
         platform: &str,
     ) -> Result<Vec<(Release, Option<StoredValue>)>, StoreError> {
-        let releases: Vec<Release> = self
-            .releases(Some(platform))?
-            .into_iter()
-            .filter(|r| r.status == "ok")
-            .collect();
+        let releases = self.analysed_releases(platform)?;
         let present: std::collections::HashMap<i64, StoredValue> = self.query(|c| {
             let mut st = c.prepare(
                 "SELECT value FROM items WHERE build_id = ?1 AND kind = ?2 AND name = ?3",
@@ -210,6 +270,7 @@ fn value_changes(a: &Value, b: &Value) -> Vec<(String, Value, Value)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::history::ReleaseStatus;
     use serde_json::json;
 
     fn rel(v: &str) -> Release {
@@ -217,7 +278,7 @@ mod tests {
             version: v.into(),
             platform: "p".into(),
             published: None,
-            status: "ok".into(),
+            status: ReleaseStatus::Ok,
             error: None,
             digest: None,
             modules: None,

@@ -60,11 +60,7 @@ impl FactsStore {
     /// changed against the one before (by item name; values are for
     /// `changes`), from the items alone.
     pub fn timeline(&self, platform: &str) -> Result<Vec<TimelineRow>, StoreError> {
-        let releases: Vec<Release> = self
-            .releases(Some(platform))?
-            .into_iter()
-            .filter(|r| r.status == "ok")
-            .collect();
+        let releases = self.analysed_releases(platform)?;
         let summaries = self.summaries()?;
         let none: Summarised = Default::default();
         let mut out: Vec<TimelineRow> = Vec::new();
