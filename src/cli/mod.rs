@@ -10,11 +10,6 @@ macro_rules! outln {
     ($($t:tt)*) => { println!("{}", $crate::report::escape::text(&format!($($t)*))) };
 }
 
-/// Human output without a line break, escaped as [`outln!`] does.
-macro_rules! out {
-    ($($t:tt)*) => { print!("{}", $crate::report::escape::text(&format!($($t)*))) };
-}
-
 /// Human diagnostics on stderr, escaped as [`outln!`] does.
 macro_rules! errln {
     ($($t:tt)*) => { eprintln!("{}", $crate::report::escape::text(&format!($($t)*))) };
