@@ -1,21 +1,11 @@
-//! Layer 6: the command line. Each command resolves its TARGET, opens the
-//! build once, and hands the facts to `report` for rendering.
+//! The command line: arguments (clap), one application context ([`App`])
+//! and one call per command, whose answer is a view that
+//! [`crate::report::emit::Output::emit`] writes.
 
-/// Human output: `println!`, with every control and bidirectional character
-/// of the line escaped ([`crate::report::escape::text`]). Untrusted values
-/// that could hold a line break are also escaped one by one
-/// ([`crate::report::escape::display`]); this is the net under them.
-macro_rules! outln {
-    () => { println!() };
-    ($($t:tt)*) => { println!("{}", $crate::report::escape::text(&format!($($t)*))) };
-}
-
-/// Human output without a line break, escaped as [`outln!`] does.
-macro_rules! out {
-    ($($t:tt)*) => { print!("{}", $crate::report::escape::text(&format!($($t)*))) };
-}
-
-/// Human diagnostics on stderr, escaped as [`outln!`] does.
+/// Human diagnostics on stderr (notes, warnings, what a writer could not
+/// write), with every control and bidirectional character of the line
+/// escaped ([`crate::report::escape::text`]). Answers never go this way:
+/// they are views, written by [`crate::report::emit::Output::emit`].
 macro_rules! errln {
     ($($t:tt)*) => { eprintln!("{}", $crate::report::escape::text(&format!($($t)*))) };
 }

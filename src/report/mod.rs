@@ -11,6 +11,7 @@ pub mod extract;
 pub mod flags;
 pub mod gates;
 pub mod grep;
+pub mod history;
 pub mod info;
 pub mod integrity;
 pub mod local;
@@ -23,7 +24,6 @@ pub mod simulate;
 pub mod surface;
 pub mod svg;
 pub mod symbols;
-pub mod table;
 pub mod teardown;
 pub mod timeline;
 #[cfg(test)]

@@ -5,9 +5,42 @@
 //! what changed in it.
 
 use super::doc::{Block, Column, Doc, Inline, Kind, Table, fmt};
+use super::emit::View;
 use super::provenance::Provenance;
 use super::svg;
 use crate::store::history::TimelineRow;
+use serde::Serialize;
+
+/// `history timeline`: one platform's releases, oldest first. As JSON: the
+/// platform, the events and every release's figures; for a person, the
+/// page of [`doc`].
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineView {
+    pub platform: String,
+    pub events: Vec<Event>,
+    pub releases: Vec<TimelineRow>,
+    /// Who made the page, when and how (its last lines).
+    #[serde(skip)]
+    pub provenance: Provenance,
+}
+
+impl TimelineView {
+    /// The timeline of `releases`, made by this run.
+    pub fn new(platform: String, releases: Vec<TimelineRow>) -> TimelineView {
+        TimelineView {
+            events: events(&releases),
+            platform,
+            releases,
+            provenance: Provenance::of_this_run(),
+        }
+    }
+}
+
+impl View for TimelineView {
+    fn doc(&self) -> Doc {
+        doc(&self.platform, &self.releases, &self.provenance)
+    }
+}
 
 /// Something worth a marker on every chart.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -227,7 +260,7 @@ mod tests {
                 version: v.into(),
                 platform: "p".into(),
                 published: Some("2026-01-02T03:04:05Z".into()),
-                status: "ok".into(),
+                status: crate::store::history::ReleaseStatus::Ok,
                 error: None,
                 digest: None,
                 modules: Some(if split { 1500 } else { 14 }),

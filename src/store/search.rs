@@ -508,8 +508,10 @@ pub struct ReleaseOrder {
 impl ReleaseOrder {
     /// From the releases of one platform, oldest first.
     pub fn new(releases: &[super::history::Release]) -> ReleaseOrder {
-        let ok: Vec<&super::history::Release> =
-            releases.iter().filter(|r| r.status == "ok").collect();
+        let ok: Vec<&super::history::Release> = releases
+            .iter()
+            .filter(|r| r.status == super::history::ReleaseStatus::Ok)
+            .collect();
         let mut positions: HashMap<i64, Vec<usize>> = HashMap::new();
         for (i, r) in ok.iter().enumerate() {
             if let Some(id) = r.build_id {
