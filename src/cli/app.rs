@@ -249,6 +249,28 @@ impl App {
         }
         Ok(facts?)
     }
+
+    /// The function diff between two builds (the `diff` engine, side a first).
+    pub fn function_diff(
+        &self,
+        a: &Build,
+        b: &Build,
+    ) -> anyhow::Result<crate::analysis::diff::functions::FunctionDiff> {
+        use crate::analysis::diff::{self, Section};
+        use anyhow::Context;
+        let sections = [Section::Functions];
+        let sa = self.analyse(a)?.with_shapes();
+        let sb = self.analyse(b)?.with_shapes();
+        let (ra, rb) = rayon::join(
+            || diff::prepare(&sa, &sections),
+            || diff::prepare(&sb, &sections),
+        );
+        ra.with_context(|| a.opened.label.clone())?;
+        rb.with_context(|| b.opened.label.clone())?;
+        Ok(diff::compare(&sa, &sb, &sections)?
+            .functions
+            .unwrap_or_default())
+    }
 }
 
 /// What the store records of a build beside its facts.

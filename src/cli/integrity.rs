@@ -2,25 +2,14 @@
 //! package it claims to be, and one version's builds against each other.
 
 use super::App;
-use crate::analysis::diff::{self, Section};
 use crate::analysis::integrity;
 use crate::bun::digest::{bundle_digest, sha256_hex};
 use crate::container::codesign;
 use crate::report::emit::Output;
 use crate::report::integrity::*;
-use crate::source::build::Build;
 use crate::source::npm::{PLATFORMS, platform_package};
 use anyhow::Context;
 use std::collections::BTreeMap;
-
-/// A version as the registry spells them; anything else read from a build
-/// is not sent to it.
-fn plausible_version(v: &str) -> bool {
-    !v.is_empty()
-        && v.len() <= 64
-        && v.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+'))
-}
 
 pub fn published(app: &App, out: &Output, target: &str) -> anyhow::Result<i32> {
     let g = &app.g;
@@ -36,7 +25,10 @@ pub fn published(app: &App, out: &Output, target: &str) -> anyhow::Result<i32> {
         );
     };
     let version = build.version();
-    let Some(version) = version.best().filter(|v| plausible_version(v)) else {
+    let Some(version) = version
+        .best()
+        .filter(|v| crate::source::version::plausible(v))
+    else {
         usage!(
             "{}: the build states no Claude Code version, so there is no published package to compare with",
             opened.label
@@ -102,7 +94,7 @@ pub fn published(app: &App, out: &Output, target: &str) -> anyhow::Result<i32> {
                 && build.graph.find(&m.name).is_some_and(|x| x.is_javascript())
         });
         if js_changed {
-            let d = functions(app, &pbuild, &build)?;
+            let d = app.function_diff(&pbuild, &build)?;
             integrity::attach_functions(&mut view.modules, &d);
         }
     }
@@ -110,25 +102,9 @@ pub fn published(app: &App, out: &Output, target: &str) -> anyhow::Result<i32> {
     Ok(if identical { 0 } else { 1 })
 }
 
-/// The function diff between two builds (the `diff` engine, side a first).
-fn functions(app: &App, a: &Build, b: &Build) -> anyhow::Result<diff::functions::FunctionDiff> {
-    let sections = [Section::Functions];
-    let sa = app.analyse(a)?.with_shapes();
-    let sb = app.analyse(b)?.with_shapes();
-    let (ra, rb) = rayon::join(
-        || diff::prepare(&sa, &sections),
-        || diff::prepare(&sb, &sections),
-    );
-    ra.with_context(|| a.opened.label.clone())?;
-    rb.with_context(|| b.opened.label.clone())?;
-    Ok(diff::compare(&sa, &sb, &sections)?
-        .functions
-        .unwrap_or_default())
-}
-
 pub fn platforms(app: &App, out: &Output, version: &str) -> anyhow::Result<i32> {
     let g = &app.g;
-    if !plausible_version(version) {
+    if !crate::source::version::plausible(version) {
         usage!("{version:?} is not a version");
     }
     let open = |p: &str| {
@@ -171,7 +147,7 @@ pub fn platforms(app: &App, out: &Output, version: &str) -> anyhow::Result<i32> 
         }
         seen.push(r.bundle_digest.clone());
         let (oa, ob) = (open(PLATFORMS[0])?, open(PLATFORMS[i])?);
-        let d = self::functions(app, &app.build(&oa)?, &app.build(&ob)?)?;
+        let d = app.function_diff(&app.build(&oa)?, &app.build(&ob)?)?;
         functions.push(FunctionsAcross::of(&rows[0].platform, &r.platform, &d));
     }
     let identical = modules.iter().all(|m| m.identical);

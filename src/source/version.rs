@@ -28,6 +28,15 @@ pub fn from_bundle(entry: &[u8]) -> Option<String> {
     (first == second).then(|| String::from_utf8_lossy(&first).into_owned())
 }
 
+/// A version as the registry spells them; anything else read from a build
+/// is not sent to it.
+pub fn plausible(v: &str) -> bool {
+    !v.is_empty()
+        && v.len() <= 64
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
