@@ -115,10 +115,7 @@ pub enum HistoryError {
     #[error(transparent)]
     Json(#[from] serde_json::Error),
     #[error("bad RANGE {range:?}: {why}")]
-    Range {
-        range: String,
-        why: Box<RangeError>,
-    },
+    Range { range: String, why: Box<RangeError> },
     #[error("no release scanned yet (cc-teardown history scan RANGE)")]
     NothingScanned,
     #[error("several platforms are scanned ({}); say which with --platform", .0.join(", "))]
