@@ -401,3 +401,57 @@ fn bad_history_input_is_one_line() {
     // --no-cache and history cannot go together.
     failed("--no-cache", &output(&["history", "list", "--no-cache"]));
 }
+
+/// Every history answer is a view: each format, and `-o FILE`, from the
+/// one way out (an empty store answers `list` without the network).
+#[test]
+fn history_answers_come_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("facts.sqlite");
+    let cache = dir.path().join("cache");
+    let run = |args: &[&str]| {
+        bin()
+            .args(args)
+            .arg("--cache-dir")
+            .arg(&cache)
+            .arg("--store")
+            .arg(&store)
+            .env("CC_TEARDOWN_CACHE", &cache)
+            .output()
+            .unwrap()
+    };
+    for (format, needle) in [
+        (
+            "text",
+            "no release scanned yet (cc-teardown history scan RANGE)\n",
+        ),
+        ("md", "# Releases scanned\n"),
+        ("html", "<!DOCTYPE html>"),
+        ("json", "\"releases\": []"),
+    ] {
+        let out = run(&["history", "list", "--format", format]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{format}");
+        assert!(text.contains(needle), "{format}: {text}");
+    }
+    let file = dir.path().join("list.md");
+    let out = run(&[
+        "history",
+        "list",
+        "--format",
+        "md",
+        "--quiet",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty(), "the answer went to the file");
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(written.starts_with("# Releases scanned\n"), "{written}");
+    // A question the store cannot answer is one line, whatever the format.
+    let out = run(&["history", "timeline", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("no release scanned"), "{err}");
+}
