@@ -132,7 +132,7 @@ pub fn extract(
         b.finish_and_clear();
     }
 
-    let info = crate::report::info::InfoView::from_build(&build);
+    let info = crate::report::info::InfoView::from_build(build);
     let manifest = Manifest {
         tool: format!("cc-teardown {}", env!("CARGO_PKG_VERSION")),
         target: build.opened.label.clone(),
