@@ -430,4 +430,56 @@ mod tests {
         assert_eq!(d[0].status, "resized");
         assert_eq!(d[0].part, "after the Bun section");
     }
+
+    #[test]
+    fn a_changed_initialiser_keeps_its_place() {
+        let side = |assigns: Vec<Assigned>| FunctionRef {
+            name: None,
+            original: None,
+            module: "/$bunfs/root/cli.js".into(),
+            raw_line: 7,
+            pretty_line: 30,
+            pretty_lines: 4,
+            tokens: 40,
+            within: Some("Kq".into()),
+            assigns,
+        };
+        let assigned = |name: &str| Assigned {
+            name: name.into(),
+            original: None,
+            read_by: Vec::new(),
+            outer: true,
+        };
+        let changed = |a, b| ChangedFunction {
+            a: side(a),
+            b: side(b),
+            matched_by: "shape".into(),
+            lines_added: 0,
+            lines_removed: 1,
+            diff: String::new(),
+            coarse: None,
+        };
+        let d = FunctionDiff {
+            changed: vec![changed(vec![assigned("Zt")], vec![])],
+            ..FunctionDiff::default()
+        };
+        let mut m = vec![ModuleChange {
+            name: "/$bunfs/root/cli.js".into(),
+            status: "changed".into(),
+            sha256: None,
+            published_sha256: None,
+            decoded_sha256: None,
+            published_decoded_sha256: None,
+            functions_changed: Vec::new(),
+            bytecode: "none".into(),
+        }];
+        attach_functions(&mut m, &d);
+        let f = &m[0].functions_changed[0];
+        // Lines only removed: the published side names the statement.
+        assert_eq!(f.place().as_deref(), Some("in Kq, assigns Zt"));
+        let j = serde_json::to_value(f).unwrap();
+        assert_eq!(j["name"], serde_json::Value::Null);
+        assert_eq!(j["within"], "Kq");
+        assert_eq!(j["assigns"], serde_json::json!([{"name": "Zt"}]));
+    }
 }

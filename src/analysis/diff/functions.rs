@@ -72,6 +72,10 @@ pub struct Assigned {
     /// binding: known when the diff has this side's facts.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub read_by: Vec<Role>,
+    /// A binding of the module ([`Member::outer`]): only such a one is
+    /// looked for in the roles' code.
+    #[serde(skip)]
+    pub outer: bool,
 }
 
 /// An initialiser's place in words: `in X, assigns Y (original), Z (read
@@ -193,6 +197,11 @@ pub struct Member {
     /// unit's first pretty line (0): `first..=last`.
     pub first: u32,
     pub last: u32,
+    /// Declared at the level the initialiser is at (a module's binding the
+    /// initialiser assigns), not inside it: only such a binding can be
+    /// read by code elsewhere in the module.
+    #[serde(default)]
+    pub outer: bool,
 }
 
 impl Initialiser {
@@ -218,6 +227,7 @@ impl Initialiser {
                 name: m.name.clone(),
                 original: m.original.clone(),
                 read_by: Vec::new(),
+                outer: m.outer,
             })
             .collect()
     }
@@ -369,8 +379,9 @@ fn initialisers(
     if binding.is_empty() {
         return;
     }
-    // What each initialiser's body assigns or declares at its own level.
-    let mut members: HashMap<usize, Vec<Member>> = HashMap::new();
+    // What each initialiser's body assigns or declares at its own level:
+    // (start, end, name) of each definition in it, by byte.
+    let mut found: HashMap<usize, Vec<(u32, u32, &str)>> = HashMap::new();
     for (name, defs) in &m.index.definitions {
         for d in defs {
             let Some(f) = d.in_function.map(|f| f as usize) else {
@@ -381,7 +392,26 @@ fn initialisers(
             }
             let start = d.value.map_or(d.lo, |v| v.0.min(d.lo));
             let end = d.value.map_or(d.hi, |v| v.1.max(d.hi));
-            let top = units[slot[&f]].pretty_line;
+            found.entry(f).or_default().push((start, end, name));
+        }
+    }
+    for (f, name) in binding {
+        let mut spans = found.remove(&f).unwrap_or_default();
+        spans.sort_by(|x, y| {
+            (x.0, std::cmp::Reverse(x.1), x.2).cmp(&(y.0, std::cmp::Reverse(y.1), y.2))
+        });
+        let top = units[slot[&f]].pretty_line;
+        let mut list: Vec<Member> = Vec::new();
+        let mut reach = 0u32;
+        for (start, end, member) in spans {
+            // Only the outermost: `Y = Z = …` is Y's statement, and a
+            // definition inside a member's value (a local of a class's
+            // constructor, which the index counts as the initialiser's) is
+            // no binding of the initialiser.
+            if start < reach {
+                continue;
+            }
+            reach = end;
             let (Some(first), Some(last)) = (
                 m.pretty_line(start).checked_sub(top),
                 m.pretty_line(end.saturating_sub(1).max(start))
@@ -389,25 +419,24 @@ fn initialisers(
             ) else {
                 continue;
             };
-            members.entry(f).or_default().push(Member {
-                name: name.clone(),
+            // Declared where the initialiser is (the module's level), not
+            // inside it: a binding code elsewhere in the module can read.
+            let outer = m.index.definitions.get(member).is_some_and(|defs| {
+                defs.iter().any(|d| {
+                    d.in_function == fns[f].parent
+                        && !matches!(d.kind, DefKind::Assign | DefKind::Param)
+                })
+            });
+            list.push(Member {
+                name: member.to_string(),
                 original: originals
-                    .get(&(m.name.as_str(), name.as_str()))
+                    .get(&(m.name.as_str(), member))
                     .map(|s| s.to_string()),
                 first,
                 last: last.max(first),
+                outer,
             });
         }
-    }
-    for (f, name) in binding {
-        let mut list = members.remove(&f).unwrap_or_default();
-        list.sort_by(|x, y| {
-            (x.first, std::cmp::Reverse(x.last), &x.name).cmp(&(
-                y.first,
-                std::cmp::Reverse(y.last),
-                &y.name,
-            ))
-        });
         units[slot[&f]].init = Some(Initialiser {
             binding: name.to_string(),
             members: list,
@@ -802,7 +831,7 @@ pub fn name_readers(
     };
     let (na, nb) = (names(a, any(|c| &c.a)), names(b, any(|c| &c.b)));
     let fill = |r: &mut FunctionRef, names: &[(Role, String, HashSet<String>)]| {
-        for x in &mut r.assigns {
+        for x in r.assigns.iter_mut().filter(|x| x.outer) {
             for (role, module, used) in names {
                 if *module == r.module && used.contains(&x.name) && !x.read_by.contains(role) {
                     x.read_by.push(*role);
@@ -1024,6 +1053,41 @@ var mapped = [1, 2, 3].map((n) => {
             Some("in Gh, assigns Ab (read by workflow-lookup)")
         );
         assert!(c.a.assigns[0].read_by.is_empty(), "side a's roles unknown");
+    }
+
+    #[test]
+    fn only_an_initialisers_own_statements_are_its_members() {
+        // A class's constructor keeps its locals in the initialiser's scope
+        // as the index sees it; `first = second = …` is first's statement;
+        // `scratch` is declared inside, not at the module's level.
+        let src = concat!(
+            r#"
+var mk = (fn, res) => () => (fn && (res = fn(fn = 0)), res);
+var Boat, first, second;
+var initFleet = mk(() => {
+  Boat = class Boat {
+    constructor(name) {
+      let hull = name.length, mast = hull * 2;
+      this.size = hull + mast;
+    }
+  };
+  first = second = ["sloop", "ketch", "yawl"];
+  var scratch = new Boat("dinghy");
+});
+"#,
+            bulk!()
+        );
+        let f = facts(src);
+        let init = f.units.iter().find_map(|u| u.init.as_ref()).unwrap();
+        let members: Vec<(&str, bool)> = init
+            .members
+            .iter()
+            .map(|m| (m.name.as_str(), m.outer))
+            .collect();
+        assert_eq!(
+            members,
+            [("Boat", true), ("first", true), ("scratch", false)]
+        );
     }
 
     #[test]
