@@ -2,7 +2,8 @@
 //! to be — container parts, Bun modules, their bytecode, and (through the
 //! `diff` engine) the functions changed in each JavaScript module.
 
-use crate::analysis::diff::functions::{Assigned, ChangedFunction, FunctionDiff, FunctionRef};
+use crate::analysis::diff::functions::{ChangedFunction, FunctionDiff, FunctionRef};
+use crate::analysis::diff::initialisers::Assigned;
 use crate::bun::digest::sha256_hex;
 use crate::bun::{Budget, BunGraph, GraphError};
 use crate::container::codesign::Signature;
@@ -214,9 +215,9 @@ pub struct FunctionChange {
 
 impl FunctionChange {
     /// Where the function is when it has no name
-    /// ([`crate::analysis::diff::functions::place`]).
+    /// ([`crate::analysis::diff::initialisers::place`]).
     pub fn place(&self) -> Option<String> {
-        crate::analysis::diff::functions::place(self.within.as_deref(), &self.assigns)
+        crate::analysis::diff::initialisers::place(self.within.as_deref(), &self.assigns)
     }
 }
 
