@@ -2,7 +2,8 @@
 //! to be — container parts, Bun modules, their bytecode, and (through the
 //! `diff` engine) the functions changed in each JavaScript module.
 
-use crate::analysis::diff::functions::{Assigned, ChangedFunction, FunctionDiff, FunctionRef};
+use crate::analysis::diff::functions::{ChangedFunction, FunctionDiff, FunctionRef};
+use crate::analysis::diff::initialisers::Assigned;
 use crate::bun::digest::sha256_hex;
 use crate::bun::{Budget, BunGraph, GraphError};
 use crate::container::codesign::Signature;
@@ -242,9 +243,9 @@ pub struct FunctionChange {
 
 impl FunctionChange {
     /// Where the function is when it has no name
-    /// ([`crate::analysis::diff::functions::place`]).
+    /// ([`crate::analysis::diff::initialisers::place`]).
     pub fn place(&self) -> Option<String> {
-        crate::analysis::diff::functions::place(self.within.as_deref(), &self.assigns)
+        crate::analysis::diff::initialisers::place(self.within.as_deref(), &self.assigns)
     }
 }
 
@@ -456,5 +457,57 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].status, PartChange::Resized);
         assert_eq!(d[0].part, "after the Bun section");
+    }
+
+    #[test]
+    fn a_changed_initialiser_keeps_its_place() {
+        let side = |assigns: Vec<Assigned>| FunctionRef {
+            name: None,
+            original: None,
+            module: "/$bunfs/root/cli.js".into(),
+            raw_line: 7,
+            pretty_line: 30,
+            pretty_lines: 4,
+            tokens: 40,
+            within: Some("Kq".into()),
+            assigns,
+        };
+        let assigned = |name: &str| Assigned {
+            name: name.into(),
+            original: None,
+            read_by: Vec::new(),
+            outer: true,
+        };
+        let changed = |a, b| ChangedFunction {
+            a: side(a),
+            b: side(b),
+            matched_by: "shape".into(),
+            lines_added: 0,
+            lines_removed: 1,
+            diff: String::new(),
+            coarse: None,
+        };
+        let d = FunctionDiff {
+            changed: vec![changed(vec![assigned("Zt")], vec![])],
+            ..FunctionDiff::default()
+        };
+        let mut m = vec![ModuleChange {
+            name: "/$bunfs/root/cli.js".into(),
+            status: Change::Changed,
+            sha256: None,
+            published_sha256: None,
+            decoded_sha256: None,
+            published_decoded_sha256: None,
+            functions_changed: Vec::new(),
+            bytecode: "none".into(),
+        }];
+        attach_functions(&mut m, &d);
+        let f = &m[0].functions_changed[0];
+        // Lines only removed: the published side names the statement.
+        assert_eq!(f.place().as_deref(), Some("in Kq, assigns Zt"));
+        let j = serde_json::to_value(f).unwrap();
+        assert_eq!(j["name"], serde_json::Value::Null);
+        assert_eq!(j["within"], "Kq");
+        assert_eq!(j["assigns"], serde_json::json!([{"name": "Zt"}]));
     }
 }

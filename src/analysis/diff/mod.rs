@@ -5,6 +5,7 @@
 pub mod code;
 pub mod facts;
 pub mod functions;
+pub mod initialisers;
 pub mod lines;
 pub mod modules;
 pub mod text;
@@ -199,7 +200,9 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
     if facts {
         compare_facts_within(a.facts()?, b.facts()?, sections, &mut out, &budget);
     }
-    if let (Some(f), Some((ca, cb))) = (out.functions.as_mut(), code) {
+    if let (Some(f), Some((ca, cb))) = (out.functions.as_mut(), code)
+        && initialisers::any_to_read(f)
+    {
         // Which roles read what a changed initialiser assigns: from the
         // facts, when this diff has them or the store does (never
         // analysed for this alone).
@@ -209,7 +212,7 @@ pub fn compare(a: &Analysed, b: &Analysed, sections: &[Section]) -> Result<Build
                 .flatten()
                 .map(|x| &x.roles)
         }
-        functions::name_readers(
+        initialisers::name_readers(
             f,
             roles(a, facts).map(|r| (ca, r)),
             roles(b, facts).map(|r| (cb, r)),

@@ -16,21 +16,18 @@
 //! A pair from rounds 2–5 is diffed on its pretty-printed lines with
 //! consistent renames ignored; no visible difference means "renamed only".
 //!
-//! A unit that is a lazy module initialiser (`var X = init(() => { …;
-//! Y = [ … ]; })`, the shape Bun and esbuild wrap a module's body in) has
-//! no name of its own: a changed one is placed by the binding it is bound
-//! to (`within`) and the bindings its changed lines assign (`assigns`).
+//! A unit that is a lazy module initialiser has no name of its own: a
+//! changed one is placed by [`super::initialisers`].
 
 use super::code::CodeFacts;
+use super::initialisers::{self, Assigned, Initialiser};
 use super::lines::{self, Compare};
-use crate::analysis::roles::{Role, Roles};
 use crate::js::code::{CodeIndex, IndexedModule};
-use crate::js::index::{DefKind, FnKind, Function};
+use crate::js::index::FnKind;
 use crate::js::lines::LineIndex;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
-use std::ops::Range;
+use std::collections::HashMap;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionRef {
@@ -54,47 +51,11 @@ pub struct FunctionRef {
 }
 
 impl FunctionRef {
-    /// Where the function is when it has no name: see [`place`].
+    /// Where the function is when it has no name: see
+    /// [`initialisers::place`].
     pub fn place(&self) -> Option<String> {
-        place(self.within.as_deref(), &self.assigns)
+        initialisers::place(self.within.as_deref(), &self.assigns)
     }
-}
-
-/// A binding assigned by the changed lines of an initialiser.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Assigned {
-    /// The minified name.
-    pub name: String,
-    /// The original name, when the build reveals it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub original: Option<String>,
-    /// The located roles (`roles`) of the same module whose code names the
-    /// binding: known when the diff has this side's facts.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub read_by: Vec<Role>,
-}
-
-/// An initialiser's place in words: `in X, assigns Y (original), Z (read
-/// by workflow-registrar)`; None when it is no initialiser.
-pub fn place(within: Option<&str>, assigns: &[Assigned]) -> Option<String> {
-    use std::fmt::Write;
-    let mut s = format!("in {}", within?);
-    for (i, a) in assigns.iter().enumerate() {
-        s.push_str(if i == 0 { ", assigns " } else { ", " });
-        s.push_str(&a.name);
-        let mut notes = Vec::new();
-        if let Some(o) = &a.original {
-            notes.push(o.clone());
-        }
-        if !a.read_by.is_empty() {
-            let roles: Vec<&str> = a.read_by.iter().map(|r| r.as_str()).collect();
-            notes.push(format!("read by {}", roles.join(", ")));
-        }
-        if !notes.is_empty() {
-            let _ = write!(s, " ({})", notes.join("; "));
-        }
-    }
-    Some(s)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -167,60 +128,6 @@ pub struct Unit {
     /// body assigns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init: Option<Initialiser>,
-}
-
-/// A unit that is the single argument of a call bound to a name,
-/// `var X = init(() => { …; Y = [ … ]; })`: a lazy module initialiser (its
-/// helper's name differs from build to build; the shape is what is
-/// recognised).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Initialiser {
-    /// X: the binding the call's result is bound to.
-    pub binding: String,
-    /// The bindings its body assigns or declares at its own level (not
-    /// within functions nested in it), in source order.
-    pub members: Vec<Member>,
-}
-
-/// A binding an initialiser assigns or declares, and the lines doing it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Member {
-    pub name: String,
-    /// The original name, when the build reveals it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub original: Option<String>,
-    /// The lines of the assignment (target and value), counted from the
-    /// unit's first pretty line (0): `first..=last`.
-    pub first: u32,
-    pub last: u32,
-}
-
-impl Initialiser {
-    /// The members whose lines meet `changed` (line ranges counted from the
-    /// unit's first line; an empty range `i..i`, lines added or removed
-    /// before line `i`, meets a member spanning lines `i - 1` and `i`), each
-    /// once, in source order.
-    fn assigned(&self, changed: &[Range<usize>]) -> Vec<Assigned> {
-        let mut seen = HashSet::new();
-        let meets = |m: &Member, r: &Range<usize>| {
-            let (first, last) = (m.first as usize, m.last as usize);
-            if r.is_empty() {
-                first < r.start && last >= r.start
-            } else {
-                first < r.end && last >= r.start
-            }
-        };
-        self.members
-            .iter()
-            .filter(|m| changed.iter().any(|r| meets(m, r)))
-            .filter(|m| seen.insert(m.name.as_str()))
-            .map(|m| Assigned {
-                name: m.name.clone(),
-                original: m.original.clone(),
-                read_by: Vec::new(),
-            })
-            .collect()
-    }
 }
 
 fn hash64(s: &str) -> u64 {
@@ -316,103 +223,8 @@ fn units_of(
         u.anchors.sort_unstable();
         u.anchors.dedup();
     }
-    initialisers(m, fns, &slot, &mut units, originals);
+    initialisers::find(m, fns, &slot, &mut units, originals);
     units
-}
-
-/// Recognise the units that are lazy module initialisers, `var X =
-/// init(() => { … })` (or `X = init(…)`), and record their binding and
-/// members. `slot` maps a function to its unit.
-fn initialisers(
-    m: &IndexedModule,
-    fns: &[Function],
-    slot: &HashMap<usize, usize>,
-    units: &mut [Unit],
-    originals: &HashMap<(&str, &str), &str>,
-) {
-    // Units that can be a call's argument, by span.
-    let by_span: HashMap<(u32, u32), usize> = slot
-        .keys()
-        .filter(|&&i| matches!(fns[i].kind, FnKind::Arrow | FnKind::Expression))
-        .map(|&i| ((fns[i].lo, fns[i].hi), i))
-        .collect();
-    if by_span.is_empty() {
-        return;
-    }
-    // Calls of a plain identifier with that unit as their only argument.
-    let call_of: HashMap<(u32, u32), usize> = m
-        .index
-        .calls
-        .iter()
-        .filter(|c| c.args == 1 && !c.member)
-        .filter_map(|c| {
-            let a = c.arg0.as_ref()?;
-            by_span.get(&(a.lo, a.hi)).map(|&f| ((c.lo, c.hi), f))
-        })
-        .collect();
-    if call_of.is_empty() {
-        return;
-    }
-    // The names those calls' results are bound to.
-    let mut binding: HashMap<usize, &str> = HashMap::new();
-    for (name, defs) in &m.index.definitions {
-        for d in defs {
-            if matches!(
-                d.kind,
-                DefKind::Var | DefKind::Let | DefKind::Const | DefKind::Assign
-            ) && let Some(f) = d.value.and_then(|v| call_of.get(&v))
-            {
-                binding.entry(*f).or_insert(name);
-            }
-        }
-    }
-    if binding.is_empty() {
-        return;
-    }
-    // What each initialiser's body assigns or declares at its own level.
-    let mut members: HashMap<usize, Vec<Member>> = HashMap::new();
-    for (name, defs) in &m.index.definitions {
-        for d in defs {
-            let Some(f) = d.in_function.map(|f| f as usize) else {
-                continue;
-            };
-            if matches!(d.kind, DefKind::Param | DefKind::Import) || !binding.contains_key(&f) {
-                continue;
-            }
-            let start = d.value.map_or(d.lo, |v| v.0.min(d.lo));
-            let end = d.value.map_or(d.hi, |v| v.1.max(d.hi));
-            let top = units[slot[&f]].pretty_line;
-            let (Some(first), Some(last)) = (
-                m.pretty_line(start).checked_sub(top),
-                m.pretty_line(end.saturating_sub(1).max(start))
-                    .checked_sub(top),
-            ) else {
-                continue;
-            };
-            members.entry(f).or_default().push(Member {
-                name: name.clone(),
-                original: originals
-                    .get(&(m.name.as_str(), name.as_str()))
-                    .map(|s| s.to_string()),
-                first,
-                last: last.max(first),
-            });
-        }
-    }
-    for (f, name) in binding {
-        let mut list = members.remove(&f).unwrap_or_default();
-        list.sort_by(|x, y| {
-            (x.first, std::cmp::Reverse(x.last), &x.name).cmp(&(
-                y.first,
-                std::cmp::Reverse(y.last),
-                &y.name,
-            ))
-        });
-        units[slot[&f]].init = Some(Initialiser {
-            binding: name.to_string(),
-            members: list,
-        });
-    }
 }
 
 /// Every unit of an index (modules in index order, functions in start
@@ -679,7 +491,7 @@ fn pretty_text<'c>(code: &'c str, index: &LineIndex, line: u32, lines: u32) -> &
 
 /// The pretty text of a unit (empty if the facts do not hold it: they were
 /// checked on load, so only a bug could get here).
-fn text_of<'c>(cf: &'c CodeFacts, u: &Unit) -> &'c str {
+pub(super) fn text_of<'c>(cf: &'c CodeFacts, u: &Unit) -> &'c str {
     let start = u.text_start as usize;
     cf.unit_text
         .get(start..start.saturating_add(u.text_len as usize))
@@ -771,63 +583,3 @@ pub fn diff(a: &CodeFacts, b: &CodeFacts, budget: &lines::DiffBudget) -> Functio
         removed: refs(a, ua, &la),
     }
 }
-
-/// The identifiers each located role's code names, with its module: read
-/// from the pretty text of the unit holding it.
-fn role_names(cf: &CodeFacts, roles: &Roles) -> Vec<(Role, String, HashSet<String>)> {
-    let mut out = Vec::new();
-    for r in &roles.functions {
-        let holder = cf.units.iter().find(|u| {
-            cf.modules.get(u.module as usize) == Some(&r.module)
-                && u.pretty_line <= r.pretty_start
-                && r.pretty_end < u.pretty_line + u.pretty_lines
-        });
-        let Some(u) = holder else { continue };
-        let from = (r.pretty_start - u.pretty_line) as usize;
-        let count = (r.pretty_end - r.pretty_start) as usize + 1;
-        let text: Vec<&str> = text_of(cf, u).lines().skip(from).take(count).collect();
-        let names = lines::erase_names(&text.join("\n"))
-            .1
-            .into_iter()
-            .map(str::to_string)
-            .collect();
-        out.push((r.role, r.module.clone(), names));
-    }
-    out
-}
-
-/// Fill in which located roles name the bindings the changed initialisers
-/// assign, on each side whose roles are known (with its code facts).
-pub fn name_readers(
-    d: &mut FunctionDiff,
-    a: Option<(&CodeFacts, &Roles)>,
-    b: Option<(&CodeFacts, &Roles)>,
-) {
-    let any = |side: fn(&ChangedFunction) -> &FunctionRef| {
-        d.changed.iter().any(|c| !side(c).assigns.is_empty())
-    };
-    let names = |s: Option<(&CodeFacts, &Roles)>, wanted: bool| {
-        s.filter(|_| wanted).map(|(cf, r)| role_names(cf, r))
-    };
-    let (na, nb) = (names(a, any(|c| &c.a)), names(b, any(|c| &c.b)));
-    let fill = |r: &mut FunctionRef, names: &[(Role, String, HashSet<String>)]| {
-        for x in &mut r.assigns {
-            for (role, module, used) in names {
-                if *module == r.module && used.contains(&x.name) && !x.read_by.contains(role) {
-                    x.read_by.push(*role);
-                }
-            }
-        }
-    };
-    for c in &mut d.changed {
-        if let Some(n) = &na {
-            fill(&mut c.a, n);
-        }
-        if let Some(n) = &nb {
-            fill(&mut c.b, n);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests;
