@@ -78,8 +78,32 @@ pub struct BunGraph<'a> {
 
 type SharedBlob = OnceLock<Result<Arc<Vec<u8>>, DecodeError>>;
 
-/// Why a candidate layout was rejected (for the error message).
-type Reject = String;
+/// Why a candidate record layout does not fit the module table (for the
+/// error message).
+#[derive(Debug, thiserror::Error)]
+enum Reject {
+    #[error("record too short")]
+    TooShort,
+    #[error("module {module} {field} pointer {offset}+{length} is out of bounds")]
+    OutOfBounds {
+        module: usize,
+        field: &'static str,
+        offset: u32,
+        length: u32,
+    },
+    #[error("module {module} {field} pointer points into the module table")]
+    IntoTable { module: usize, field: &'static str },
+    #[error("module {0} name is not UTF-8")]
+    NameNotUtf8(usize),
+    #[error("module {module} name {name:?} is not under a bunfs root")]
+    NotUnderRoot { module: usize, name: String },
+    #[error("module {0} name contains NUL")]
+    NameHasNul(usize),
+    #[error("module {0} has attribute bytes out of range")]
+    AttributesOutOfRange(usize),
+    #[error("module {module} loader {loader} is unknown")]
+    UnknownLoader { module: usize, loader: u8 },
+}
 
 impl<'a> BunGraph<'a> {
     /// A JavaScript file as a graph of one module.
@@ -205,23 +229,23 @@ impl<'a> BunGraph<'a> {
             let rec = &data[t0 + i * layout.size..t0 + (i + 1) * layout.size];
             let mut r = RawRecord::default();
             for (k, field) in layout.pointers.iter().enumerate() {
-                let p = Ptr::read(rec, k * 8).ok_or("record too short")?;
+                let p = Ptr::read(rec, k * 8).ok_or(Reject::TooShort)?;
                 if p.end() > data.len() as u64 {
-                    return Err(format!(
-                        "module {i} {} pointer {}+{} is out of bounds",
-                        field.as_str(),
-                        p.offset,
-                        p.length
-                    ));
+                    return Err(Reject::OutOfBounds {
+                        module: i,
+                        field: field.as_str(),
+                        offset: p.offset,
+                        length: p.length,
+                    });
                 }
                 let overlaps_table = p.length > 0
                     && (p.offset as u64) < table.end()
                     && p.end() > table.offset as u64;
                 if overlaps_table {
-                    return Err(format!(
-                        "module {i} {} pointer points into the module table",
-                        field.as_str()
-                    ));
+                    return Err(Reject::IntoTable {
+                        module: i,
+                        field: field.as_str(),
+                    });
                 }
                 let bytes = &data[p.offset as usize..p.end() as usize];
                 match field {
@@ -233,19 +257,18 @@ impl<'a> BunGraph<'a> {
                     Field::BytecodeOriginPath => r.bytecode_origin_path = bytes,
                 }
             }
-            let name =
-                std::str::from_utf8(r.name).map_err(|_| format!("module {i} name is not UTF-8"))?;
+            let name = std::str::from_utf8(r.name).map_err(|_| Reject::NameNotUtf8(i))?;
             if !module::ROOTS
                 .iter()
                 .any(|root| name.starts_with(root) && name.len() > root.len())
             {
-                return Err(format!(
-                    "module {i} name {:?} is not under a bunfs root",
-                    truncate(name, 60)
-                ));
+                return Err(Reject::NotUnderRoot {
+                    module: i,
+                    name: truncate(name, 60).to_string(),
+                });
             }
             if name.contains('\0') {
-                return Err(format!("module {i} name contains NUL"));
+                return Err(Reject::NameHasNul(i));
             }
             r.index = i;
             r.name_str = name;
@@ -257,10 +280,13 @@ impl<'a> BunGraph<'a> {
                 || r.format.is_some_and(|f| f > 2)
                 || r.side.is_some_and(|s| s > 1)
             {
-                return Err(format!("module {i} has attribute bytes out of range"));
+                return Err(Reject::AttributesOutOfRange(i));
             }
             if r.loader > LoaderTable::Since1_2_5.max() {
-                return Err(format!("module {i} loader {} is unknown", r.loader));
+                return Err(Reject::UnknownLoader {
+                    module: i,
+                    loader: r.loader,
+                });
             }
             out.push(r);
         }

@@ -4,7 +4,7 @@
 //! - [`is_reserved`]: never the name of a binding in module (strict) code,
 //!   so a minifier never renames it (the diff's name erasure keeps it).
 //! - [`is_highlighted`]: shown as a keyword when code is coloured (words
-//!   with a meaning in the syntax, and the value words).
+//!   with a meaning in the syntax of module code, and the value words).
 //! - [`Word::parse`]: the word itself, for the nesting scan
 //!   (`js::depth`), which gives each one its role by an exhaustive match.
 
@@ -142,13 +142,16 @@ pub fn is_reserved(w: &str) -> bool {
 }
 
 /// Whether `w` is coloured as a keyword: a word with a meaning in the
-/// syntax or a value word. Not the future reserved words (they mean nothing
-/// in JavaScript, and in a bundle appear only as property names); with
-/// them `undefined`, a global rather than a word of the language, which is
-/// shown like `null`.
+/// syntax of module (strict) code, or a value word. Not the future reserved
+/// words (they mean nothing in JavaScript, and in a bundle appear only as
+/// property names), nor `with` (a syntax error in strict code: in a bundle
+/// it is only ever an English word, in a comment or text the colouring
+/// reads as code); with them `undefined`, a global rather than a word of the
+/// language, which is shown like `null`.
 pub fn is_highlighted(w: &str) -> bool {
     w == "undefined"
-        || Word::parse(w.as_bytes()).is_some_and(|k| k.class() != WordClass::FutureReserved)
+        || Word::parse(w.as_bytes())
+            .is_some_and(|k| k.class() != WordClass::FutureReserved && k != Word::With)
 }
 
 #[cfg(test)]
@@ -179,5 +182,6 @@ mod tests {
         assert!(is_reserved("let") && is_reserved("enum") && is_reserved("static"));
         assert!(is_highlighted("of") && is_highlighted("undefined") && is_highlighted("super"));
         assert!(!is_highlighted("public") && !is_highlighted("enum") && !is_highlighted("get"));
+        assert!(!is_highlighted("with") && is_reserved("with"));
     }
 }
