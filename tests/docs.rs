@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -13,10 +12,12 @@ fn root() -> &'static Path {
 
 #[test]
 fn commands_md_is_current() {
-    let out = Command::new("bash")
+    // Through the sandbox like every run of the binary (the script runs
+    // it with an empty environment anyway: help reads no cache).
+    let out = crate::common::command_of("bash")
         .arg(root().join("scripts/commands-doc.sh"))
         .arg("--stdout")
-        .env("CC_TEARDOWN_BIN", env!("CARGO_BIN_EXE_cc-teardown"))
+        .env("CC_TEARDOWN_BIN", crate::common::EXE)
         .output()
         .expect("bash runs scripts/commands-doc.sh");
     assert!(

@@ -35,12 +35,18 @@ pub struct Assigned {
     pub outer: bool,
 }
 
+/// How many assigned bindings a place names; the rest are counted (an
+/// initialiser of a schema library assigns hundreds in one statement, and
+/// a label is a line; the JSON lists them all).
+const NAMED: usize = 4;
+
 /// An initialiser's place in words: `in X, assigns Y (original), Z (read
-/// by workflow-registrar)`; None when it is no initialiser.
+/// by workflow-registrar)`, at most [`NAMED`] bindings then `and N more`;
+/// None when it is no initialiser.
 pub fn place(within: Option<&str>, assigns: &[Assigned]) -> Option<String> {
     use std::fmt::Write;
     let mut s = format!("in {}", within?);
-    for (i, a) in assigns.iter().enumerate() {
+    for (i, a) in assigns.iter().take(NAMED).enumerate() {
         s.push_str(if i == 0 { ", assigns " } else { ", " });
         s.push_str(&a.name);
         let mut notes = Vec::new();
@@ -54,6 +60,9 @@ pub fn place(within: Option<&str>, assigns: &[Assigned]) -> Option<String> {
         if !notes.is_empty() {
             let _ = write!(s, " ({})", notes.join("; "));
         }
+    }
+    if assigns.len() > NAMED {
+        let _ = write!(s, " and {} more", assigns.len() - NAMED);
     }
     Some(s)
 }
@@ -301,6 +310,26 @@ pub fn name_readers(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_place_names_a_few_bindings_and_counts_the_rest() {
+        let a = |n: &str| Assigned {
+            name: n.into(),
+            original: None,
+            read_by: Vec::new(),
+            outer: true,
+        };
+        let six: Vec<Assigned> = ["a", "b", "c", "d", "e", "f"].map(a).into();
+        assert_eq!(
+            place(Some("X"), &six).as_deref(),
+            Some("in X, assigns a, b, c, d and 2 more")
+        );
+        assert_eq!(
+            place(Some("X"), &six[..1]).as_deref(),
+            Some("in X, assigns a")
+        );
+        assert_eq!(place(None, &six), None);
+    }
     use crate::analysis::diff::functions::{FunctionDiff, Unit, diff};
     use crate::analysis::roles::{Confidence, RoleFunction};
     use crate::bun::BunGraph;
