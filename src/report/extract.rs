@@ -149,8 +149,9 @@ pub fn extract(
     Ok(manifest)
 }
 
-impl View for Manifest {
-    fn doc(&self) -> Doc {
+impl Manifest {
+    /// What was written, in one line.
+    fn line(&self) -> String {
         let total: u64 = self
             .modules
             .iter()
@@ -162,38 +163,8 @@ impl View for Manifest {
                 }
             })
             .sum();
-        let mut d = Doc::new(Inline::from("Extracted ").c(self.target.clone())).bare();
-        d.push(Block::Note(
-            format!(
-                "wrote {} ({}{}) and manifest.json to {}",
-                fmt::count(self.modules.len(), "module", "modules"),
-                fmt::bytes(total),
-                if self.raw {
-                    ", stored bytes"
-                } else {
-                    ", decoded"
-                },
-                super::escape::display(&self.folder)
-            )
-            .into(),
-        ));
-        d
-    }
-
-    fn terminal(&self, _: &super::doc::Term) -> Option<String> {
-        let total: u64 = self
-            .modules
-            .iter()
-            .map(|m| {
-                if self.raw {
-                    m.row.bytes
-                } else {
-                    m.decoded_bytes
-                }
-            })
-            .sum();
-        Some(format!(
-            "wrote {} ({}{}) and manifest.json to {}\n",
+        format!(
+            "wrote {} ({}{}) and manifest.json to {}",
             fmt::count(self.modules.len(), "module", "modules"),
             fmt::bytes(total),
             if self.raw {
@@ -202,6 +173,18 @@ impl View for Manifest {
                 ", decoded"
             },
             super::escape::display(&self.folder)
-        ))
+        )
+    }
+}
+
+impl View for Manifest {
+    fn doc(&self) -> Doc {
+        let mut d = Doc::new(Inline::from("Extracted ").c(self.target.clone())).bare();
+        d.push(Block::Note(self.line().into()));
+        d
+    }
+
+    fn terminal(&self, _: &super::doc::Term) -> Option<String> {
+        Some(self.line() + "\n")
     }
 }
