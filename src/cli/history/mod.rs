@@ -38,7 +38,7 @@ pub enum HistoryCommand {
     List(ListArgs),
     /// When one workflow, flag, tool, prompt, env var, command … appeared, changed and went.
     #[command(
-        after_help = "Example:\n  cc-teardown history show workflow code-review\n  cc-teardown history show flag tengu_review_workflow_routing --json\n  cc-teardown history show env ANTHROPIC_MODEL --platform linux-x64\n\nKINDS: workflow, flag, gate, role, tool, prompt, env, setting, command, model."
+        after_help = "Example:\n  cc-teardown history show workflow code-review\n  cc-teardown history show flag tengu_review_workflow_routing --json\n  cc-teardown history show env ANTHROPIC_MODEL --platform linux-x64"
     )]
     Show(ShowArgs),
     /// What changed at VERSION against the previous scanned version (from stored facts: nothing is parsed).
