@@ -4,9 +4,11 @@
 
 use super::JsError;
 use super::depth::Measure;
+use super::flow::{self, Flow, Frame, Use};
 use super::parse::{Parsed, Unmeasured};
 use serde::Serialize;
 use std::collections::HashMap;
+use swc_atoms::Atom;
 use swc_common::comments::SingleThreadedComments;
 use swc_common::{Span, Spanned};
 use swc_ecma_ast::*;
@@ -36,6 +38,12 @@ pub struct Function {
     /// The first parameter's name, when it is a plain identifier.
     pub first_param: Option<String>,
     pub parent: Option<FnId>,
+    /// Its parameters' names, in order (empty for a pattern).
+    pub param_names: Vec<Atom>,
+    /// Where the function itself goes ([`flow`]): a method or property
+    /// value is `Key(name)`, a bound function `Bind(name)`, a callback an
+    /// argument.
+    pub flow: Box<[Flow]>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -77,6 +85,25 @@ pub struct StringLit {
     pub lo: u32,
     pub hi: u32,
     pub in_function: Option<FnId>,
+    /// Where its value goes ([`flow`]), innermost place first.
+    pub flow: Box<[Flow]>,
+}
+
+/// An object literal's (or class's) start and the names of its keys.
+#[derive(Debug, Clone, Serialize)]
+pub struct ObjectShape {
+    pub lo: u32,
+    pub keys: Vec<Atom>,
+}
+
+impl ModuleIndex {
+    /// The keys of the object starting at `lo`.
+    pub fn object_keys(&self, lo: u32) -> &[Atom] {
+        match self.objects.binary_search_by_key(&lo, |o| o.lo) {
+            Ok(i) => &self.objects[i].keys,
+            Err(_) => &[],
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -93,6 +120,8 @@ pub struct Call {
     /// The first two arguments: their spans, and what they are when simple.
     pub arg0: Option<Arg>,
     pub arg1: Option<Arg>,
+    /// Where its result goes ([`flow`]).
+    pub flow: Box<[Flow]>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -129,6 +158,12 @@ pub struct ModuleIndex {
     pub definitions: HashMap<String, Vec<Definition>>,
     pub strings: Vec<StringLit>,
     pub calls: Vec<Call>,
+    /// Object literals (and classes): where each starts and its keys, in
+    /// start order.
+    pub objects: Vec<ObjectShape>,
+    /// Identifiers read as values whose value goes somewhere (not only
+    /// read through, called or tested), in source order.
+    pub uses: Vec<Use>,
     /// From export tables (`helper(ns, {name: () => local})`).
     pub export_table: Vec<ExportEntry>,
     /// ESM `export { local as exported }` and `export function exported`.
@@ -186,10 +221,13 @@ impl ModuleIndex {
             stack: Vec::new(),
             pending_name: None,
             depth: Measure::default(),
+            flow: Vec::new(),
+            objects: Vec::new(),
         };
         // Recurses once per AST level (up to the limit): run where it fits.
         super::depth::with_stack(|| program.visit_with(&mut v));
         let mut out = v.out;
+        out.objects.sort_by_key(|o| o.lo);
         for (i, f) in out.functions.iter().enumerate() {
             if let Some(n) = &f.name {
                 out.by_name.entry(n.clone()).or_insert(i as FnId);
@@ -243,9 +281,37 @@ struct Indexer {
     /// [`super::depth::check_program`] counts them; past the limit, nothing more
     /// is visited.
     depth: Measure,
+    /// The places the node being visited hands its value to.
+    flow: Vec<Frame>,
+    /// Where the object literals (and classes) around the node start.
+    objects: Vec<u32>,
 }
 
 impl Indexer {
+    /// Visit `f` with `frame` on the flow stack.
+    fn within<R>(&mut self, frame: Frame, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.flow.push(frame);
+        let r = f(self);
+        self.flow.pop();
+        r
+    }
+
+    fn place<R>(&mut self, place: Flow, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.within(Frame::Place(place), f)
+    }
+
+    fn chain(&self) -> Box<[Flow]> {
+        flow::chain(&self.flow)
+    }
+
+    /// The place of the value of property `key` of the innermost object.
+    fn key(&self, key: impl Into<Atom>) -> Flow {
+        Flow::Key {
+            key: key.into(),
+            object: self.objects.last().copied().unwrap_or(0),
+        }
+    }
+
     fn off(&self, pos: swc_common::BytePos) -> u32 {
         pos.0.saturating_sub(self.base)
     }
@@ -293,6 +359,14 @@ impl Indexer {
     ) -> FnId {
         let (lo, hi) = self.span(span);
         let id = self.out.functions.len() as FnId;
+        let name_atom: Atom = name.as_deref().unwrap_or_default().into();
+        // A function expression is entered with its body's edge on the
+        // stack: where it goes is below that edge.
+        let below = match self.flow.last() {
+            Some(Frame::Body) => &self.flow[..self.flow.len() - 1],
+            _ => &self.flow[..],
+        };
+        let outer = flow::chain(below);
         self.out.functions.push(Function {
             name,
             kind,
@@ -305,6 +379,23 @@ impl Indexer {
                 .and_then(|p| p.as_ident())
                 .map(|b| b.id.sym.to_string()),
             parent: self.current(),
+            param_names: params
+                .iter()
+                .map(|p| match p {
+                    Pat::Ident(b) => b.id.sym.clone(),
+                    Pat::Assign(a) => a
+                        .left
+                        .as_ident()
+                        .map(|b| b.id.sym.clone())
+                        .unwrap_or_default(),
+                    _ => Atom::default(),
+                })
+                .collect(),
+            flow: match kind {
+                FnKind::Method => Box::new([self.key(name_atom)]),
+                FnKind::Declaration => Box::new([Flow::Bind(name_atom)]),
+                _ => outer,
+            },
         });
         self.stack.push(id);
         id
@@ -352,6 +443,151 @@ impl Indexer {
 }
 
 impl Indexer {
+    /// An expression's children, each with the place its value goes.
+    fn expr_flow(&mut self, e: &Expr) {
+        match e {
+            Expr::Ident(i) => {
+                let chain = self.chain();
+                if chain.first().is_some_and(|p| *p != Flow::Discard) {
+                    self.out.uses.push(Use {
+                        name: i.sym.clone(),
+                        lo: self.off(i.span.lo),
+                        flow: chain,
+                        in_function: self.current(),
+                    });
+                }
+            }
+            Expr::Bin(b) => match b.op {
+                BinaryOp::Add | BinaryOp::LogicalOr | BinaryOp::NullishCoalescing => {
+                    e.visit_children_with(self)
+                }
+                BinaryOp::LogicalAnd => {
+                    self.place(Flow::Discard, |s| b.left.visit_with(s));
+                    b.right.visit_with(self);
+                }
+                _ => self.place(Flow::Discard, |s| e.visit_children_with(s)),
+            },
+            Expr::Cond(c) => {
+                self.place(Flow::Discard, |s| c.test.visit_with(s));
+                c.cons.visit_with(self);
+                c.alt.visit_with(self);
+            }
+            Expr::Seq(q) => {
+                if let Some((last, rest)) = q.exprs.split_last() {
+                    self.place(Flow::Discard, |s| rest.iter().for_each(|x| x.visit_with(s)));
+                    last.visit_with(self);
+                }
+            }
+            // The value passes through.
+            Expr::Paren(_)
+            | Expr::Await(_)
+            | Expr::Array(_)
+            | Expr::Tpl(_)
+            | Expr::TsAs(_)
+            | Expr::TsNonNull(_)
+            | Expr::TsTypeAssertion(_)
+            | Expr::TsConstAssertion(_)
+            | Expr::TsSatisfies(_)
+            | Expr::Call(_)
+            | Expr::New(_)
+            | Expr::OptChain(_)
+            | Expr::Member(_)
+            | Expr::Assign(_)
+            | Expr::Lit(_) => e.visit_children_with(self),
+            // A function's body has its own places (its statements, or the
+            // return of an arrow's expression body).
+            Expr::Arrow(_) | Expr::Fn(_) | Expr::Class(_) => {
+                self.within(Frame::Body, |s| e.visit_children_with(s))
+            }
+            Expr::Object(o) => {
+                let lo = self.off(o.span.lo);
+                let keys = o
+                    .props
+                    .iter()
+                    .filter_map(|p| match p {
+                        PropOrSpread::Prop(p) => match &**p {
+                            Prop::Shorthand(i) => Some(i.sym.clone()),
+                            Prop::KeyValue(kv) => prop_name(&kv.key).map(Atom::from),
+                            Prop::Method(m) => prop_name(&m.key).map(Atom::from),
+                            Prop::Getter(g) => prop_name(&g.key).map(Atom::from),
+                            _ => None,
+                        },
+                        PropOrSpread::Spread(_) => None,
+                    })
+                    .collect();
+                self.out.objects.push(ObjectShape { lo, keys });
+                self.objects.push(lo);
+                e.visit_children_with(self);
+                self.objects.pop();
+            }
+            Expr::TaggedTpl(t) => {
+                self.place(Flow::Discard, |s| t.tag.visit_with(s));
+                t.tpl.visit_with(self);
+            }
+            _ => self.place(Flow::Discard, |s| e.visit_children_with(s)),
+        }
+    }
+
+    /// A call's callee and arguments, each with its place: the receiver of
+    /// a text method passes on to the call's own place, an argument goes
+    /// to the call.
+    fn call_flow(&mut self, callee: &Expr, args: &[ExprOrSpread], new: bool) {
+        let member = match callee {
+            Expr::Member(m) => Some(m),
+            Expr::OptChain(OptChainExpr { base, .. }) => match &**base {
+                OptChainBase::Member(m) => Some(m),
+                _ => None,
+            },
+            _ => None,
+        };
+        let method = member.and_then(|m| match &m.prop {
+            MemberProp::Ident(p) => Some(p.sym.clone()),
+            _ => None,
+        });
+        let name: Atom = match (callee, &method) {
+            (Expr::Ident(i), _) => i.sym.clone(),
+            (_, Some(m)) => m.clone(),
+            _ => Atom::default(),
+        };
+        match (member, &method) {
+            (Some(m), Some(p)) if flow::passes_receiver(p) => {
+                m.obj.visit_with(self);
+                // `a.concat(b)`, `Promise.all([…])`: the arguments pass on too.
+                if matches!(&**p, "concat" | "all" | "allSettled" | "resolve") {
+                    args.visit_with(self);
+                    return;
+                }
+            }
+            (Some(m), Some(p)) if flow::adds_to_receiver(p) => {
+                if let Expr::Ident(r) = &*m.obj {
+                    let into = Flow::Into(r.sym.clone());
+                    self.place(Flow::Discard, |s| callee.visit_with(s));
+                    // `m.set(key, value)`: the key is not the value.
+                    let skip = usize::from(&**p == "set");
+                    for (i, a) in args.iter().enumerate() {
+                        if i < skip {
+                            self.place(Flow::Discard, |s| a.visit_with(s));
+                        } else {
+                            self.place(into.clone(), |s| a.visit_with(s));
+                        }
+                    }
+                    return;
+                }
+                self.place(Flow::Discard, |s| callee.visit_with(s));
+            }
+            _ => self.place(Flow::Discard, |s| callee.visit_with(s)),
+        }
+        for (i, a) in args.iter().enumerate() {
+            let place = Flow::Arg {
+                callee: name.clone(),
+                index: i.min(255) as u8,
+                new,
+                member: member.is_some(),
+            };
+            self.place(place, |s| a.visit_with(s));
+        }
+    }
+
     /// One call site: its callee's name (an identifier, or a member's
     /// property through `.` or `?.`) and its first two arguments.
     fn record_call(&mut self, span: swc_common::Span, callee: &Expr, args: &[ExprOrSpread]) {
@@ -400,6 +636,8 @@ impl Indexer {
             in_function: self.current(),
             arg0,
             arg1,
+            // Where a method's result goes is never asked.
+            flow: if member { Box::default() } else { self.chain() },
         });
     }
 }
@@ -441,15 +679,56 @@ fn getter_target(e: &Expr) -> Option<&Ident> {
 impl Visit for Indexer {
     fn visit_expr(&mut self, e: &Expr) {
         if self.depth.down(|| e.span()) {
-            e.visit_children_with(self);
+            self.expr_flow(e);
             self.depth.up();
         }
     }
 
     fn visit_stmt(&mut self, st: &Stmt) {
         if self.depth.down(|| st.span()) {
-            st.visit_children_with(self);
+            let place = match st {
+                Stmt::Return(_) => Some(Flow::Return),
+                Stmt::Throw(_) => Some(Flow::Throw),
+                // A declaration binds its own places; a block holds
+                // statements that do.
+                Stmt::Decl(_) | Stmt::Block(_) => None,
+                _ => Some(Flow::Discard),
+            };
+            match place {
+                Some(p) => self.place(p, |v| st.visit_children_with(v)),
+                None => st.visit_children_with(self),
+            }
             self.depth.up();
+        }
+    }
+
+    fn visit_prop(&mut self, p: &Prop) {
+        match p {
+            Prop::Shorthand(i) => {
+                let chain = {
+                    self.flow.push(Frame::Place(self.key(i.sym.clone())));
+                    let c = self.chain();
+                    self.flow.pop();
+                    c
+                };
+                self.out.uses.push(Use {
+                    name: i.sym.clone(),
+                    lo: self.off(i.span.lo),
+                    flow: chain,
+                    in_function: self.current(),
+                });
+            }
+            _ => p.visit_children_with(self),
+        }
+    }
+
+    fn visit_class_prop(&mut self, n: &ClassProp) {
+        n.key.visit_with(self);
+        if let Some(v) = &n.value {
+            match prop_name(&n.key) {
+                Some(k) => self.place(self.key(k), |s| v.visit_with(s)),
+                None => v.visit_with(self),
+            }
         }
     }
 
@@ -495,8 +774,29 @@ impl Visit for Indexer {
         for p in &n.params {
             self.bind_pat(p, DefKind::Param, None);
         }
-        n.visit_children_with(self);
+        n.params.visit_with(self);
+        match &*n.body {
+            ArrowFunctionBody::Expr(e) => self.place(Flow::Return, |s| e.visit_with(s)),
+            b => b.visit_with(self),
+        }
         self.stack.pop();
+    }
+
+    fn visit_class(&mut self, n: &Class) {
+        let lo = self.off(n.span.lo);
+        let keys = n
+            .body
+            .iter()
+            .filter_map(|m| match m {
+                ClassMember::Method(m) => prop_name(&m.key).map(Atom::from),
+                ClassMember::ClassProp(p) => prop_name(&p.key).map(Atom::from),
+                _ => None,
+            })
+            .collect();
+        self.out.objects.push(ObjectShape { lo, keys });
+        self.objects.push(lo);
+        self.within(Frame::Body, |s| n.visit_children_with(s));
+        self.objects.pop();
     }
 
     fn visit_class_decl(&mut self, n: &ClassDecl) {
@@ -523,10 +823,14 @@ impl Visit for Indexer {
 
     fn visit_key_value_prop(&mut self, n: &KeyValueProp) {
         n.key.visit_with(self);
+        let key = prop_name(&n.key);
         if is_fn_expr(&n.value) {
-            self.pending_name = prop_name(&n.key);
+            self.pending_name = key.clone();
         }
-        n.value.visit_with(self);
+        match key {
+            Some(k) => self.place(self.key(k), |s| n.value.visit_with(s)),
+            None => self.place(Flow::Discard, |s| n.value.visit_with(s)),
+        }
         self.pending_name = None;
     }
 
@@ -546,7 +850,15 @@ impl Visit for Indexer {
             {
                 self.pending_name = Some(b.id.sym.to_string());
             }
-            d.init.visit_with(self);
+            let place = match &d.name {
+                Pat::Ident(b) => Flow::Bind(b.id.sym.clone()),
+                p => {
+                    let mut names = Vec::new();
+                    flow::pattern_names(p, &mut names);
+                    Flow::Unpack(names.into_boxed_slice())
+                }
+            };
+            self.place(place, |s| d.init.visit_with(s));
             self.pending_name = None;
         }
     }
@@ -569,7 +881,21 @@ impl Visit for Indexer {
             }
         }
         n.left.visit_with(self);
-        n.right.visit_with(self);
+        let place = match &n.left {
+            AssignTarget::Simple(SimpleAssignTarget::Ident(b)) => Flow::Bind(b.id.sym.clone()),
+            AssignTarget::Simple(SimpleAssignTarget::Member(m)) => match &m.prop {
+                MemberProp::Ident(p) => Flow::Store(p.sym.clone()),
+                MemberProp::Computed(c) => match &*c.expr {
+                    Expr::Lit(Lit::Str(k)) => {
+                        Flow::Store(k.value.to_string_lossy().as_ref().into())
+                    }
+                    _ => Flow::Discard,
+                },
+                _ => Flow::Discard,
+            },
+            _ => Flow::Discard,
+        };
+        self.place(place, |s| n.right.visit_with(s));
         self.pending_name = None;
     }
 
@@ -581,6 +907,7 @@ impl Visit for Indexer {
             lo,
             hi,
             in_function: self.current(),
+            flow: self.chain(),
         });
     }
 
@@ -602,6 +929,7 @@ impl Visit for Indexer {
             lo,
             hi,
             in_function: self.current(),
+            flow: self.chain(),
         });
         n.visit_children_with(self);
     }
@@ -610,7 +938,12 @@ impl Visit for Indexer {
     /// flag stores are often read that way).
     fn visit_opt_call(&mut self, n: &OptCall) {
         self.record_call(n.span, &n.callee, &n.args);
-        n.visit_children_with(self);
+        self.call_flow(&n.callee, &n.args, false);
+    }
+
+    fn visit_new_expr(&mut self, n: &NewExpr) {
+        let args = n.args.as_deref().unwrap_or_default();
+        self.call_flow(&n.callee, args, true);
     }
 
     fn visit_call_expr(&mut self, n: &CallExpr) {
@@ -641,7 +974,13 @@ impl Visit for Indexer {
                 self.out.export_table.extend(entries);
             }
         }
-        n.visit_children_with(self);
+        match &n.callee {
+            Callee::Expr(e) => self.call_flow(e, &n.args, false),
+            _ => self.place(Flow::Discard, |s| {
+                n.callee.visit_with(s);
+                n.args.visit_with(s);
+            }),
+        }
     }
 
     fn visit_import_decl(&mut self, n: &ImportDecl) {
@@ -690,7 +1029,11 @@ impl Visit for Indexer {
                 lo: self.off(prop.span.lo),
             });
         }
-        n.visit_children_with(self);
+        // An object read through goes no further as a value.
+        self.place(Flow::Discard, |s| {
+            n.obj.visit_with(s);
+            n.prop.visit_with(s);
+        });
     }
 
     fn visit_named_export(&mut self, n: &NamedExport) {

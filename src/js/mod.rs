@@ -3,6 +3,7 @@
 
 pub mod code;
 pub mod depth;
+pub mod flow;
 pub mod grep;
 pub mod index;
 pub mod json;

@@ -1,0 +1,156 @@
+//! Where a value goes: for each string literal, identifier read and call,
+//! the places its value is handed to, innermost first — the property it is
+//! the value of, the call it is an argument of, the binding it initialises,
+//! the function it is returned from. Recorded by the index as it walks the
+//! AST, so that an analysis can follow a text to what consumes it (a
+//! model-facing text is one that reaches a request to a model; a message
+//! shown to the user is one that reaches a renderer) without parsing the
+//! module again.
+//!
+//! Operators that pass a text on unchanged — `+`, a template's `${…}`, the
+//! branches of `?:`, `||`, `??`, parentheses, `await`, an array's elements,
+//! the receiver of a text method (`[…].join("\n")`, `s.trim()`) — are not
+//! places: the text flows through them to the place of the whole.
+
+use serde::Serialize;
+use swc_atoms::Atom;
+
+/// One place a value is handed to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Flow {
+    /// The value of property `key` of an object literal (or of a class
+    /// field); `object` is the offset where the object (or class) starts.
+    Key { key: Atom, object: u32 },
+    /// Argument `index` of a call of `callee`: an identifier, or a member's
+    /// property (`x.describe(…)` is `describe`); `new` for a constructor.
+    Arg {
+        callee: Atom,
+        index: u8,
+        new: bool,
+        member: bool,
+    },
+    /// Added to a collection bound to a name: `xs.push(…)`, `xs.unshift(…)`,
+    /// `m.set(k, …)`, `s.add(…)` — the value goes where `xs` goes.
+    Into(Atom),
+    /// The initial value of a binding, or a value assigned to it.
+    Bind(Atom),
+    /// Unpacked into the names of a pattern (`const [a, {b}] = …`): some
+    /// part goes to each.
+    Unpack(Box<[Atom]>),
+    /// Assigned to a member: `o.name = …` is `name`.
+    Store(Atom),
+    /// Returned from the enclosing function (a `return`, or an arrow's
+    /// expression body).
+    Return,
+    /// Thrown.
+    Throw,
+    /// Consumed where it goes no further as a value: a statement of its
+    /// own, a test, a comparison, an operand of an operator other than `+`,
+    /// an object whose member is read, a callee.
+    Discard,
+}
+
+impl Flow {
+    /// The last place recorded in a chain: a value that reaches it leaves
+    /// the expression (bound, returned, thrown, dropped).
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            Flow::Bind(_)
+                | Flow::Unpack(_)
+                | Flow::Into(_)
+                | Flow::Store(_)
+                | Flow::Return
+                | Flow::Throw
+                | Flow::Discard
+        )
+    }
+}
+
+/// How many places a chain keeps.
+pub const FLOW_DEPTH: usize = 8;
+
+/// An identifier read as a value, and where its value goes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Use {
+    pub name: Atom,
+    pub lo: u32,
+    pub flow: Box<[Flow]>,
+    pub in_function: Option<super::index::FnId>,
+}
+
+/// A frame of the walk: a place, or the edge of a function (its body's
+/// values go to its own places, not to where the function goes).
+#[derive(Debug, Clone)]
+pub(super) enum Frame {
+    Place(Flow),
+    Body,
+}
+
+/// Methods of a text whose receiver flows to the place of the call
+/// unchanged in kind (a text in, a text out).
+pub(super) fn passes_receiver(method: &str) -> bool {
+    matches!(
+        method,
+        "join"
+            | "concat"
+            | "trim"
+            | "trimStart"
+            | "trimEnd"
+            | "replace"
+            | "replaceAll"
+            | "padStart"
+            | "padEnd"
+            | "toString"
+            | "normalize"
+            | "filter"
+            | "flat"
+            | "map"
+            | "flatMap"
+            | "slice"
+            | "all"
+            | "allSettled"
+            | "resolve"
+    )
+}
+
+/// Methods that add their argument to their receiver.
+pub(super) fn adds_to_receiver(method: &str) -> bool {
+    matches!(method, "push" | "unshift" | "add" | "set" | "splice")
+}
+
+/// The names a pattern binds.
+pub(super) fn pattern_names(p: &swc_ecma_ast::Pat, out: &mut Vec<Atom>) {
+    use swc_ecma_ast::{ObjectPatProp, Pat};
+    match p {
+        Pat::Ident(b) => out.push(b.id.sym.clone()),
+        Pat::Array(a) => a.elems.iter().flatten().for_each(|e| pattern_names(e, out)),
+        Pat::Object(o) => {
+            for prop in &o.props {
+                match prop {
+                    ObjectPatProp::KeyValue(kv) => pattern_names(&kv.value, out),
+                    ObjectPatProp::Assign(a) => out.push(a.key.sym.clone()),
+                    ObjectPatProp::Rest(r) => pattern_names(&r.arg, out),
+                }
+            }
+        }
+        Pat::Rest(r) => pattern_names(&r.arg, out),
+        Pat::Assign(a) => pattern_names(&a.left, out),
+        _ => {}
+    }
+}
+
+/// The chain of places above the top of `frames`: innermost first, at most
+/// [`FLOW_DEPTH`], ending at the first terminal place.
+pub(super) fn chain(frames: &[Frame]) -> Box<[Flow]> {
+    let mut out = Vec::new();
+    for f in frames.iter().rev() {
+        let Frame::Place(p) = f else { break };
+        out.push(p.clone());
+        if p.is_terminal() || out.len() == FLOW_DEPTH {
+            break;
+        }
+    }
+    out.into_boxed_slice()
+}
