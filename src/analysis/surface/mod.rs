@@ -9,6 +9,7 @@ pub mod commands;
 pub mod env;
 pub mod models;
 pub mod prompts;
+pub mod reach;
 pub mod settings;
 pub mod tools;
 
