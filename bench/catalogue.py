@@ -60,8 +60,8 @@ sees them):
 
 * `one-literal:RULE`: one literal holds the item (the matching rule against
   that literal's value), and the detector of src/analysis/surface/prompts.rs
-  drops it by RULE: `short` (< 200 bytes), `few-words` (< 30 words),
-  `not-prose` (< 75 % letters and spaces), `no-you` (no word you/your),
+  drops it by RULE: `no-sink` (the detector does not take the literal:
+  its value reaches no place the detector knows sends to a model),
   `inside-prompt` (inside the `${…}` of a template that is a prompt: the
   outer prompt shows a variable there), `kept` (the detector keeps it: our
   text should hold it — look closer);
@@ -128,9 +128,9 @@ CATEGORIES = [
 # 26 asks for (most do not exist yet: the baseline says so).
 CATEGORY_KINDS = {
     "agent-prompt": {"agent"},
-    "system-prompt": {"system"},
+    "system-prompt": {"system", "output-style"},
     "system-reminder": {"system-reminder"},
-    "tool-description": {"tool", "tool-description"},
+    "tool-description": {"tool-description"},
     "tool-parameter": {"tool-parameter"},
     "skill": {"skill"},
     "data": {"data"},
@@ -139,11 +139,6 @@ CATEGORY_KINDS = {
 GRAM = 6
 THRESHOLD = 0.9
 PLACEHOLDER = "${}"
-
-# The detector's thresholds (src/analysis/surface/prompts.rs).
-MIN_BYTES = 200
-MIN_WORDS = 30
-MAX_IDENTITY_BYTES = 300
 
 
 def die(msg):
@@ -538,29 +533,13 @@ def _trim_non_letters(w):
     return w[a:b]
 
 
-def detector_rule(value):
-    """Why src/analysis/surface/prompts.rs does not take `value` as a
-    prompt (None: it does)."""
-    t = value.strip()
-    if (
-        len(t.encode("utf-8", "surrogatepass")) <= MAX_IDENTITY_BYTES
-        and t.startswith("You are ")
-        and len(t.split()) >= 5
-        and t.endswith(".")
-        and "${" not in t
-    ):
-        return None
-    if len(value.encode("utf-8", "surrogatepass")) < MIN_BYTES:
-        return "short"
-    words = value.split()
-    if len(words) < MIN_WORDS:
-        return "few-words"
-    letters = sum(1 for ch in value if ch.isalpha() or ch.isspace())
-    if letters < 0.75 * len(value):
-        return "not-prose"
-    if not any(_trim_non_letters(w) in ("you", "You", "your", "Your", "YOU") for w in words):
-        return "no-you"
-    return None
+def detector_rule(value, ours):
+    """Why src/analysis/surface/prompts.rs does not take the literal
+    `value` as a prompt (None: it does — `ours` holds our prompts' texts,
+    normalised). The detector takes a literal by where its value goes, which
+    this script cannot see: a literal it leaves is `no-sink` (its value
+    reaches no place the detector knows sends to a model)."""
+    return None if normalise(value) in ours else "no-sink"
 
 
 _IDENT_TAIL = re.compile(r"[A-Za-z_$][\w$]*$")
@@ -643,6 +622,7 @@ def attribute(misses, mods, prompts=()):
     need = set()
     for it in misses:
         need |= it["grams"]
+    ours = set(prompts)
     lits = []  # (module, norm, detector rule or None, inside-prompt)
     gram_lits = defaultdict(list)
     assets = []
@@ -653,7 +633,7 @@ def attribute(misses, mods, prompts=()):
         prompt_tpl = {
             k
             for k, (_, _, kind, value, _) in enumerate(lexed)
-            if kind == "template" and detector_rule(value) is None
+            if kind == "template" and detector_rule(value, ours) is None
         }
         for k, (lo, hi, kind, value, parent) in enumerate(lexed):
             norm = normalise(value)
@@ -667,7 +647,7 @@ def attribute(misses, mods, prompts=()):
                     break
                 p = lexed[p][4]
             li = len(lits)
-            lits.append((name, norm, detector_rule(value), inside, place(raw, lo, hi), len(value)))
+            lits.append((name, norm, detector_rule(value, ours), inside, place(raw, lo, hi), len(value)))
             for g in grams(norm):
                 if g in need:
                     gram_lits[g].append(li)

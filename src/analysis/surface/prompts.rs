@@ -1,30 +1,34 @@
-//! Every prompt the build sends to a model, with an id that stays the same
-//! from one release to the next.
+//! Every text the build sends to a model, found by where it goes.
 //!
-//! A prompt is a long string or template literal written to a model: prose
-//! (mostly words), addressed to the reader ("you") — or a one-sentence
-//! identity ("You are …."), however short. Its kind comes from its
-//! place — the property it is the value of (`prompt`, `description`,
-//! `systemPrompt`, an agent definition's `whenToUse` next to it) — and, for
-//! the system prompt and summaries, from how it opens. A template's
-//! interpolations are its `variables`, each with the expression it comes
-//! from; their values are computed at run time.
+//! A text is model-facing when its value reaches a place that sends it to
+//! a model (`reach` follows it through bindings, returns, calls and
+//! imports): a tool's `prompt`/`description`, a parameter's
+//! `.describe(…)`, an agent definition's system prompt or `whenToUse`, a
+//! skill's `getPromptForCommand`, a message added for the model only
+//! (`isMeta`), a request's `system`, an output style's `prompt`, a skill's
+//! table of reference files. Texts that reach only the user interface,
+//! the console, errors or telemetry are not prompts. The kind is the place
+//! reached first; the owner (a tool's, agent's or skill's name, a file's
+//! path) is read from the object that holds the place.
 //!
-//! The id is `KIND-first-words` (the first six words of the text, lower
-//! case, as a slug): derived from content and place, never from minified
-//! names, so an unchanged prompt keeps its id and an edit past its opening
-//! words does too. Prompts whose ids collide are numbered in the order of
-//! their texts' hashes.
+//! The id is `KIND[-OWNER]-first-words` (the first six words, lower case,
+//! as a slug): derived from place and content, never from minified names
+//! or positions, so an unchanged text keeps its id when code moves and an
+//! edit past its opening words does too. Texts whose ids collide are
+//! numbered in the order of the texts.
 
 use super::Site;
+use super::reach::{Mark, Reach, Tracer};
 use crate::analysis::diff::lines::DiffBudget;
 use crate::analysis::eval::parse_snippet;
 use crate::js::code::{CodeIndex, IndexedModule};
+use crate::js::flow::Flow;
 use crate::js::index::{LitKind, StringLit};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
+use swc_atoms::Atom;
 use swc_ecma_ast::Expr;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -32,6 +36,13 @@ pub struct Prompt {
     pub id: String,
     pub kind: String,
     pub title: String,
+    /// What it belongs to, named by the build: a tool's, agent's or
+    /// skill's name, a data file's path, a parameter's key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// The id of the assembled text this one is a piece of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part_of: Option<String>,
     pub text: String,
     pub bytes: usize,
     pub tokens_estimate: usize,
@@ -46,101 +57,151 @@ pub struct Variable {
     pub expression: String,
 }
 
-/// The shortest text taken as a prompt.
-const MIN_BYTES: usize = 200;
-/// The fewest words.
-const MIN_WORDS: usize = 30;
-/// How much of the source before a literal is read for its place.
-const PLACE_WINDOW: usize = 160;
+/// The kinds of model-facing text, each named for the place it reaches.
+pub mod kinds {
+    /// A request to summarise the conversation (found by the prose rule).
+    pub const COMPACTION: &str = "compaction";
+    /// A workflow's text (found by the prose rule).
+    pub const WORKFLOW: &str = "workflow";
+    /// Prose the prose rule takes whose place it cannot name.
+    pub const OTHER: &str = "other";
+    /// A tool's prompt (its `prompt`/`description`), or a piece of it.
+    pub const TOOL_DESCRIPTION: &str = "tool-description";
+    /// A description of a tool's input (`schema.describe(…)`).
+    pub const TOOL_PARAMETER: &str = "tool-parameter";
+    /// An agent definition's system prompt or `whenToUse`.
+    pub const AGENT: &str = "agent";
+    /// A skill's or prompt command's body.
+    pub const SKILL: &str = "skill";
+    /// A message added to the conversation for the model only (`isMeta`).
+    pub const SYSTEM_REMINDER: &str = "system-reminder";
+    /// Part of a request's system prompt.
+    pub const SYSTEM: &str = "system";
+    /// An output style's or mode's prompt.
+    pub const OUTPUT_STYLE: &str = "output-style";
+    /// A reference document handed to the model (a file of a skill).
+    pub const DATA: &str = "data";
+}
+
 /// How many opening words make an id.
 const ID_WORDS: usize = 6;
 /// The longest expression quoted for a variable.
 const MAX_EXPR_CHARS: usize = 120;
+/// The fewest words a text has (fewer is a name, a separator, a format).
+const MIN_TEXT_WORDS: usize = 3;
 
-/// Whether `text` reads as prose written to a model: mostly letters and
-/// spaces, enough words, and addressed to "you".
-fn is_prose(text: &str) -> bool {
-    if text.len() < MIN_BYTES {
-        return false;
-    }
-    // The last test wants a word "you" or "your" (in the cases below): a
-    // text with none of these three has none, and most strings have none.
-    let b = text.as_bytes();
-    if [b"you", b"You", b"YOU"]
-        .iter()
-        .all(|w| memchr::memmem::find(b, *w).is_none())
-    {
-        return false;
-    }
-    let words: Vec<&str> = text.split_whitespace().collect();
-    if words.len() < MIN_WORDS {
-        return false;
-    }
-    let letters = text
-        .chars()
-        .filter(|c| c.is_alphabetic() || c.is_whitespace())
+/// Whether a literal's value is text at all: words, not a name, a
+/// separator or a format string. Which texts are model-facing is decided
+/// by where they go, not here.
+fn is_text(v: &str) -> bool {
+    let words = v
+        .split_whitespace()
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
         .count();
-    if (letters as f64) < 0.75 * text.chars().count() as f64 {
-        return false;
-    }
-    words.iter().any(|w| {
-        let w = w.trim_matches(|c: char| !c.is_alphabetic());
-        matches!(w, "you" | "You" | "your" | "Your" | "YOU")
-    })
+    words >= MIN_TEXT_WORDS
 }
 
-/// The longest short identity piece ("You are NAME, …."): the opening of
-/// the system prompt is one sentence, shorter than other prompts.
-const MAX_IDENTITY_BYTES: usize = 300;
+/// Texts whose flow the tracer cannot follow to a model yet (through
+/// members of objects, classes' fields, stores read elsewhere) are taken
+/// by the earlier rule while it learns them: prose addressed to the model
+/// ("you", at least 200 bytes and 30 words, mostly letters) or a
+/// one-sentence identity, its kind read from the code just before it.
+/// docs/guide/surface.md measures what each rule finds.
+mod prose {
+    use super::kinds;
 
-/// Whether `text` is a prompt: prose written to a model, or a one-sentence
-/// identity ("You are …") however short.
-fn is_prompt(text: &str) -> bool {
-    is_prose(text) || is_identity(text)
-}
+    /// The shortest text taken as a prompt.
+    pub(super) const MIN_BYTES: usize = 200;
+    /// The fewest words.
+    pub(super) const MIN_WORDS: usize = 30;
+    /// How much of the source before a literal is read for its place.
+    pub(super) const PLACE_WINDOW: usize = 160;
 
-fn is_identity(text: &str) -> bool {
-    let t = text.trim();
-    t.len() <= MAX_IDENTITY_BYTES
-        && t.starts_with("You are ")
-        && t.split_whitespace().count() >= 5
-        && t.ends_with('.')
-        && !t.contains("${")
-}
+    /// Whether `text` reads as prose written to a model: mostly letters and
+    /// spaces, enough words, and addressed to "you".
+    pub(super) fn is_prose(text: &str) -> bool {
+        if text.len() < MIN_BYTES {
+            return false;
+        }
+        // The last test wants a word "you" or "your" (in the cases below): a
+        // text with none of these three has none, and most strings have none.
+        let b = text.as_bytes();
+        if [b"you", b"You", b"YOU"]
+            .iter()
+            .all(|w| memchr::memmem::find(b, *w).is_none())
+        {
+            return false;
+        }
+        let words: Vec<&str> = text.split_whitespace().collect();
+        if words.len() < MIN_WORDS {
+            return false;
+        }
+        let letters = text
+            .chars()
+            .filter(|c| c.is_alphabetic() || c.is_whitespace())
+            .count();
+        if (letters as f64) < 0.75 * text.chars().count() as f64 {
+            return false;
+        }
+        words.iter().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphabetic());
+            matches!(w, "you" | "You" | "your" | "Your" | "YOU")
+        })
+    }
 
-/// The kind of a prompt, from the property it is the value of (read in the
-/// source just before it) and how it opens.
-fn kind_of(before: &str, text: &str) -> &'static str {
-    let t = text.trim_start();
-    let lower_head: String = t.chars().take(300).collect::<String>().to_lowercase();
-    if before.contains("whenToUse") || before.contains("agentType") {
-        return "agent";
+    /// The longest short identity piece ("You are NAME, …."): the opening of
+    /// the system prompt is one sentence, shorter than other prompts.
+    pub(super) const MAX_IDENTITY_BYTES: usize = 300;
+
+    /// Whether `text` is a prompt: prose written to a model, or a one-sentence
+    /// identity ("You are …") however short.
+    pub(super) fn is_prompt(text: &str) -> bool {
+        is_prose(text) || is_identity(text)
     }
-    if before.contains("systemPrompt") || before.contains("getSystemPrompt") {
-        return "agent";
+
+    pub(super) fn is_identity(text: &str) -> bool {
+        let t = text.trim();
+        t.len() <= MAX_IDENTITY_BYTES
+            && t.starts_with("You are ")
+            && t.split_whitespace().count() >= 5
+            && t.ends_with('.')
+            && !t.contains("${")
     }
-    if lower_head.contains("summary of the conversation")
-        || lower_head.contains("summarize the conversation")
-        || lower_head.contains("create a detailed summary")
-        || lower_head.contains("compact")
-    {
-        return "compaction";
+
+    /// The kind of a prompt, from the property it is the value of (read in the
+    /// source just before it) and how it opens.
+    pub(super) fn kind_of(before: &str, text: &str) -> &'static str {
+        let t = text.trim_start();
+        let lower_head: String = t.chars().take(300).collect::<String>().to_lowercase();
+        if before.contains("whenToUse") || before.contains("agentType") {
+            return kinds::AGENT;
+        }
+        if before.contains("systemPrompt") || before.contains("getSystemPrompt") {
+            return kinds::AGENT;
+        }
+        if lower_head.contains("summary of the conversation")
+            || lower_head.contains("summarize the conversation")
+            || lower_head.contains("create a detailed summary")
+            || lower_head.contains("compact")
+        {
+            return kinds::COMPACTION;
+        }
+        let tail: String = before.chars().filter(|c| !c.is_whitespace()).collect();
+        if tail.ends_with("prompt(){return")
+            || tail.ends_with("prompt:")
+            || tail.ends_with("description(){return")
+            || tail.ends_with("description:")
+        {
+            return kinds::TOOL_DESCRIPTION;
+        }
+        if t.starts_with("You are ") {
+            return kinds::SYSTEM;
+        }
+        if lower_head.contains("workflow") {
+            return kinds::WORKFLOW;
+        }
+        kinds::OTHER
     }
-    let tail: String = before.chars().filter(|c| !c.is_whitespace()).collect();
-    if tail.ends_with("prompt(){return")
-        || tail.ends_with("prompt:")
-        || tail.ends_with("description(){return")
-        || tail.ends_with("description:")
-    {
-        return "tool";
-    }
-    if t.starts_with("You are ") {
-        return "system";
-    }
-    if lower_head.contains("workflow") {
-        return "workflow";
-    }
-    "other"
 }
 
 /// A title: the first Markdown heading, else the first sentence, shortened.
@@ -163,7 +224,7 @@ fn title_of(text: &str) -> String {
     }
 }
 
-/// `kind-first-six-words`.
+/// `prefix-first-six-words` (lower case, `${…}` holes left out).
 pub fn slug(kind: &str, text: &str) -> String {
     let words: Vec<String> = text
         .split(|c: char| !c.is_ascii_alphanumeric())
@@ -182,59 +243,243 @@ pub fn slug(kind: &str, text: &str) -> String {
     }
 }
 
+/// A name as an id part: lower case, runs of other characters as `-`.
+fn name_slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').chars().take(60).collect()
+}
+
 /// The hex SHA-256 of `bytes`.
 pub fn sha256(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// Where a model-facing text goes: its kind and what owns it.
+#[derive(Debug, Clone)]
+struct Sink {
+    kind: &'static str,
+    owner: Option<String>,
+    /// The tool whose prompt it is part of.
+    tool: Option<String>,
+}
+
 /// A candidate before ids are given.
 struct Found {
-    kind: &'static str,
+    sink: Sink,
     text: String,
     variables: Vec<Variable>,
     site: Site,
 }
 
-pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
-    let found: Vec<Found> = ci
-        .modules
-        .par_iter()
-        .flat_map_iter(|m| {
-            let inner = inner_spans(m);
-            m.index
-                .strings
-                .iter()
-                .filter(|s| is_prompt(&s.value))
-                // A literal inside a template's `${…}` is part of the outer one.
-                .filter(|s| !inner.iter().any(|&(lo, hi)| lo < s.lo && s.hi <= hi))
-                .map(|s| found(m, s))
-                .collect::<Vec<_>>()
+/// The static string value of property `key` of the object at `object`.
+fn key_value(m: &IndexedModule, object: u32, key: &str) -> Option<String> {
+    // Literals are in start order; the object's own keys come after it.
+    let from = m.index.strings.partition_point(|s| s.lo < object);
+    m.index.strings[from..]
+        .iter()
+        .take(4096)
+        .find(|s| {
+            matches!(s.flow.first(), Some(Flow::Key { key: k, object: o }) if *o == object && k == key)
         })
-        .collect();
-    // One prompt per text, with every site.
-    let mut by_text: BTreeMap<String, (Found, Vec<Site>)> = BTreeMap::new();
+        .map(|s| s.value.clone())
+}
+
+/// Whether an object has the shape of a tool: a name, and a prompt or an
+/// input schema or a call.
+fn is_tool(keys: &[Atom]) -> bool {
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    has("name")
+        && (has("inputSchema") || has("input_schema") || has("call"))
+        && (has("prompt") || has("description"))
+}
+
+/// Whether a key names a file (a skill's bundled reference documents are
+/// tables of path → text).
+fn is_file_key(k: &str) -> bool {
+    let Some((stem, ext)) = k.rsplit_once('.') else {
+        return false;
+    };
+    !stem.is_empty()
+        && (1..=5).contains(&ext.len())
+        && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+        && k.bytes().all(|b| b.is_ascii_graphic())
+}
+
+/// The model-facing place among `reach`, nearest first.
+fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
+    // A schema's `.describe(…)` is a tool parameter's description when the
+    // schema is a tool's input; the other schemas (a protocol's messages,
+    // settings files) are not shown to a model.
+    let tool_input = reach.marks.keys().any(
+        |m| matches!(m, Mark::Key { key, .. } if key == "inputSchema" || key == "input_schema"),
+    );
+    for (mark, _) in reach.nearest() {
+        match mark {
+            Mark::Arg { callee, .. } if callee == "describe" && tool_input => {
+                return Some(Sink {
+                    kind: kinds::TOOL_PARAMETER,
+                    owner: None,
+                    tool: None,
+                });
+            }
+            Mark::Key {
+                key,
+                module,
+                object,
+                method,
+            } => {
+                let m = &ci.modules[*module as usize];
+                let keys = m.index.object_keys(*object);
+                let has = |k: &str| keys.iter().any(|x| x == k);
+                let owner = |k: &str| key_value(m, *object, k);
+                let sink = |kind, owner| {
+                    Some(Sink {
+                        kind,
+                        owner,
+                        tool: None,
+                    })
+                };
+                match key.as_str() {
+                    "prompt" | "description" if is_tool(keys) => {
+                        let name = owner("name");
+                        return Some(Sink {
+                            kind: kinds::TOOL_DESCRIPTION,
+                            owner: name.clone(),
+                            tool: name,
+                        });
+                    }
+                    "prompt" if *method => {
+                        return sink(kinds::TOOL_DESCRIPTION, owner("name"));
+                    }
+                    "prompt" if has("name") || keys.len() <= 3 => {
+                        return sink(kinds::OUTPUT_STYLE, owner("name"));
+                    }
+                    "getSystemPrompt" | "systemPrompt" | "whenToUse" if has("agentType") => {
+                        return sink(kinds::AGENT, owner("agentType"));
+                    }
+                    // The main loop's parameters: the session's system prompt.
+                    "getSystemPrompt" | "systemPrompt" => return sink(kinds::SYSTEM, None),
+                    "getPromptForCommand" => return sink(kinds::SKILL, owner("name")),
+                    "content" if has("isMeta") => return sink(kinds::SYSTEM_REMINDER, None),
+                    "system" if has("messages") => return sink(kinds::SYSTEM, None),
+                    k if is_file_key(k) => return sink(kinds::DATA, Some(k.to_string())),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The keys whose values (or methods' results) reach a model, as
+/// `sink_of` reads them.
+const SINK_KEYS: [&str; 9] = [
+    "prompt",
+    "description",
+    "getSystemPrompt",
+    "systemPrompt",
+    "whenToUse",
+    "getPromptForCommand",
+    "content",
+    "system",
+    "inputSchema",
+];
+
+/// Whether a place can decide a text's kind (the tracer keeps no other).
+fn is_sink_mark(m: &Mark) -> bool {
+    match m {
+        Mark::Key { key, .. } => {
+            SINK_KEYS.contains(&key.as_str()) || key == "input_schema" || is_file_key(key)
+        }
+        Mark::Arg { callee, .. } => callee == "describe",
+        _ => false,
+    }
+}
+
+pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
+    let mut tracer = Tracer::new(ci, is_sink_mark);
+    let mut found: Vec<Found> = Vec::new();
+    for (mi, m) in ci.modules.iter().enumerate() {
+        let mut texts: Vec<(&StringLit, Sink)> = Vec::new();
+        for s in &m.index.strings {
+            if !is_text(&s.value) {
+                continue;
+            }
+            let reach = tracer.trace(mi as u32, &s.flow, s.in_function);
+            if let Some(sink) = sink_of(ci, &reach) {
+                texts.push((s, sink));
+            } else if prose::is_prompt(&s.value) {
+                let src = m.source();
+                let lo = s.lo as usize;
+                let mut w0 = lo.saturating_sub(prose::PLACE_WINDOW);
+                while !src.is_char_boundary(w0) {
+                    w0 += 1;
+                }
+                let kind = prose::kind_of(&src[w0..lo], &s.value);
+                texts.push((
+                    s,
+                    Sink {
+                        kind,
+                        owner: None,
+                        tool: None,
+                    },
+                ));
+            }
+        }
+        // A literal inside a model-facing template's `${…}` is part of it.
+        let outer: Vec<(u32, u32)> = texts
+            .iter()
+            .filter(|(s, _)| s.kind == LitKind::Template)
+            .map(|(s, _)| (s.lo, s.hi))
+            .collect();
+        for (s, sink) in texts {
+            if outer.iter().any(|&(lo, hi)| lo < s.lo && s.hi <= hi) {
+                continue;
+            }
+            found.push(found_at(m, s, sink));
+        }
+    }
+    assign_ids(found)
+}
+
+/// One prompt per (kind, text), with every site; ids from kind, owner and
+/// opening words, collisions numbered in the order of their texts.
+fn assign_ids(found: Vec<Found>) -> Vec<Prompt> {
+    let mut by_text: BTreeMap<(String, String), (Found, Vec<Site>)> = BTreeMap::new();
     for f in found {
-        match by_text.get_mut(&f.text) {
+        let key = (f.text.clone(), f.sink.kind.to_string());
+        match by_text.get_mut(&key) {
             Some((_, sites)) => sites.push(f.site),
             None => {
                 let site = f.site.clone();
-                by_text.insert(f.text.clone(), (f, vec![site]));
+                by_text.insert(key, (f, vec![site]));
             }
         }
     }
-    // Ids: slug, numbered in hash order where they collide.
-    let mut by_slug: BTreeMap<String, Vec<(String, Found, Vec<Site>)>> = BTreeMap::new();
-    for (text, (f, sites)) in by_text {
-        let s = slug(f.kind, &text);
+    let mut by_slug: BTreeMap<String, Vec<(Found, Vec<Site>)>> = BTreeMap::new();
+    for (_, (f, sites)) in by_text {
+        let prefix = match &f.sink.owner {
+            Some(o) => format!("{}-{}", f.sink.kind, name_slug(o)),
+            None => f.sink.kind.to_string(),
+        };
         by_slug
-            .entry(s)
+            .entry(slug(&prefix, &f.text))
             .or_default()
-            .push((sha256(text.as_bytes()), f, sites));
+            .push((f, sites));
     }
     let mut out = Vec::new();
-    for (s, mut group) in by_slug {
-        group.sort_by(|a, b| a.0.cmp(&b.0));
-        for (n, (_, f, mut sites)) in group.into_iter().enumerate() {
+    for (s, group) in by_slug {
+        // In the order of their texts (the map's order): deterministic,
+        // and unchanged when unrelated code moves.
+        for (n, (f, mut sites)) in group.into_iter().enumerate() {
             sites.sort();
             let id = if n == 0 {
                 s.clone()
@@ -243,8 +488,14 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
             };
             out.push(Prompt {
                 id,
-                kind: f.kind.to_string(),
-                title: title_of(&f.text),
+                kind: f.sink.kind.to_string(),
+                title: title(&f.sink, &f.text),
+                owner: f.sink.owner.clone(),
+                part_of: f
+                    .sink
+                    .tool
+                    .as_deref()
+                    .map(|t| format!("{}-{}", kinds::TOOL_DESCRIPTION, name_slug(t))),
                 bytes: f.text.len(),
                 // About four bytes a token for English prose.
                 tokens_estimate: f.text.len().div_ceil(4),
@@ -257,32 +508,38 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
     out
 }
 
-/// Add each tool's prompt — the text its `prompt()` returns, as `tools`
-/// evaluated it — when no prompt found in the source holds it: a prompt
-/// assembled from pieces (a concatenation, a call of a text helper, a
-/// template whose static parts are short) is sent to the model as a
-/// whole and is found by how it is used, not by the shape of one literal.
-/// Its id is `tool-NAME` (the tool's public name, stable across builds);
-/// each part computed at run time is a variable.
+/// A title from structure: the owner named, else the text's heading or
+/// first sentence.
+fn title(sink: &Sink, text: &str) -> String {
+    let what = match sink.kind {
+        kinds::TOOL_DESCRIPTION => "Tool description",
+        kinds::TOOL_PARAMETER => "Tool parameter",
+        kinds::AGENT => "Agent prompt",
+        kinds::SKILL => "Skill",
+        kinds::SYSTEM_REMINDER => "System reminder",
+        kinds::SYSTEM => "System prompt",
+        kinds::OUTPUT_STYLE => "Output style",
+        kinds::DATA => "Data",
+        kinds::COMPACTION => "Compaction",
+        kinds::WORKFLOW => "Workflow",
+        _ => "Prompt",
+    };
+    match &sink.owner {
+        Some(o) => format!("{what}: {o}"),
+        None => format!("{what}: {}", title_of(text)),
+    }
+}
+
+/// Add each tool's assembled prompt — the text its `prompt()` (or
+/// `description`) gives, as `tools` evaluated it, with the parts computed at
+/// run time as holes — as the prompt `tool-description-NAME` (the tool's
+/// public name, stable across builds). The literals it is assembled from
+/// are prompts too, `part_of` it; a piece that is the whole text is the
+/// same prompt.
 pub fn add_tool_prompts(prompts: &mut Vec<Prompt>, tools: &[super::tools::Tool]) {
     let marker = super::tools::RUNTIME;
     for t in tools {
-        if t.prompt_bytes == 0 {
-            continue;
-        }
-        // The longest static part of the description, as a probe.
-        let Some(probe) = t
-            .description
-            .split(marker)
-            .map(str::trim)
-            .max_by_key(|p| p.len())
-            .filter(|p| p.len() >= 20)
-        else {
-            continue;
-        };
-        let probe: String = probe.chars().take(80).collect();
-        // Found in the source already.
-        if prompts.iter().any(|p| p.text.contains(probe.as_str())) {
+        if !is_text(&t.description.replace(marker, " ")) {
             continue;
         }
         let exprs: Vec<String> = t
@@ -308,65 +565,90 @@ pub fn add_tool_prompts(prompts: &mut Vec<Prompt>, tools: &[super::tools::Tool])
             }
             text.push_str(part);
         }
-        let slug: String = t
-            .name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() {
-                    c.to_ascii_lowercase()
-                } else {
-                    '-'
-                }
-            })
-            .collect();
+        let id = format!("{}-{}", kinds::TOOL_DESCRIPTION, name_slug(&t.name));
+        let mut sites = t.sites.clone();
+        // The piece that is the whole text is this prompt.
+        prompts.retain(|p| {
+            let whole = p.kind == kinds::TOOL_DESCRIPTION && p.text == text;
+            if whole {
+                sites.extend(p.sites.iter().cloned());
+            }
+            !whole
+        });
+        if prompts.iter().any(|p| p.id == id) {
+            continue;
+        }
+        sites.sort();
+        sites.dedup();
         prompts.push(Prompt {
-            id: format!("tool-{slug}"),
-            kind: "tool".to_string(),
-            title: format!("{} tool", t.name),
+            id,
+            kind: kinds::TOOL_DESCRIPTION.to_string(),
+            title: format!("Tool description: {}", t.name),
+            owner: Some(t.name.clone()),
+            part_of: None,
             bytes: text.len(),
             tokens_estimate: text.len().div_ceil(4),
             text,
             variables,
-            sites: t.sites.clone(),
+            sites,
         });
+    }
+    // A piece of a tool nobody assembled is part of nothing.
+    let ids: std::collections::HashSet<String> = prompts.iter().map(|p| p.id.clone()).collect();
+    for p in prompts.iter_mut() {
+        if p.part_of.as_ref().is_some_and(|w| !ids.contains(w)) {
+            p.part_of = None;
+        }
     }
     prompts.sort_by(|a, b| a.id.cmp(&b.id));
 }
 
-/// The spans of the templates' `${…}` parts, from the templates that are
-/// prompts themselves.
-fn inner_spans(m: &IndexedModule) -> Vec<(u32, u32)> {
-    m.index
-        .strings
-        .iter()
-        .filter(|s| s.kind == LitKind::Template && is_prompt(&s.value))
-        .map(|s| (s.lo, s.hi))
-        .collect()
-}
-
-fn found(m: &IndexedModule, s: &StringLit) -> Found {
-    let src = m.source();
-    let lo = s.lo as usize;
-    let mut w0 = lo.saturating_sub(PLACE_WINDOW);
-    while !src.is_char_boundary(w0) {
-        w0 += 1;
-    }
-    let before = &src[w0..lo];
-    let kind = kind_of(before, &s.value);
+fn found_at(m: &IndexedModule, s: &StringLit, sink: Sink) -> Found {
     let (text, variables) = if s.kind == LitKind::Template {
         template(m, s).unwrap_or_else(|| (s.value.clone(), Vec::new()))
     } else {
         (s.value.clone(), Vec::new())
     };
     Found {
-        kind,
+        sink,
         text,
         variables,
         site: Site::at(m, s.lo),
     }
 }
 
-/// A template's text with `${vN}` for each interpolation, and the
+/// A hole's name from structure: the property an expression reads
+/// (`${opts.toolName}` is `toolName`), else `vN` — minified identifiers
+/// name nothing. A name already taken gets its number.
+fn hole_name(x: &Expr, n: usize, taken: &[Variable]) -> String {
+    let mut e = x;
+    loop {
+        match e {
+            Expr::Paren(p) => e = &p.expr,
+            Expr::Call(c) => match &c.callee {
+                swc_ecma_ast::Callee::Expr(callee) => e = callee,
+                _ => break,
+            },
+            _ => break,
+        }
+    }
+    let name = match e {
+        Expr::Member(m) => m.prop.as_ident().map(|i| i.sym.to_string()),
+        Expr::OptChain(o) => o
+            .base
+            .as_member()
+            .and_then(|m| m.prop.as_ident())
+            .map(|i| i.sym.to_string()),
+        _ => None,
+    }
+    .filter(|n| n.len() >= 3 && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    match name {
+        Some(n) if !taken.iter().any(|v| v.name == n) => n,
+        _ => format!("v{n}"),
+    }
+}
+
+/// A template's text with `${NAME}` for each interpolation, and the
 /// expressions they come from.
 fn template(m: &IndexedModule, s: &StringLit) -> Option<(String, Vec<Variable>)> {
     let src = m.source().get(s.lo as usize..s.hi as usize)?;
@@ -398,7 +680,7 @@ fn template(m: &IndexedModule, s: &StringLit) -> Option<(String, Vec<Variable>)>
                 .chars()
                 .take(MAX_EXPR_CHARS)
                 .collect();
-            let name = format!("v{}", vars.len() + 1);
+            let name = hole_name(x, vars.len() + 1, &vars);
             text.push_str(&format!("${{{name}}}"));
             vars.push(Variable {
                 name,
@@ -560,152 +842,253 @@ mod tests {
     use super::*;
     use crate::analysis::testjs;
 
-    const LOREM: &str = "Keep your answers short and plain, and check each step you take against the files you were given before you report that the work is done, and say so when you are unsure about any part of it";
+    /// Every sink, and every way a text flows to one, in JavaScript written
+    /// for these tests (minified-style names that mean nothing).
+    const SRC: &str = r##"
+var Qa = "Fetch a page from the web and read it with care before you answer.";
+function Qb(){ return "Pages over one megabyte are cut short at the end."; }
+var Qs = Zo.object({ url: Zo.string().describe("The address of the page to fetch") });
+var Qt = { name: "Fetcher", inputSchema: Qs, async call(){ return 1; },
+  async prompt(){ return [Qa, Qb(), Qc ? "Say which parts you skipped and why." : "Quote the page where it helps."].join("\n"); },
+  async description(){ return "Fetch one page of the web."; } };
+var Qo = { q: 1 };
+var Qd = { agentType: "helper", whenToUse: "Use this agent for small searches over many files.",
+  getSystemPrompt: () => `You are a helper agent working for ${Qo.userName} in ${Qe()}. Keep answers short.` };
+var Qf = "Tidy every file the user names, one at a time, and report each change.";
+var Qg = { type: "prompt", name: "tidy", description: "Tidy the files in a folder",
+  async getPromptForCommand(Qh){ return [{ type: "text", text: Qf }]; } };
+function Qi(Qj){ return Qk({ content: Qj, isMeta: !0 }); }
+Qi("The user changed the settings file since your last turn.");
+var Ql = { "docs/guide.md": "# Guide\n\nHow the parts fit together, in three short steps." };
+var Qm = { Concise: { name: "Concise", description: "Short answers", prompt: "Answer in as few words as the question allows." } };
+var Qn; var Qp = Qq(() => { Qn = "You are Testbot, an assistant of our own making."; });
+function Qr(){ return Qu.create({ model: Qv, system: [Qn], messages: Qw }); }
+function Qx(){ throw new Error("Could not read the settings file at all."); }
+console.log("Press enter to continue with the setup.");
+Qy.render({ title: "Welcome to the setup screen here" });
+var Qz = "Some words that go nowhere at all.";
+"##;
 
-    fn src() -> String {
-        format!(
-            r#"var ident = "You are a test assistant of our own making. {LOREM}.";
-var tool = {{ name: "Fetcher", async prompt() {{ return "Use this tool to fetch a page. {LOREM}."; }} }};
-var agent = {{ agentType: "helper", whenToUse: "x", getSystemPrompt: () => `You are a helper agent working for ${{user.name}} in ${{cwd()}}. {LOREM}.` }};
-var sum = "Your task is to create a detailed summary of the conversation so far. {LOREM}.";
-var ui = "Press enter to continue";
-var who = "You are Testbot, our own assistant.";
-var code = "{}";
-var again = "You are a test assistant of our own making. {LOREM}.";
-"#,
-            "a_b(c); ".repeat(40)
-        )
+    fn find_in(src: &str) -> Vec<Prompt> {
+        find(&testjs::script(src))
     }
 
-    fn by_kind<'a>(v: &'a [Prompt], kind: &str) -> Vec<&'a Prompt> {
-        v.iter().filter(|p| p.kind == kind).collect()
+    fn by_text<'a>(v: &'a [Prompt], needle: &str) -> Option<&'a Prompt> {
+        v.iter().find(|p| p.text.contains(needle))
+    }
+
+    fn kind_of(v: &[Prompt], needle: &str) -> Option<String> {
+        by_text(v, needle).map(|p| p.kind.clone())
     }
 
     #[test]
-    fn prose_is_addressed_to_you() {
-        let body =
-            "please read the files listed below and then write a careful summary of them all. "
-                .repeat(3);
-        assert!(body.len() >= MIN_BYTES && body.split_whitespace().count() >= MIN_WORDS);
-        assert!(!is_prose(&body), "no you");
-        for w in ["you", "You", "YOU", "your", "Your"] {
-            assert!(is_prose(&format!("{body}, {w} must.")), "{w}");
+    fn each_sink_gives_its_kind_and_owner() {
+        let v = find_in(SRC);
+        let want = [
+            (
+                "Fetch a page from the web",
+                kinds::TOOL_DESCRIPTION,
+                Some("Fetcher"),
+            ),
+            (
+                "Pages over one megabyte",
+                kinds::TOOL_DESCRIPTION,
+                Some("Fetcher"),
+            ),
+            (
+                "Say which parts you skipped",
+                kinds::TOOL_DESCRIPTION,
+                Some("Fetcher"),
+            ),
+            (
+                "Quote the page where it helps",
+                kinds::TOOL_DESCRIPTION,
+                Some("Fetcher"),
+            ),
+            (
+                "Fetch one page of the web",
+                kinds::TOOL_DESCRIPTION,
+                Some("Fetcher"),
+            ),
+            ("The address of the page", kinds::TOOL_PARAMETER, None),
+            ("Use this agent for small", kinds::AGENT, Some("helper")),
+            ("You are a helper agent", kinds::AGENT, Some("helper")),
+            ("Tidy every file the user", kinds::SKILL, Some("tidy")),
+            (
+                "The user changed the settings",
+                kinds::SYSTEM_REMINDER,
+                None,
+            ),
+            (
+                "How the parts fit together",
+                kinds::DATA,
+                Some("docs/guide.md"),
+            ),
+            (
+                "Answer in as few words",
+                kinds::OUTPUT_STYLE,
+                Some("Concise"),
+            ),
+            ("You are Testbot", kinds::SYSTEM, None),
+        ];
+        for (needle, kind, owner) in want {
+            let p = by_text(&v, needle).unwrap_or_else(|| panic!("{needle}: not found"));
+            assert_eq!(p.kind, kind, "{needle}");
+            assert_eq!(p.owner.as_deref(), owner, "{needle}");
         }
-        // "you" inside a word, or in a case the test does not take.
-        assert!(!is_prose(&format!("{body} for youth")));
-        assert!(!is_prose(&format!("{body} yOu")));
-    }
-
-    #[test]
-    fn prompts_by_kind_with_variables_and_sites() {
-        let v = find(&testjs::script(&src()));
         assert_eq!(
             v.len(),
-            5,
-            "{:?}",
+            want.len(),
+            "{:#?}",
             v.iter().map(|p| &p.id).collect::<Vec<_>>()
         );
-        let sys = by_kind(&v, "system");
-        assert_eq!(sys.len(), 2);
-        // The short identity sentence is a system prompt too.
-        assert_eq!(sys[1].id, "system-you-are-testbot-our-own-assistant");
-        assert_eq!(sys[0].id, "system-you-are-a-test-assistant-of");
-        // The same text twice is one prompt with two sites.
-        assert_eq!(sys[0].sites.len(), 2);
-        assert_eq!(sys[0].sites[0].raw_line, 1);
-        assert_eq!(by_kind(&v, "tool").len(), 1);
-        assert_eq!(by_kind(&v, "compaction").len(), 1);
-        let agent = by_kind(&v, "agent");
-        assert_eq!(agent.len(), 1);
-        let a = agent[0];
-        assert!(
-            a.text
-                .starts_with("You are a helper agent working for ${v1} in ${v2}.")
-        );
-        let exprs: Vec<&str> = a.variables.iter().map(|x| x.expression.as_str()).collect();
-        assert_eq!(exprs, ["user.name", "cwd()"]);
-        assert_eq!(a.bytes, a.text.len());
-        assert_eq!(a.tokens_estimate, a.text.len().div_ceil(4));
     }
 
     #[test]
-    fn ids_keep_through_edits_past_the_opening_and_renamed_code() {
-        let a = find(&testjs::script(&src()));
-        // Minified names change, words change further in, lines move.
-        let edited = src()
-            .replace("user.name", "q.n")
-            .replace("check each step", "verify every step")
-            .replace("var ", "\nlet ");
-        let b = find(&testjs::script(&edited));
+    fn texts_that_reach_no_model_are_not_prompts() {
+        let v = find_in(SRC);
+        for needle in [
+            "Could not read the settings",
+            "Press enter to continue",
+            "Welcome to the setup screen",
+            "Some words that go nowhere",
+            // A skill's description is for the menu.
+            "Tidy the files in a folder",
+        ] {
+            assert_eq!(kind_of(&v, needle), None, "{needle}");
+        }
+    }
+
+    #[test]
+    fn titles_and_ids_come_from_the_owner() {
+        let v = find_in(SRC);
+        let p = by_text(&v, "Use this agent for small").unwrap();
+        assert_eq!(p.title, "Agent prompt: helper");
+        assert_eq!(p.id, "agent-helper-use-this-agent-for-small-searches");
+        let p = by_text(&v, "How the parts fit").unwrap();
+        assert_eq!(p.id, "data-docs-guide-md-guide-how-the-parts-fit-together");
+        let p = by_text(&v, "The user changed").unwrap();
+        assert_eq!(
+            p.title,
+            "System reminder: The user changed the settings file since your last turn"
+        );
+    }
+
+    #[test]
+    fn holes_are_named_by_what_they_read() {
+        let v = find_in(SRC);
+        let p = by_text(&v, "You are a helper agent").unwrap();
+        assert_eq!(
+            p.text,
+            "You are a helper agent working for ${userName} in ${v2}. Keep answers short."
+        );
+        let exprs: Vec<&str> = p.variables.iter().map(|x| x.expression.as_str()).collect();
+        assert_eq!(exprs, ["Qo.userName", "Qe()"]);
+        assert_eq!(p.bytes, p.text.len());
+        assert_eq!(p.tokens_estimate, p.text.len().div_ceil(4));
+    }
+
+    #[test]
+    fn a_text_flows_through_parameters_and_chunks() {
+        // Into a local function's parameter, then a tool's prompt.
+        let src = r#"
+function Wa(Wb){ return { name: "Reader", inputSchema: Wc, async prompt(){ return Wb; } }; }
+var Wd = Wa("Read the whole file before you change any line of it.");
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "Read the whole file"),
+            Some(kinds::TOOL_DESCRIPTION.into())
+        );
+        // Exported by one chunk, imported by another that makes it a prompt.
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-a.js",
+                "var Xa = \"Write the answer as a short list of plain steps.\";\nexport { Xa as t };\n",
+            ),
+            (
+                "/$bunfs/root/chunk-b.js",
+                "import { t as Yb } from \"./chunk-a.js\";\nvar Yc = { agentType: \"lister\", getSystemPrompt: () => Yb };\n",
+            ),
+        ]);
+        let v = find(&ci);
+        let p = by_text(&v, "Write the answer").expect("found across chunks");
+        assert_eq!(
+            (p.kind.as_str(), p.owner.as_deref()),
+            (kinds::AGENT, Some("lister"))
+        );
+    }
+
+    #[test]
+    fn ids_hold_when_unrelated_code_moves_and_names_change() {
+        let a = find_in(SRC);
+        // Minified names change, unrelated code comes and goes, lines move.
+        let moved = format!(
+            "var Za = {{ q: [1, 2, 3] }}; function Zb(){{ return Za.q.length; }}\n{}",
+            SRC.replace("Qa", "Ra")
+                .replace("Qi", "Ri")
+                .replace("var ", "\nlet ")
+        );
+        let b = find_in(&moved);
         let ids = |v: &[Prompt]| v.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
         assert_eq!(ids(&a), ids(&b));
         let d = diff(&a, &b, &crate::analysis::diff::lines::DiffBudget::default());
-        assert!(d.added.is_empty() && d.removed.is_empty());
-        assert_eq!(d.changed.len(), 4);
-        assert_eq!(a.len(), 5);
-        assert!(d.changed[0].words.contains("-check") && d.changed[0].words.contains("+verify"));
-        assert_ne!(d.changed[0].sha256_a, d.changed[0].sha256_b);
+        assert!(d.is_empty(), "{d:?}");
     }
 
     #[test]
-    fn colliding_ids_are_numbered() {
-        let s = format!(
-            "var a = \"You are a test assistant of our own making. {LOREM}, one.\";\nvar b = \"You are a test assistant of our own making. {LOREM}, two.\";"
-        );
-        let v = find(&testjs::script(&s));
-        let mut ids: Vec<&str> = v.iter().map(|p| p.id.as_str()).collect();
-        ids.sort();
+    fn colliding_ids_are_numbered_in_text_order() {
+        let src = r#"
+var Qa = { agentType: "one", whenToUse: "Use it when the task needs two short passes, second." };
+var Qb = { agentType: "one", whenToUse: "Use it when the task needs two short passes, first." };
+"#;
+        let v = find_in(src);
+        let mut got: Vec<(&str, &str)> = v
+            .iter()
+            .map(|p| (p.id.as_str(), p.text.rsplit(' ').next().unwrap_or("")))
+            .collect();
+        got.sort();
         assert_eq!(
-            ids,
+            got,
             [
-                "system-you-are-a-test-assistant-of",
-                "system-you-are-a-test-assistant-of-2"
+                ("agent-one-use-it-when-the-task-needs", "first."),
+                ("agent-one-use-it-when-the-task-needs-2", "second."),
             ]
         );
     }
 
     #[test]
     fn tool_prompts_assembled_from_pieces_are_prompts() {
-        let tools = vec![
-            super::super::tools::Tool {
-                name: "Fetcher".into(),
-                description: format!(
-                    "Fetch a page with care. {} Then report what the page says in full.",
-                    super::super::tools::RUNTIME
-                ),
-                prompt_bytes: 100,
-                input_schema: serde_json::json!({}),
-                summary: None,
-                runtime: vec!["prompt: `limits()` computed at run time".into()],
-                sites: Vec::new(),
-            },
-            super::super::tools::Tool {
-                name: "Helper".into(),
-                description: "Use this tool to fetch a page.".into(),
-                prompt_bytes: 30,
-                input_schema: serde_json::json!({}),
-                summary: None,
-                runtime: Vec::new(),
-                sites: Vec::new(),
-            },
-        ];
-        let mut v = find(&testjs::script(&src()));
-        let n = v.len();
+        let tools = vec![super::super::tools::Tool {
+            name: "Fetcher".into(),
+            description: format!(
+                "Fetch a page from the web and read it with care before you answer.\n{}",
+                super::super::tools::RUNTIME
+            ),
+            prompt_bytes: 100,
+            input_schema: serde_json::json!({}),
+            summary: None,
+            runtime: vec!["prompt: `Qb()` computed at run time".into()],
+            sites: Vec::new(),
+        }];
+        let mut v = find_in(SRC);
         add_tool_prompts(&mut v, &tools);
-        // Helper's text is in a prompt already; Fetcher's is added.
-        assert_eq!(v.len(), n + 1);
-        let f = v.iter().find(|p| p.id == "tool-fetcher").unwrap();
-        assert_eq!(f.kind, "tool");
-        assert_eq!(
-            f.text,
-            "Fetch a page with care. ${v1} Then report what the page says in full."
-        );
-        assert_eq!(f.variables[0].expression, "limits()");
+        let f = v
+            .iter()
+            .find(|p| p.id == "tool-description-fetcher")
+            .unwrap();
+        assert_eq!(f.kind, kinds::TOOL_DESCRIPTION);
+        assert_eq!(f.title, "Tool description: Fetcher");
+        assert!(f.text.ends_with("\n${v1}"));
+        assert_eq!(f.variables[0].expression, "Qb()");
+        // Its pieces say whose they are.
+        let piece = by_text(&v, "Pages over one megabyte").unwrap();
+        assert_eq!(piece.part_of.as_deref(), Some("tool-description-fetcher"));
     }
 
     #[test]
     fn export_lists_each_file_with_its_hash() {
-        let v = find(&testjs::script(&src()));
+        let v = find_in(SRC);
         let files = export_files(Some("9.9.9"), &v);
         assert_eq!(files.len(), v.len() + 1);
         let (name, index) = files.last().unwrap();
