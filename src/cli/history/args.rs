@@ -103,7 +103,7 @@ pub enum ExportFormat {
     Sqlite,
     Json,
     Csv,
-    /// A git repository: a commit per release, tagged v<version>.
+    // A git repository: a commit per release, tagged v<version>.
     Git,
 }
 

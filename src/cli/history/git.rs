@@ -36,6 +36,7 @@ pub fn run(app: &App, store: &FactsStore, a: &ExportArgs) -> anyhow::Result<i32>
     let bar = Bar {
         app,
         bar: OnceCell::new(),
+        total: std::cell::Cell::new(0),
         started: Instant::now(),
     };
     let done = export(store, &dir, &platform, &releases, &bar)?;
@@ -56,15 +57,20 @@ pub fn run(app: &App, store: &FactsStore, a: &ExportArgs) -> anyhow::Result<i32>
             .map(|h| format!("{} ({})", h.tag, &h.commit[..h.commit.len().min(12)]))
             .unwrap_or_default();
         match (done.commits.first(), done.commits.last()) {
-            (Some(first), Some(last)) => errln!(
-                "{}: appended {} commit{} to {} ({} … {}); head {head}",
-                done.output,
-                done.appended,
-                if done.appended == 1 { "" } else { "s" },
-                done.branch,
-                first.tag,
-                last.tag
-            ),
+            (Some(first), Some(last)) => {
+                let tags = if first.tag == last.tag {
+                    first.tag.clone()
+                } else {
+                    format!("{} … {}", first.tag, last.tag)
+                };
+                errln!(
+                    "{}: appended {} commit{} to {} ({tags}); head {head}",
+                    done.output,
+                    done.appended,
+                    if done.appended == 1 { "" } else { "s" },
+                    done.branch,
+                )
+            }
             _ => errln!("{}: up to date; head {head}", done.output),
         }
     }
@@ -76,11 +82,13 @@ pub fn run(app: &App, store: &FactsStore, a: &ExportArgs) -> anyhow::Result<i32>
 struct Bar<'a> {
     app: &'a App,
     bar: OnceCell<ProgressBar>,
+    total: std::cell::Cell<usize>,
     started: Instant,
 }
 
 impl ExportProgress for Bar<'_> {
     fn start(&self, total: usize) {
+        self.total.set(total);
         let bar = if self.app.progress() {
             let bar = ProgressBar::new(total as u64);
             bar.set_style(
@@ -99,15 +107,10 @@ impl ExportProgress for Bar<'_> {
         let Some(bar) = self.bar.get() else { return };
         bar.inc(1);
         bar.set_message(version.to_string());
-        let n = bar.position();
-        if bar.is_hidden()
-            && !self.app.g.quiet
-            && !self.app.json()
-            && (n % 25 == 0 || Some(n) == bar.length())
-        {
+        let (n, total) = (bar.position(), self.total.get() as u64);
+        if bar.is_hidden() && !self.app.g.quiet && !self.app.json() && (n % 25 == 0 || n == total) {
             errln!(
-                "{n}/{} commits ({version}), {:.1} s",
-                bar.length().unwrap_or(n),
+                "{n}/{total} commits ({version}), {:.1} s",
                 self.started.elapsed().as_secs_f64()
             );
         }

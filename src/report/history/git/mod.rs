@@ -373,7 +373,7 @@ fn message(r: &Release, prev: Option<&str>, changes: &Changes, prov: &Provenance
 
 /// `data` of fast-import: its length, then the bytes.
 fn data(out: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
-    write!(out, "data {}\n", bytes.len())?;
+    writeln!(out, "data {}", bytes.len())?;
     out.write_all(bytes)?;
     out.write_all(b"\n")
 }
@@ -604,18 +604,18 @@ fn write_commits(
             )?;
             data(out, msg.as_bytes())?;
             match (n, head) {
-                (0, Some(h)) => write!(out, "from {h}\n")?,
+                (0, Some(h)) => writeln!(out, "from {h}")?,
                 (0, None) => {}
-                _ => write!(out, "from :{n}\n")?,
+                _ => writeln!(out, "from :{n}")?,
             }
             for p in before.files.keys() {
                 if !t.files.contains_key(p) {
-                    write!(out, "D {p}\n")?;
+                    writeln!(out, "D {p}")?;
                 }
             }
             for (p, bytes) in &t.files {
                 if before.files.get(p) != Some(bytes) {
-                    write!(out, "M 100644 inline {p}\n")?;
+                    writeln!(out, "M 100644 inline {p}")?;
                     data(out, bytes)?;
                 }
             }

@@ -170,6 +170,10 @@ fn by_name<'a>(list: &'a Value, key: &str) -> BTreeMap<&'a str, &'a Value> {
     out
 }
 
+/// A table of items compared by name: its kind, the surface's list, the
+/// name field, the title, and the value fields with their labels.
+type TableSpec<'a> = (Kind, &'a str, &'a str, &'a str, &'a [(&'a str, &'a str)]);
+
 /// The files of a release whose stored facts are `f`.
 pub fn tree(f: &Facts) -> Tree {
     let mut t = Tree::default();
@@ -186,7 +190,7 @@ pub fn tree(f: &Facts) -> Tree {
     };
     // The kinds `history changes` compares by name: a row each, with the
     // values the history records of them.
-    let tables: [(Kind, &str, &str, &str, &[(&str, &str)]); 4] = [
+    let tables: [TableSpec; 4] = [
         (
             Kind::Env,
             "env",
