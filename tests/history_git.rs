@@ -434,4 +434,30 @@ fn the_catalogue_repository_is_the_history_one_commit_per_release() {
         msg.contains("Facts-From: facts.sqlite (made on the exporting machine)"),
         "{msg}"
     );
+
+    // 8. The same store seen from another machine (another cache folder,
+    //    so another key): the export says the facts are not its own.
+    let elsewhere = dir.path().join("elsewhere");
+    let foreign = dir.path().join("foreign");
+    let (v, code) = json_and_code(
+        bin()
+            .args(["history", "export", "--format", "git"])
+            .arg(&foreign)
+            .arg("--cache-dir")
+            .arg(&elsewhere)
+            .args(["--quiet", "--store"])
+            .arg(&store),
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["store"]["made_here"], false, "{v}");
+    let msg = git(&foreign, &["log", "-1", "--format=%B", "v2.1.240"]);
+    assert!(
+        msg.contains("a store not marked as made on the exporting machine"),
+        "{msg}"
+    );
+    let readme = git(&foreign, &["show", "v2.1.240:README.md"]);
+    assert!(
+        readme.contains("**not marked as made on the machine"),
+        "{readme}"
+    );
 }
