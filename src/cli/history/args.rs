@@ -103,6 +103,8 @@ pub enum ExportFormat {
     Sqlite,
     Json,
     Csv,
+    // A git repository: a commit per release, tagged v<version>.
+    Git,
 }
 
 #[derive(Args)]
@@ -112,4 +114,10 @@ pub struct ExportArgs {
     /// Where to write (needed for sqlite; JSON and CSV go to stdout without it).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// git: the repository's folder (made when missing or empty; appended to when it is one this command made).
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// git: the platform, one branch each (default: the first platform scanned); json, csv: only this platform.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(npm::PLATFORMS))]
+    pub platform: Option<String>,
 }

@@ -9,14 +9,27 @@ use crate::report::history::{ExportJson, Labelled, csv};
 use crate::store::FactsStore;
 
 pub fn run(app: &App, store: &FactsStore, a: &ExportArgs) -> anyhow::Result<i32> {
+    if a.format == ExportFormat::Git {
+        return super::git::run(app, store, a);
+    }
+    if let Some(d) = &a.dir {
+        usage!(
+            "DIR ({}) is for --format git; --format sqlite, json and csv write to -o FILE",
+            d.display()
+        );
+    }
+    let platform = a.platform.as_deref();
     let text = match a.format {
-        ExportFormat::Sqlite => return sqlite(app, store, a),
+        ExportFormat::Sqlite if platform.is_some() => {
+            usage!("--format sqlite copies the whole store; --platform is for git, json and csv")
+        }
+        ExportFormat::Sqlite | ExportFormat::Git => return sqlite(app, store, a),
         ExportFormat::Json => {
-            let items = store.all_items(None)?;
-            let doc = ExportJson::new(store.releases(None)?, items);
+            let items = store.all_items(platform)?;
+            let doc = ExportJson::new(store.releases(platform)?, items);
             to_json(&Labelled::new(store, doc))?
         }
-        ExportFormat::Csv => csv(store.all_items(None)?),
+        ExportFormat::Csv => csv(store.all_items(platform)?),
     };
     app.to_file(a.output.clone()).write(&text)?;
     Ok(0)

@@ -5,6 +5,7 @@
 
 mod args;
 mod export;
+mod git;
 mod scan;
 
 pub use args::*;
@@ -56,9 +57,9 @@ pub enum HistoryCommand {
         after_help = "Example:\n  cc-teardown history timeline --platform darwin-arm64 -o timeline.html\n  cc-teardown history timeline --format md"
     )]
     Timeline(TimelineArgs),
-    /// Write the history for others: the SQLite file itself, or every item as JSON or CSV.
+    /// Write the history for others: the SQLite file itself, every item as JSON or CSV, or a git repository with a commit per release.
     #[command(
-        after_help = "Example:\n  cc-teardown history export --format sqlite -o history.sqlite\n  cc-teardown history export --format csv -o items.csv\n  cc-teardown history export --format json | jq '.releases | length'"
+        after_help = "Example:\n  cc-teardown history export --format sqlite -o history.sqlite\n  cc-teardown history export --format csv -o items.csv\n  cc-teardown history export --format json | jq '.releases | length'\n  cc-teardown history export --format git catalogue --platform darwin-arm64\n\n--format git makes DIR a bare repository (one branch per platform, one commit per release, tagged v<version>) and appends the releases scanned since on the next run; docs/guide/history.md has its layout."
     )]
     Export(ExportArgs),
 }

@@ -11,6 +11,7 @@ use serde::{Serialize, Serializer};
 
 mod changes;
 mod export;
+pub mod git;
 mod list;
 mod scan;
 mod search;

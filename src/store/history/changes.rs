@@ -51,6 +51,15 @@ struct Compared {
 /// times that.
 const MAX_CHANGES_BYTES: u64 = 8 << 20;
 
+/// What a stored answer is kept under: the analysis version that made the
+/// facts, and the answer's own format. `+2`: the workflows' scripts are
+/// compared (the answers stored before compared facts whose scripts had
+/// not been put back, and missed a script that changed while its
+/// description, phases and options stayed).
+fn answer_key() -> String {
+    format!("{ANALYSIS_VERSION}+2")
+}
+
 impl FactsStore {
     /// The answer `history changes` gave for the builds `from` → `to`,
     /// when this analysis version stored one: comparing two builds' facts
@@ -66,7 +75,7 @@ impl FactsStore {
                 c.query_row(
                     "SELECT body, body_sha256 FROM changes
                      WHERE from_digest = ?1 AND to_digest = ?2 AND analysis_version = ?3",
-                    params![from, to, ANALYSIS_VERSION],
+                    params![from, to, answer_key()],
                     |r| Ok((r.get(0)?, r.get(1)?)),
                 )
                 .optional()
@@ -99,7 +108,7 @@ impl FactsStore {
                 params![
                     from,
                     to,
-                    ANALYSIS_VERSION,
+                    answer_key(),
                     hex::encode(Sha256::digest(&body)),
                     body
                 ],
@@ -108,7 +117,7 @@ impl FactsStore {
             tx.execute(
                 "DELETE FROM changes WHERE from_digest = ?1 AND to_digest = ?2
                  AND analysis_version != ?3",
-                params![from, to, ANALYSIS_VERSION],
+                params![from, to, answer_key()],
             )?;
             tx.commit()
         });
@@ -118,8 +127,16 @@ impl FactsStore {
     /// version only): what its author recorded, sealed by this machine or
     /// not — `history changes` answers from them, labelled with their
     /// store; analysis never reads them this way.
+    /// The workflows' scripts are put back into them, as a build's own
+    /// facts have them (the stored body keeps each script once, apart).
     pub fn facts_of(&self, digest: &str) -> Option<Facts> {
-        self.recorded_facts(digest)
+        let mut f = self.recorded_facts(digest)?;
+        for w in &mut f.workflows {
+            if w.text.is_none() {
+                w.text = f.scripts.get(&w.name).cloned();
+            }
+        }
+        Some(f)
     }
 
     /// What changed at `version` against the previous release scanned of
