@@ -31,6 +31,7 @@ fn here() -> Origin {
     Origin {
         path: "/s/facts.sqlite".into(),
         made_here: true,
+        merged_from: Vec::new(),
     }
 }
 
@@ -38,6 +39,7 @@ fn elsewhere() -> Origin {
     Origin {
         path: "/s/published.sqlite".into(),
         made_here: false,
+        merged_from: Vec::new(),
     }
 }
 
