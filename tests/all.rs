@@ -13,6 +13,7 @@ mod docs;
 mod fixtures;
 mod flags_gates;
 mod history;
+mod history_merge;
 mod installs_report;
 mod integrity;
 mod isolation;
