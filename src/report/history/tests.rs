@@ -169,6 +169,7 @@ fn flag_story() -> ShowAnswer {
         kind: ItemKind::Flag,
         name: "tengu_x".into(),
         stories: vec![s],
+        differences: Vec::new(),
         similar: vec![],
     }
 }
