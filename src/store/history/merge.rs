@@ -510,13 +510,9 @@ pub fn merge_stores(
     // Opened without a key: a new store gets this machine's mark only
     // below, when every input had it.
     let out = FactsStore::open_keyed(&tmp, Ownership::Named, None)?;
-    out.query(|c| {
-        c.execute_batch(MERGE_SCHEMA)?;
-        if !super::record::has_text_index(c)? {
-            c.execute_batch(super::TEXT_INDEX)?;
-        }
-        Ok(())
-    })?;
+    // The text index is made once every text is in (one bulk build),
+    // not text by text through its triggers.
+    out.query(|c| c.execute_batch(MERGE_SCHEMA))?;
     let mut ids: HashMap<String, i64> = HashMap::new();
     let total = builds.len();
     for (n, (digest, c)) in builds.iter().enumerate() {
@@ -598,7 +594,8 @@ pub fn merge_stores(
             let _ = out.changes_between(&w[0], &w[1], p);
         }
     }
-    progress.stage("search index");
+    progress.stage("text and search indexes");
+    out.ensure_text_index()?;
     out.ensure_search_index()?;
     // Where its releases came from, and whether this machine made it.
     let made_here = key.is_some() && opened.iter().all(|i| i.made_here);

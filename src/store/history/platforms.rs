@@ -37,19 +37,24 @@ struct Shape {
     values: Vec<(Vec<String>, std::rc::Rc<Value>)>,
 }
 
+/// A platform's releases, each with the item's value there (None: without it).
+pub type OverReleases = (String, Vec<(Release, Option<StoredValue>)>);
+
+/// The platforms scanned at one version, each with the item's value there.
+type AtVersion<'a> = (String, Vec<(&'a str, Option<&'a StoredValue>)>);
+
 /// The runs of versions where the platforms differ, from each platform's
 /// releases and the item's value in each (as `history show` reads them).
 /// Every value copied into the answer is charged first.
 pub fn differences<E>(
-    over: &[(String, Vec<(Release, Option<StoredValue>)>)],
+    over: &[OverReleases],
     charge: &mut dyn FnMut(u64) -> Result<(), E>,
 ) -> Result<Vec<PlatformSpan>, E> {
     if over.len() < 2 {
         return Ok(Vec::new());
     }
     // Version → platform → value (None: scanned there, without the item).
-    let mut at: BTreeMap<semver::Version, (String, Vec<(&str, Option<&StoredValue>)>)> =
-        BTreeMap::new();
+    let mut at: BTreeMap<semver::Version, AtVersion> = BTreeMap::new();
     for (p, rows) in over {
         for (r, v) in rows {
             at.entry(semver_key(&r.version))
