@@ -14,6 +14,7 @@ mod fixtures;
 mod flags_gates;
 mod history;
 mod history_git;
+mod history_merge;
 mod installs_report;
 mod integrity;
 mod isolation;

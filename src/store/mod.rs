@@ -607,6 +607,7 @@ fn our_objects() -> Option<&'static std::collections::HashSet<SchemaObject>> {
             CODE_SCHEMA,
             SEAL_SCHEMA,
             history::TEXT_INDEX,
+            history::MERGE_SCHEMA,
         ] {
             c.execute_batch(sql).ok()?;
         }

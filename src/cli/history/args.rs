@@ -121,3 +121,18 @@ pub struct ExportArgs {
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(npm::PLATFORMS))]
     pub platform: Option<String>,
 }
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// The stores to merge (each is only read).
+    #[arg(required = true, value_name = "STORE")]
+    pub stores: Vec<PathBuf>,
+    /// The merged store: a new file.
+    #[arg(long, short, value_name = "OUT")]
+    pub output: PathBuf,
+    /// Replace OUT when it is a regular file of its own (never one of the STOREs, never through a link).
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub format: crate::cli::format::FormatArg,
+}

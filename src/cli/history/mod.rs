@@ -6,6 +6,7 @@
 mod args;
 mod export;
 mod git;
+mod merge;
 mod scan;
 
 pub use args::*;
@@ -62,9 +63,19 @@ pub enum HistoryCommand {
         after_help = "Example:\n  cc-teardown history export --format sqlite -o history.sqlite\n  cc-teardown history export --format csv -o items.csv\n  cc-teardown history export --format json | jq '.releases | length'\n  cc-teardown history export --format git catalogue --platform darwin-arm64\n\n--format git makes DIR a bare repository (one branch per platform, one commit per release, tagged v<version>) and appends the releases scanned since on the next run; docs/guide/history.md has its layout."
     )]
     Export(ExportArgs),
+    /// Merge stores scanned on several machines (a platform or a range each) into one new store.
+    #[command(
+        after_help = "Example:\n  cc-teardown history merge darwin-arm64.sqlite linux-x64.sqlite -o history.sqlite\n  cc-teardown history merge old.sqlite new.sqlite -o history.sqlite --force\n\nThe STOREs are only read. A release found in several keeps one row: scanned over failed, then this analysis version's, then the latest scan, then the first STORE named. Facts another machine sealed are computed again before analysis believes them; the merged store is marked as made here only when every STORE was, and its answers name the STOREs it came from."
+    )]
+    Merge(MergeArgs),
 }
 
 pub fn run(app: &App, a: &HistoryArgs) -> anyhow::Result<i32> {
+    // A merge reads the stores it names and writes a new one: it needs
+    // no store of its own.
+    if let HistoryCommand::Merge(m) = &a.command {
+        return merge::run(app, m);
+    }
     if app.g.no_cache {
         usage!("history lives in the facts store; it cannot run with --no-cache");
     }
@@ -128,6 +139,7 @@ fn answer(app: &App, store: &FactsStore, c: &HistoryCommand) -> anyhow::Result<i
             Ok(0)
         }
         HistoryCommand::Export(e) => export::run(app, store, e),
+        HistoryCommand::Merge(m) => merge::run(app, m),
     }
 }
 

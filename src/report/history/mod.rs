@@ -13,6 +13,7 @@ mod changes;
 mod export;
 pub mod git;
 mod list;
+mod merge;
 mod scan;
 mod search;
 mod show;
@@ -20,6 +21,7 @@ mod show;
 pub use changes::ChangesView;
 pub use export::{ExportJson, csv};
 pub use list::ListView;
+pub use merge::MergeView;
 pub use scan::ScanView;
 pub use search::SearchView;
 pub use show::ShowView;
@@ -32,6 +34,11 @@ pub use show::ShowView;
 pub struct Origin {
     pub path: String,
     pub made_here: bool,
+    /// The stores a merged store was made from (`history merge`), each
+    /// with whether this machine made it; absent for a store that was not
+    /// merged.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<crate::store::history::Source>,
 }
 
 impl Origin {
@@ -39,16 +46,34 @@ impl Origin {
         Origin {
             path: store.path().display().to_string(),
             made_here: store.made_here(),
+            merged_from: store.merged_from(),
         }
     }
 
     /// The label a human answer from a store made elsewhere starts with.
     pub fn note(&self) -> Option<String> {
         (!self.made_here).then(|| {
-            format!(
+            let mut n = format!(
                 "history from {}, a store not marked as made on this machine (made elsewhere, or before stores were marked): what it says is what its author recorded",
                 self.path
-            )
+            );
+            if !self.merged_from.is_empty() {
+                let from: Vec<String> = self
+                    .merged_from
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "{} ({} {}, {})",
+                            s.path,
+                            s.releases,
+                            plural(s.releases as usize, "release", "releases"),
+                            if s.made_here { "made here" } else { "made elsewhere" }
+                        )
+                    })
+                    .collect();
+                n.push_str(&format!("; merged from {}", from.join(", ")));
+            }
+            n
         })
     }
 

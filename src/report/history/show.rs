@@ -4,7 +4,7 @@ use super::plural;
 use crate::report::doc::{Block, Doc, Inline, Kind, Table, Term, facts};
 use crate::report::emit::View;
 use crate::report::escape;
-use crate::store::history::{Change, ItemKind, ShowAnswer, Story};
+use crate::store::history::{Change, ItemKind, PlatformSpan, ShowAnswer, Story};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -22,6 +22,8 @@ struct ShowJson<'a> {
     #[serde(flatten)]
     first: Option<FirstStory<'a>>,
     stories: &'a [Story],
+    /// Where the platforms differ (empty with one platform).
+    platform_differences: &'a [PlatformSpan],
 }
 
 /// The first platform's story, at the top of a found item's JSON.
@@ -55,6 +57,7 @@ impl Serialize for ShowView {
             found,
             first,
             stories: &a.stories,
+            platform_differences: &a.differences,
         }
         .serialize(s)
     }
@@ -204,6 +207,21 @@ impl View for ShowView {
         if !a.platforms_agree() {
             d.push(Block::Note("the platforms differ".into()));
         }
+        if !a.differences.is_empty() {
+            let mut t = Table::of(&[
+                ("versions", Kind::Code),
+                ("absent on", Kind::Text),
+                ("values", Kind::Text),
+            ]);
+            for s in &a.differences {
+                t.text_row(vec![span_of(s), s.absent_on.join(", "), values_of(s)]);
+            }
+            d.section(
+                "platforms",
+                "Where the platforms differ",
+                vec![Block::Table(t)],
+            );
+        }
         d
     }
 
@@ -220,6 +238,71 @@ impl View for ShowView {
         if !self.0.platforms_agree() {
             o.push_str("(the platforms differ)\n");
         }
+        if !self.0.differences.is_empty() {
+            o.push_str("where the platforms differ:\n");
+            for s in &self.0.differences {
+                let _ = write!(o, "  {}:", span_of(s));
+                if !s.absent_on.is_empty() {
+                    let _ = write!(o, " absent on {}", s.absent_on.join(", "));
+                    if s.values.len() > 1 {
+                        o.push(';');
+                    }
+                }
+                if s.values.len() > 1 {
+                    let _ = write!(o, " {}", values_of(s));
+                }
+                o.push('\n');
+            }
+        }
         Some(escape::text(&o).into_owned())
+    }
+}
+
+/// "2.1.240 … 2.1.250 (11 releases)", or one version.
+fn span_of(s: &PlatformSpan) -> String {
+    if s.versions == 1 {
+        s.from.clone()
+    } else {
+        format!("{} … {} ({} releases)", s.from, s.to, s.versions)
+    }
+}
+
+/// The values the platforms hold, by the fields that differ between them:
+/// "defaults: [false] on a, b; [true] on c".
+fn values_of(s: &PlatformSpan) -> String {
+    if s.values.len() < 2 {
+        return String::new();
+    }
+    let objects: Vec<Option<&serde_json::Map<String, serde_json::Value>>> =
+        s.values.iter().map(|v| v.value.as_object()).collect();
+    let by_field = |field: Option<&str>| -> String {
+        let parts: Vec<String> = s
+            .values
+            .iter()
+            .map(|v| {
+                let shown = match field {
+                    Some(f) => v.value.get(f).cloned().unwrap_or_default(),
+                    None => v.value.clone(),
+                };
+                format!("{shown} on {}", v.platforms.join(", "))
+            })
+            .collect();
+        parts.join("; ")
+    };
+    if objects.iter().all(Option::is_some) {
+        let mut fields: Vec<&String> = objects.iter().flatten().flat_map(|m| m.keys()).collect();
+        fields.sort();
+        fields.dedup();
+        let differing: Vec<String> = fields
+            .into_iter()
+            .filter(|f| {
+                let first = objects[0].and_then(|m| m.get(*f));
+                objects.iter().any(|m| m.and_then(|m| m.get(*f)) != first)
+            })
+            .map(|f| format!("{f}: {}", by_field(Some(f))))
+            .collect();
+        differing.join("; ")
+    } else {
+        by_field(None)
     }
 }

@@ -31,6 +31,7 @@ fn here() -> Origin {
     Origin {
         path: "/s/facts.sqlite".into(),
         made_here: true,
+        merged_from: Vec::new(),
     }
 }
 
@@ -38,6 +39,7 @@ fn elsewhere() -> Origin {
     Origin {
         path: "/s/published.sqlite".into(),
         made_here: false,
+        merged_from: Vec::new(),
     }
 }
 
@@ -167,6 +169,7 @@ fn flag_story() -> ShowAnswer {
         kind: ItemKind::Flag,
         name: "tengu_x".into(),
         stories: vec![s],
+        differences: Vec::new(),
         similar: vec![],
     }
 }
@@ -206,8 +209,41 @@ flag tengu_x on darwin-arm64 (4 releases scanned)
     let j = serde_json::to_value(&v).unwrap();
     assert_eq!(
         j,
-        json!({"name": "tengu_x", "kind": "flag", "found": false, "stories": []})
+        json!({"name": "tengu_x", "kind": "flag", "found": false, "stories": [],
+               "platform_differences": []})
     );
+    // Where the platforms differ: said after the stories, by field.
+    let mut two = flag_story();
+    let mut other = two.stories[0].clone();
+    other.platform = "win32-x64".into();
+    two.stories.push(other);
+    two.differences = vec![crate::store::history::PlatformSpan {
+        from: "1.0.1".into(),
+        to: "1.0.2".into(),
+        versions: 2,
+        absent_on: vec![],
+        values: vec![
+            crate::store::history::PlatformValue {
+                platforms: vec!["darwin-arm64".into()],
+                value: json!({"defaults": [false], "kind": "feature"}),
+            },
+            crate::store::history::PlatformValue {
+                platforms: vec!["win32-x64".into()],
+                value: json!({"defaults": [true], "kind": "feature"}),
+            },
+        ],
+    }];
+    let v = ShowView(two);
+    let t = text(&v);
+    assert!(
+        t.ends_with(
+            "where the platforms differ:\n  1.0.1 … 1.0.2 (2 releases): defaults: [false] on darwin-arm64; [true] on win32-x64\n"
+        ),
+        "{t}"
+    );
+    let j = serde_json::to_value(&v).unwrap();
+    assert_eq!(j["platforms_agree"], false);
+    assert_eq!(j["platform_differences"][0]["versions"], 2);
 }
 
 #[test]

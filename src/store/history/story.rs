@@ -15,6 +15,9 @@ pub struct ShowAnswer {
     pub kind: ItemKind,
     pub name: String,
     pub stories: Vec<Story>,
+    /// The runs of versions where the platforms scanned differ (the item
+    /// on some of them only, or with other values).
+    pub differences: Vec<super::PlatformSpan>,
     /// Names of that kind like the one asked, when it was never seen.
     pub similar: Vec<String>,
 }
@@ -27,12 +30,13 @@ impl ShowAnswer {
 
     /// Whether every platform tells the same story (then it is told once).
     pub fn platforms_agree(&self) -> bool {
-        self.stories.windows(2).all(|w| {
-            w[0].first_seen == w[1].first_seen
-                && w[0].last_seen == w[1].last_seen
-                && w[0].removed_in == w[1].removed_in
-                && w[0].changes.len() == w[1].changes.len()
-        })
+        self.differences.is_empty()
+            && self.stories.windows(2).all(|w| {
+                w[0].first_seen == w[1].first_seen
+                    && w[0].last_seen == w[1].last_seen
+                    && w[0].removed_in == w[1].removed_in
+                    && w[0].changes.len() == w[1].changes.len()
+            })
     }
 }
 
@@ -46,6 +50,7 @@ impl FactsStore {
         platform: Option<&str>,
     ) -> Result<ShowAnswer, HistoryError> {
         let mut stories: Vec<Story> = Vec::new();
+        let mut overs = Vec::new();
         for p in self.platforms(platform)? {
             let over = self.item_over_releases(kind.as_str(), name, &p)?;
             if over.is_empty() {
@@ -54,11 +59,19 @@ impl FactsStore {
             stories.push(story(kind.as_str(), name, &p, &over, &mut |n| {
                 self.charge_answer(n)
             })?);
+            overs.push((p, over));
         }
+        let differences = if stories.iter().any(|s| s.first_seen.is_some()) {
+            super::platforms::differences(&overs, &mut |n| self.charge_answer(n))?
+        } else {
+            Vec::new()
+        };
+        drop(overs);
         let mut answer = ShowAnswer {
             kind,
             name: name.to_string(),
             stories,
+            differences,
             similar: Vec::new(),
         };
         if !answer.found() {
