@@ -802,20 +802,30 @@ pub fn export_files(version: Option<&str>, prompts: &[Prompt]) -> Vec<(String, V
     let mut files = Vec::new();
     let mut index = Vec::new();
     for p in prompts {
-        let mut md = format!(
-            "# {}\n\n- id: `{}`\n- kind: {}\n- bytes: {}\n- tokens (estimate): {}\n",
-            p.title, p.id, p.kind, p.bytes, p.tokens_estimate
-        );
-        for v in &p.variables {
-            md.push_str(&format!("- `${{{}}}`: `{}`\n", v.name, v.expression));
+        // YAML front matter (each value a JSON string or list: valid YAML,
+        // quoted whatever it holds), then the exact text.
+        let q = |v: &str| serde_json::Value::from(v).to_string();
+        let mut md = String::from("---\n");
+        md.push_str(&format!("id: {}\n", q(&p.id)));
+        md.push_str(&format!("kind: {}\n", q(&p.kind)));
+        md.push_str(&format!("title: {}\n", q(&p.title)));
+        if let Some(o) = &p.owner {
+            md.push_str(&format!("owner: {}\n", q(o)));
         }
-        for s in &p.sites {
-            md.push_str(&format!(
-                "- site: {}:{} (offset {})\n",
-                s.module, s.raw_line, s.offset
-            ));
+        if let Some(v) = version {
+            md.push_str(&format!("version: {}\n", q(v)));
         }
-        md.push_str("\n---\n\n");
+        let names: Vec<&str> = p.variables.iter().map(|v| v.name.as_str()).collect();
+        md.push_str(&format!("variables: {}\n", serde_json::json!(names)));
+        md.push_str(&format!("sha256: {}\n", q(&sha256(p.text.as_bytes()))));
+        if let Some(w) = &p.part_of {
+            md.push_str(&format!("part_of: {}\n", q(w)));
+        }
+        md.push_str(&format!(
+            "bytes: {}\ntokens_estimate: {}\n",
+            p.bytes, p.tokens_estimate
+        ));
+        md.push_str("---\n");
         md.push_str(&p.text);
         md.push('\n');
         let file = format!("{}.md", p.id);
@@ -823,6 +833,9 @@ pub fn export_files(version: Option<&str>, prompts: &[Prompt]) -> Vec<(String, V
             "id": p.id,
             "title": p.title,
             "kind": p.kind,
+            "owner": p.owner,
+            "part_of": p.part_of,
+            "variables": names,
             "bytes": p.bytes,
             "file": file,
             "sha256": sha256(md.as_bytes()),
@@ -1098,6 +1111,31 @@ var Qb = { agentType: "one", whenToUse: "Use it when the task needs two short pa
         for (entry, (file, bytes)) in index["prompts"].as_array().unwrap().iter().zip(&files) {
             assert_eq!(entry["file"], file.as_str());
             assert_eq!(entry["sha256"], sha256(bytes).as_str());
+        }
+        // Front matter, then the exact text.
+        let p = v
+            .iter()
+            .find(|p| p.owner.as_deref() == Some("helper"))
+            .unwrap();
+        let (_, md) = files
+            .iter()
+            .find(|(f, _)| *f == format!("{}.md", p.id))
+            .unwrap();
+        let md = std::str::from_utf8(md).unwrap();
+        let (front, text) = md
+            .strip_prefix("---\n")
+            .unwrap()
+            .split_once("---\n")
+            .unwrap();
+        assert_eq!(text, format!("{}\n", p.text));
+        for line in [
+            format!("id: \"{}\"", p.id),
+            "kind: \"agent\"".to_string(),
+            "owner: \"helper\"".to_string(),
+            "version: \"9.9.9\"".to_string(),
+            format!("sha256: \"{}\"", sha256(p.text.as_bytes())),
+        ] {
+            assert!(front.lines().any(|l| l == line), "{line} in {front}");
         }
     }
 
