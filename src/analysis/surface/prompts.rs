@@ -677,6 +677,8 @@ var again = "You are a test assistant of our own making. {LOREM}.";
                 input_schema: serde_json::json!({}),
                 summary: None,
                 runtime: vec!["prompt: `limits()` computed at run time".into()],
+                pieces: Vec::new(),
+                variables: Vec::new(),
                 sites: Vec::new(),
             },
             super::super::tools::Tool {
@@ -686,6 +688,8 @@ var again = "You are a test assistant of our own making. {LOREM}.";
                 input_schema: serde_json::json!({}),
                 summary: None,
                 runtime: Vec::new(),
+                pieces: Vec::new(),
+                variables: Vec::new(),
                 sites: Vec::new(),
             },
         ];
