@@ -518,7 +518,7 @@ impl<'s, 'a> Assembler<'s, 'a> {
                         self.exec(m, base, &[a], &mut env_b);
                     }
                     env.truncate(len);
-                    for (k, (_, vb)) in env.iter_mut().zip(env_b.into_iter()).take(len) {
+                    for (k, (_, vb)) in env.iter_mut().zip(env_b).take(len) {
                         if k.1 != vb {
                             let va = std::mem::replace(&mut k.1, P::Never);
                             k.1 = merge(&name, va, vb);
