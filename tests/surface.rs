@@ -326,3 +326,83 @@ fn models_hold_every_model_id_literal() {
         );
     }
 }
+
+/// The tools whose prompt is assembled at run time (pieces, conditions,
+/// constants, helpers): each has a description assembled by partial
+/// evaluation, with named holes and its pieces listed.
+#[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
+fn assembled_tool_descriptions_on_single_bundle_and_code_split_builds() {
+    const ASSEMBLED: [&str; 11] = [
+        "Bash",
+        "Edit",
+        "Read",
+        "Write",
+        "Grep",
+        "Glob",
+        "Agent",
+        "TodoWrite",
+        "WebFetch",
+        "WebSearch",
+        "Skill",
+    ];
+    for v in ["2.1.220", "2.1.240", "2.1.332"] {
+        let s = surface(&fetch(v, "darwin-arm64"));
+        let mut with_holes = 0;
+        for name in ASSEMBLED {
+            // Known gap, left visible: on 2.1.332 the Skill tool's object is
+            // not found as a tool at all (its shape is not followed yet).
+            if (v, name) == ("2.1.332", "Skill") {
+                assert!(!s["tools"].to_string().contains("\"name\":\"Skill\""));
+                continue;
+            }
+            let t = tool(&s, name);
+            let d = t["description"].as_str().unwrap();
+            let bytes = t["prompt_bytes"].as_u64().unwrap();
+            eprintln!("{v} {name}: {} bytes, {bytes} static", d.len());
+            assert!(bytes >= 200, "{v}: {name} is {bytes} static bytes: {d}");
+            assert!(
+                !d.contains("${…}"),
+                "{v}: {name} has an unnamed run-time part: {d}"
+            );
+            if d.contains("${") {
+                with_holes += 1;
+                // Every hole it shows is listed with what it stands for.
+                assert!(
+                    !t["variables"].as_array().unwrap().is_empty(),
+                    "{v}: {name}: {t}"
+                );
+            }
+        }
+        assert!(with_holes >= 6, "{v}: {with_holes} with holes");
+        // Bash's prompt is the longest assembled one, from many pieces.
+        let bash = tool(&s, "Bash");
+        assert!(bash["pieces"].as_array().unwrap().len() >= 20, "{v}");
+        assert!(bash["description"].as_str().unwrap().len() >= 5_000, "{v}");
+    }
+}
+
+/// Bundled skills registered through a registration function, found by
+/// that structure: each a `skill` command with its description and whether
+/// the model may invoke it.
+#[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
+fn bundled_skills_are_commands() {
+    for (v, at_least) in [("2.1.240", 33), ("2.1.332", 29)] {
+        let s = surface(&fetch(v, "darwin-arm64"));
+        let skills: Vec<&Value> = s["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["kind"] == "skill")
+            .collect();
+        eprintln!("{v}: {} bundled skills", skills.len());
+        assert!(skills.len() >= at_least, "{v}: {} skills", skills.len());
+        for c in &skills {
+            assert!(c["description"].is_string(), "{v}: {c}");
+        }
+        // Some may be invoked by the model, some only by the user.
+        let model = |b: bool| skills.iter().filter(|c| c["model_invocable"] == b).count();
+        assert!(model(true) >= 10 && model(false) >= 1, "{v}");
+    }
+}

@@ -22,6 +22,13 @@ pub struct Command {
     /// What enables it (a flag, a setting, an environment variable), when
     /// that is decided statically.
     pub enabled_by: Vec<String>,
+    /// Whether the model may invoke it itself (a bundled skill or workflow
+    /// registered without `disableModelInvocation`), when that is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_invocable: Option<bool>,
+    /// Whether the user may invoke it (`userInvocable`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_invocable: Option<bool>,
     pub sites: Vec<Site>,
 }
 
@@ -35,6 +42,8 @@ pub fn find(ci: &CodeIndex) -> Vec<Command> {
     let mut sch = Schemas::new(ci);
     let mut by_name: BTreeMap<String, Command> = BTreeMap::new();
     let mut seen = std::collections::HashSet::new();
+    // Registration functions: (module, function name, kind).
+    let mut registrars: BTreeSet<(usize, String, &'static str)> = BTreeSet::new();
     for sn in &snippets {
         let (m, base) = (sn.module, sn.base);
         let mut found = Vec::new();
@@ -59,6 +68,22 @@ pub fn find(ci: &CodeIndex) -> Vec<Command> {
             let Some(Member::Value(n)) = member(o, "name") else {
                 return;
             };
+            // `name: e.name` in a function building a command from the
+            // definition it is given: a registration function.
+            if let Expr::Member(nm) = n
+                && let Expr::Ident(_) = &*nm.obj
+                && matches!(&nm.prop, MemberProp::Ident(p) if &*p.sym == "name")
+            {
+                if has(o, "getPromptForCommand")
+                    && let Some(id) = ci.modules[m].index.enclosing_function(off)
+                    && let Some(fname) = ci.modules[m].index.functions[id as usize].name.clone()
+                {
+                    let workflow = matches!(member(o, "kind"),
+                        Some(Member::Value(Expr::Lit(Lit::Str(k)))) if &*k.value == "workflow");
+                    registrars.insert((m, fname, if workflow { "workflow" } else { "skill" }));
+                }
+                return;
+            }
             let Some(Value::Str(name)) = sch.value(m, n, base) else {
                 return;
             };
@@ -110,9 +135,21 @@ pub fn find(ci: &CodeIndex) -> Vec<Command> {
                 aliases,
                 hidden,
                 enabled_by: names.into_iter().collect(),
+                model_invocable: None,
+                user_invocable: None,
                 sites: vec![Site::at(&ci.modules[m], off)],
             });
         });
+        merge_all(&mut by_name, found);
+    }
+    let registered = registrations(ci, &mut sch, &registrars);
+    merge_all(&mut by_name, registered);
+    by_name.into_values().collect()
+}
+
+/// Add commands, merging variants of one name.
+fn merge_all(by_name: &mut BTreeMap<String, Command>, found: Vec<Command>) {
+    {
         for c in found {
             match by_name.get_mut(&c.name) {
                 // Variants of one command (per platform, per mode): one
@@ -141,7 +178,129 @@ pub fn find(ci: &CodeIndex) -> Vec<Command> {
             }
         }
     }
-    by_name.into_values().collect()
+}
+
+/// The commands registered through a registration function: every call
+/// of it (in its module, or under an imported name in another chunk)
+/// with an object literal — a bundled skill or workflow.
+fn registrations(
+    ci: &CodeIndex,
+    sch: &mut Schemas,
+    registrars: &BTreeSet<(usize, String, &'static str)>,
+) -> Vec<Command> {
+    let mut out = Vec::new();
+    if registrars.is_empty() {
+        return out;
+    }
+    for (mi, module) in ci.modules.iter().enumerate() {
+        let mut resolved: std::collections::HashMap<&str, Option<&'static str>> =
+            std::collections::HashMap::new();
+        for call in &module.index.calls {
+            if call.member || call.args == 0 {
+                continue;
+            }
+            let name: &str = &call.name;
+            let kind = *resolved.entry(name).or_insert_with(|| {
+                let (t, local) = if module.index.imports.iter().any(|i| i.local == name) {
+                    ci.follow_import(mi, name)?
+                } else {
+                    (mi, name)
+                };
+                registrars
+                    .iter()
+                    .find(|(rm, rn, _)| *rm == t && rn == local)
+                    .map(|(_, _, k)| *k)
+            });
+            let Some(kind) = kind else { continue };
+            let Some(text) = module.source().get(call.lo as usize..call.hi as usize) else {
+                continue;
+            };
+            let Ok(e) = crate::analysis::eval::parse_snippet(text) else {
+                continue;
+            };
+            let Expr::Call(c) = &*e else { continue };
+            let Some(Expr::Object(o)) = c.args.first().map(|a| &*a.expr) else {
+                continue;
+            };
+            if let Some(cmd) = registered(sch, mi, call.lo, o, kind) {
+                out.push(cmd);
+            }
+        }
+    }
+    out
+}
+
+/// The command one registration's definition object describes.
+fn registered(
+    sch: &mut Schemas,
+    m: usize,
+    base: u32,
+    o: &ObjectLit,
+    kind: &str,
+) -> Option<Command> {
+    let Some(Member::Value(n)) = member(o, "name") else {
+        return None;
+    };
+    let Some(Value::Str(name)) = sch.value(m, n, base) else {
+        return None;
+    };
+    let flag = |sch: &mut Schemas, key: &str| match member(o, key) {
+        Some(Member::Value(e)) => match sch.value(m, e, base) {
+            Some(Value::Bool(b)) => Some(Some(b)),
+            _ => Some(None),
+        },
+        Some(Member::Body(_)) => Some(None),
+        None => None,
+    };
+    // Defaults as the registration reads them: invocable by the model
+    // unless it says otherwise, by the user unless `userInvocable: false`.
+    let model_invocable = match flag(sch, "disableModelInvocation") {
+        None => Some(true),
+        Some(b) => b.map(|b| !b),
+    };
+    let user_invocable = flag(sch, "userInvocable").unwrap_or(Some(true));
+    let description = match member(o, "description") {
+        Some(Member::Value(e)) => match sch.value(m, e, base) {
+            Some(Value::Str(s)) => Some(s),
+            _ => Some(RUNTIME.to_string()),
+        },
+        Some(Member::Body(_)) => Some(RUNTIME.to_string()),
+        None => None,
+    };
+    let aliases = match member(o, "aliases") {
+        Some(Member::Value(e)) => match sch.value(m, e, base) {
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let mut names = BTreeSet::new();
+    match member(o, "isEnabled") {
+        Some(Member::Value(e)) => names_read(sch, m, e, &mut names),
+        Some(Member::Body(Some(b))) => {
+            let mut v = Strings::default();
+            b.visit_with(&mut v);
+            names.extend(v.strings);
+            for f in v.callees {
+                names_in_function(sch, m, &f, &mut names);
+            }
+        }
+        _ => {}
+    }
+    Some(Command {
+        name,
+        kind: kind.to_string(),
+        description,
+        aliases,
+        hidden: user_invocable.map(|u| !u),
+        enabled_by: names.into_iter().collect(),
+        model_invocable,
+        user_invocable,
+        sites: vec![Site::at(&sch.ci.modules[m], base)],
+    })
 }
 
 /// Names (flags, settings, environment variables) an enabling condition
@@ -228,5 +387,55 @@ var hook = { type: "prompt", name: "x" };
         assert_eq!(h.enabled_by, ["tengu_hello_enabled"]);
         assert_eq!(cs[1].hidden, Some(true));
         assert_eq!(cs[1].description.as_deref(), Some(RUNTIME));
+    }
+    #[test]
+    fn bundled_skills_registered_through_a_registration_function() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-r.js",
+                r#"
+function register(def) {
+  let cmd = { type: "prompt", name: def.name, description: def.description,
+    disableModelInvocation: def.disableModelInvocation ?? false, userInvocable: def.userInvocable ?? true,
+    source: "bundled", getPromptForCommand: def.getPromptForCommand };
+  list.push(cmd);
+}
+export { register };
+"#,
+            ),
+            (
+                "/$bunfs/root/chunk-s.js",
+                r#"
+import { register as reg } from "./chunk-r.js";
+var NAME = "tidy";
+function setup() {
+  reg({ name: NAME, description: "Tidy " + "the tree", async getPromptForCommand() { return []; } });
+  reg({ name: "deploy", description: "Ship it", disableModelInvocation: true,
+    isEnabled: () => readFlag("feature_deploy_skill"), async getPromptForCommand() { return []; } });
+  reg({ name: "notes", description: "Reference", userInvocable: false, async getPromptForCommand() { return []; } });
+  other({ name: "not-a-skill" });
+}
+"#,
+            ),
+        ]);
+        let cs = find(&ci);
+        let names: Vec<(&str, &str)> = cs
+            .iter()
+            .map(|c| (c.name.as_str(), c.kind.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [("deploy", "skill"), ("notes", "skill"), ("tidy", "skill")]
+        );
+        let (d, n, t) = (&cs[0], &cs[1], &cs[2]);
+        assert_eq!(t.description.as_deref(), Some("Tidy the tree"));
+        assert_eq!(
+            (t.model_invocable, t.user_invocable),
+            (Some(true), Some(true))
+        );
+        assert_eq!(d.model_invocable, Some(false));
+        assert_eq!(d.enabled_by, ["feature_deploy_skill"]);
+        assert_eq!((n.user_invocable, n.hidden), (Some(false), Some(true)));
+        assert!(cs.iter().all(|c| c.sites[0].module.ends_with("chunk-s.js")));
     }
 }

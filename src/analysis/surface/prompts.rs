@@ -542,29 +542,17 @@ pub fn add_tool_prompts(prompts: &mut Vec<Prompt>, tools: &[super::tools::Tool])
         if !is_text(&t.description.replace(marker, " ")) {
             continue;
         }
-        let exprs: Vec<String> = t
-            .runtime
+        // The assembled text keeps its named holes (`${model}`); a part
+        // the evaluator could not reach stays `${…}`.
+        let text = t.description.clone();
+        let variables: Vec<Variable> = t
+            .variables
             .iter()
-            .filter_map(|r| r.strip_prefix("prompt: `"))
-            .filter_map(|r| r.strip_suffix("` computed at run time"))
-            .map(|e| e.chars().take(MAX_EXPR_CHARS).collect())
+            .map(|v| Variable {
+                name: v.name.clone(),
+                expression: v.source.chars().take(MAX_EXPR_CHARS).collect(),
+            })
             .collect();
-        let mut text = String::new();
-        let mut variables = Vec::new();
-        for (i, part) in t.description.split(marker).enumerate() {
-            if i > 0 {
-                let name = format!("v{i}");
-                text.push_str(&format!("${{{name}}}"));
-                variables.push(Variable {
-                    name,
-                    expression: exprs
-                        .get(i - 1)
-                        .cloned()
-                        .unwrap_or_else(|| "computed at run time".to_string()),
-                });
-            }
-            text.push_str(part);
-        }
         let id = format!("{}-{}", kinds::TOOL_DESCRIPTION, name_slug(&t.name));
         let mut sites = t.sites.clone();
         // The piece that is the whole text is this prompt.
@@ -591,6 +579,43 @@ pub fn add_tool_prompts(prompts: &mut Vec<Prompt>, tools: &[super::tools::Tool])
             text,
             variables,
             sites,
+        });
+    }
+    // The pieces the evaluator used that no trace found (reached through
+    // a helper of another chunk, a variant returned early) are pieces too.
+    let mut ids: std::collections::HashSet<String> = prompts.iter().map(|p| p.id.clone()).collect();
+    let texts: std::collections::HashSet<String> = prompts.iter().map(|p| p.text.clone()).collect();
+    let mut extra: BTreeMap<String, (String, &super::tools::Tool, Site)> = BTreeMap::new();
+    for t in tools {
+        for piece in &t.pieces {
+            if is_text(&piece.text) && !texts.contains(&piece.text) {
+                extra
+                    .entry(piece.text.clone())
+                    .or_insert((t.name.clone(), t, piece.site.clone()));
+            }
+        }
+    }
+    for (text, (name, _, site)) in extra {
+        let prefix = format!("{}-{}", kinds::TOOL_DESCRIPTION, name_slug(&name));
+        let base = slug(&prefix, &text);
+        let mut id = base.clone();
+        let mut n = 1;
+        while ids.contains(&id) {
+            n += 1;
+            id = format!("{base}-{n}");
+        }
+        ids.insert(id.clone());
+        prompts.push(Prompt {
+            id,
+            kind: kinds::TOOL_DESCRIPTION.to_string(),
+            title: format!("Tool description: {name}"),
+            owner: Some(name),
+            part_of: Some(prefix),
+            bytes: text.len(),
+            tokens_estimate: text.len().div_ceil(4),
+            text,
+            variables: Vec::new(),
+            sites: vec![site],
         });
     }
     // A piece of a tool nobody assembled is part of nothing.
@@ -1082,6 +1107,8 @@ var Qb = { agentType: "one", whenToUse: "Use it when the task needs two short pa
             input_schema: serde_json::json!({}),
             summary: None,
             runtime: vec!["prompt: `Qb()` computed at run time".into()],
+            pieces: Vec::new(),
+            variables: Vec::new(),
             sites: Vec::new(),
         }];
         let mut v = find_in(SRC);
@@ -1092,8 +1119,7 @@ var Qb = { agentType: "one", whenToUse: "Use it when the task needs two short pa
             .unwrap();
         assert_eq!(f.kind, kinds::TOOL_DESCRIPTION);
         assert_eq!(f.title, "Tool description: Fetcher");
-        assert!(f.text.ends_with("\n${v1}"));
-        assert_eq!(f.variables[0].expression, "Qb()");
+        assert!(f.text.ends_with("\n${…}"));
         // Its pieces say whose they are.
         let piece = by_text(&v, "Pages over one megabyte").unwrap();
         assert_eq!(piece.part_of.as_deref(), Some("tool-description-fetcher"));

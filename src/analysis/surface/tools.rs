@@ -8,6 +8,7 @@
 //! (what the model reads), evaluated where static, with each part computed
 //! at run time shown as `${…}` and listed in `runtime`.
 
+pub mod assemble;
 pub mod objects;
 pub mod schema;
 
@@ -15,18 +16,24 @@ use super::Site;
 use crate::analysis::diff::lines::DiffBudget;
 use crate::analysis::eval::Value;
 use crate::js::code::CodeIndex;
-use objects::{Member, Snippet, fn_returns, has, member, returned, snippets_with};
-use schema::{Locals, Schemas, source_of};
+use assemble::{Assembled, Assembler};
+pub use assemble::{Piece, Variable};
+use objects::{Snippet, has, snippets_with};
+use schema::Schemas;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as J;
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 use swc_ecma_ast::*;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Tool {
     pub name: String,
-    /// The text the model sees, evaluated where it is static.
+    /// The text the model sees: the prompt assembled by partial
+    /// evaluation, each run-time input a named hole (`${model}`), each
+    /// run-time choice kept with both texts (`${test ? `A` : `B`}`).
     pub description: String,
+    /// The bytes of the description known statically.
     pub prompt_bytes: usize,
     /// A JSON Schema of the tool's input.
     pub input_schema: serde_json::Value,
@@ -36,33 +43,123 @@ pub struct Tool {
     /// What is computed at run time, and from what (source expressions).
     #[serde(default)]
     pub runtime: Vec<String>,
+    /// The literal texts the description was assembled from, and the other
+    /// whole texts it may be instead (`variant`), each where it is.
+    #[serde(default)]
+    pub pieces: Vec<Piece>,
+    /// The description's named holes and what each stands for.
+    #[serde(default)]
+    pub variables: Vec<Variable>,
     pub sites: Vec<Site>,
 }
 
 /// The marker standing for a part of a text computed at run time.
 pub const RUNTIME: &str = "${…}";
 
+/// An object of tool shape, its spread bases resolved.
+struct Shape<'x> {
+    o: &'x ObjectLit,
+    /// The definitions of the objects spread into it (`{...base, …}`),
+    /// nearest last.
+    bases: Vec<Rc<schema::Def>>,
+}
+
+impl Shape<'_> {
+    /// The member `key`, from the object or else from a base, with the
+    /// module and base offset its positions are relative to.
+    fn member(&self, m: usize, base: u32, key: &str) -> Option<(usize, u32, &Prop)> {
+        if let Some(p) = prop(self.o, key) {
+            return Some((m, base, p));
+        }
+        self.bases.iter().rev().find_map(|d| {
+            let o = object_of(&d.expr)?;
+            prop(o, key).map(|p| (d.m, d.base, p))
+        })
+    }
+
+    fn has(&self, key: &str) -> bool {
+        has(self.o, key)
+            || self
+                .bases
+                .iter()
+                .any(|d| object_of(&d.expr).is_some_and(|o| has(o, key)))
+    }
+}
+
+/// The last property `key` of `o` (a value, a method or a getter).
+fn prop<'x>(o: &'x ObjectLit, key: &str) -> Option<&'x Prop> {
+    o.props.iter().rev().find_map(|p| {
+        let PropOrSpread::Prop(p) = p else {
+            return None;
+        };
+        let k = match &**p {
+            Prop::KeyValue(kv) => objects::key_name(&kv.key),
+            Prop::Method(mp) => objects::key_name(&mp.key),
+            Prop::Getter(g) => objects::key_name(&g.key),
+            _ => None,
+        };
+        (k.as_deref() == Some(key)).then_some(&**p)
+    })
+}
+
+/// The object literal a spread base's definition holds: `{…}`, or the
+/// object passed to a builder (`build({…})`).
+fn object_of(e: &Expr) -> Option<&ObjectLit> {
+    match e {
+        Expr::Paren(p) => object_of(&p.expr),
+        Expr::Object(o) => Some(o),
+        Expr::Call(c) => c.args.first().and_then(|a| object_of(&a.expr)),
+        _ => None,
+    }
+}
+
 pub fn find(ci: &CodeIndex) -> Vec<Tool> {
     let snippets = snippets_with(ci, &["inputSchema"]);
     let mut sch = Schemas::new(ci);
-    let mut by_name: BTreeMap<String, Tool> = BTreeMap::new();
+    // Spread bases, parsed once.
+    let mut base_defs: HashMap<(usize, String), Option<Rc<schema::Def>>> = HashMap::new();
     let mut seen = std::collections::HashSet::new();
-    for sn in &snippets {
-        let mut found = Vec::new();
+    // First the objects and their names (a constant holding a tool's name
+    // becomes a named hole in every description).
+    let mut cands: Vec<(usize, u32, String)> = Vec::new();
+    for (si, sn) in snippets.iter().enumerate() {
         objects::each_object(&sn.expr, &mut |o| {
-            // The MCP tool template (`isMcp`) takes its name, prompt and
-            // schema from a server at run time: not a built-in tool.
-            if !(has(o, "inputSchema") && has(o, "name") && (has(o, "prompt") || has(o, "call")))
-                || has(o, "isMcp")
-            {
+            let off = sn.offset(o);
+            if !seen.insert((sn.module, off)) {
                 return;
             }
-            let off = sn.offset(o);
-            if seen.insert((sn.module, off))
-                && let Some(t) = tool(&mut sch, sn, off, o)
-            {
-                found.push(t);
+            let shape = shape_of(&mut sch, &mut base_defs, sn.module, o);
+            let Some(shape) = shape else { return };
+            if let Some(name) = tool_name(&mut sch, sn, &shape) {
+                cands.push((si, off, name));
             }
+        });
+    }
+    let tool_names: HashMap<String, String> = cands
+        .iter()
+        .map(|(_, _, n)| (n.clone(), assemble::tool_name_hole(n)))
+        .collect();
+    let mut globals = assemble::Globals::new();
+    let mut by_name: BTreeMap<String, Tool> = BTreeMap::new();
+    let mut ix = 0;
+    for (si, sn) in snippets.iter().enumerate() {
+        let mut found = Vec::new();
+        objects::each_object(&sn.expr, &mut |o| {
+            let off = sn.offset(o);
+            if ix >= cands.len() || cands[ix].0 != si || cands[ix].1 != off {
+                return;
+            }
+            let name = cands[ix].2.clone();
+            ix += 1;
+            let Some(shape) = shape_of(&mut sch, &mut base_defs, sn.module, o) else {
+                return;
+            };
+            let mut cx = Cx {
+                sch: &mut sch,
+                globals: &mut globals,
+                tool_names: &tool_names,
+            };
+            found.push(tool(&mut cx, sn, off, &shape, name));
         });
         for t in found {
             match by_name.get_mut(&t.name) {
@@ -87,6 +184,38 @@ pub fn find(ci: &CodeIndex) -> Vec<Tool> {
     by_name.into_values().collect()
 }
 
+/// An object of tool shape: an `inputSchema` (a value or a getter), a
+/// `name`, and a `prompt` or `call` method — its own or a spread base's.
+/// The MCP tool template (`isMcp`) takes its name, prompt and schema from a
+/// server at run time: not a built-in tool.
+fn shape_of<'x>(
+    sch: &mut Schemas,
+    base_defs: &mut HashMap<(usize, String), Option<Rc<schema::Def>>>,
+    m: usize,
+    o: &'x ObjectLit,
+) -> Option<Shape<'x>> {
+    if !has(o, "inputSchema") || has(o, "isMcp") {
+        return None;
+    }
+    let mut bases = Vec::new();
+    for p in &o.props {
+        if let PropOrSpread::Spread(s) = p
+            && let Expr::Ident(i) = &*s.expr
+        {
+            let d = base_defs
+                .entry((m, i.sym.to_string()))
+                .or_insert_with(|| sch.def(m, &i.sym))
+                .clone();
+            if let Some(d) = d
+                && object_of(&d.expr).is_some_and(|bo| !has(bo, "isMcp"))
+            {
+                bases.push(d);
+            }
+        }
+    }
+    let shape = Shape { o, bases };
+    (shape.has("name") && (shape.has("prompt") || shape.has("call"))).then_some(shape)
+}
 fn richness(t: &Tool) -> (usize, usize) {
     (
         t.input_schema["properties"]
@@ -96,25 +225,39 @@ fn richness(t: &Tool) -> (usize, usize) {
     )
 }
 
-/// The tool an object literal defines, when its name is static.
-fn tool(sch: &mut Schemas, sn: &Snippet, off: u32, o: &ObjectLit) -> Option<Tool> {
-    let (m, base) = (sn.module, sn.base);
-    let name = match member(o, "name")? {
-        Member::Value(e) => sch.value(m, e, base)?,
-        Member::Body(_) => return None,
-    };
-    let Value::Str(name) = name else {
+/// What assembling a text needs: the schemas (and their evaluator), the
+/// build's static globals, the tools' names.
+struct Cx<'c, 'a> {
+    sch: &'c mut Schemas<'a>,
+    globals: &'c mut assemble::Globals,
+    tool_names: &'c HashMap<String, String>,
+}
+
+/// A tool's name, when static.
+fn tool_name(sch: &mut Schemas, sn: &Snippet, shape: &Shape) -> Option<String> {
+    let (m, base, p) = shape.member(sn.module, sn.base, "name")?;
+    let Prop::KeyValue(kv) = p else {
         return None;
     };
-    if name.is_empty() {
-        return None;
+    match sch.value(m, &kv.value, base)? {
+        Value::Str(n) if !n.is_empty() => Some(n),
+        _ => None,
     }
+}
+
+/// The tool an object of tool shape defines.
+fn tool(cx: &mut Cx, sn: &Snippet, off: u32, shape: &Shape, name: String) -> Tool {
+    let (m, base) = (sn.module, sn.base);
+    let site = Site::at(&cx.sch.ci.modules[m], off);
     let mut runtime = Vec::new();
-    let input_schema = match member(o, "inputSchema") {
-        Some(Member::Value(e)) => sch.schema(m, e, base, &[]),
-        Some(Member::Body(Some(b))) => {
-            objects::returns_all(b).and_then(|(rs, locals)| sch.choice(m, &rs, base, &locals))
-        }
+    let input_schema = match shape.member(m, base, "inputSchema") {
+        Some((sm, sb, Prop::KeyValue(kv))) => cx.sch.schema(sm, &kv.value, sb, &[]),
+        Some((sm, sb, Prop::Getter(g))) => g
+            .function
+            .body
+            .as_ref()
+            .and_then(objects::returns_all)
+            .and_then(|(rs, locals)| cx.sch.choice(sm, &rs, sb, &locals)),
         _ => None,
     };
     let input_schema = match input_schema {
@@ -124,115 +267,99 @@ fn tool(sch: &mut Schemas, sn: &Snippet, off: u32, o: &ObjectLit) -> Option<Tool
             serde_json::json!({})
         }
     };
-    let prompt = text_of(sch, sn, o, "prompt", &mut runtime);
-    let summary = text_of(sch, sn, o, "description", &mut Vec::new());
-    // The bytes of the prompt known statically (run-time parts left out).
-    let static_len = |t: &str| t.replace(RUNTIME, "").len();
-    let prompt_bytes = prompt.as_deref().map_or(0, static_len);
-    let description = match (&prompt, &summary) {
-        (Some(p), _) if static_len(p) > 0 => p.clone(),
-        (_, Some(s)) if static_len(s) > 0 => s.clone(),
-        (Some(p), _) => p.clone(),
-        _ => RUNTIME.to_string(),
+    let prompt = text_of(cx, shape, m, base, "prompt", &site);
+    let summary = text_of(cx, shape, m, base, "description", &site);
+    let has_text = |a: &Option<Assembled>| a.as_ref().is_some_and(|a| static_bytes(&a.text) > 0);
+    let chosen = if has_text(&prompt) {
+        prompt
+    } else if has_text(&summary) {
+        summary.clone()
+    } else {
+        prompt.or(summary.clone())
     };
-    Some(Tool {
-        name,
-        description,
-        prompt_bytes,
-        input_schema,
-        summary: summary.filter(|s| s != RUNTIME),
-        runtime,
-        sites: vec![Site::at(&sch.ci.modules[m], off)],
-    })
-}
-
-/// The text the method (or value) `key` of a tool returns: evaluated
-/// where static, `${…}` where computed at run time (noted in `runtime`).
-fn text_of(
-    sch: &mut Schemas,
-    sn: &Snippet,
-    o: &ObjectLit,
-    key: &str,
-    runtime: &mut Vec<String>,
-) -> Option<String> {
-    let (m, base) = (sn.module, sn.base);
-    match member(o, key)? {
-        Member::Value(Expr::Lit(Lit::Str(s))) => Some(s.value.to_string_lossy().into_owned()),
-        Member::Value(e) => {
-            let (r, locals) = fn_returns(e)?;
-            Some(partial_text(sch, m, base, r, &locals, key, runtime))
+    let (description, pieces, variables) = match chosen {
+        Some(a) => (a.text, a.pieces, a.variables),
+        None => {
+            runtime.push("prompt: none found".to_string());
+            (RUNTIME.to_string(), Vec::new(), Vec::new())
         }
-        Member::Body(Some(b)) => match returned(b) {
-            Some((r, locals)) => Some(partial_text(sch, m, base, r, &locals, key, runtime)),
-            None => {
-                runtime.push(format!("{key}: built by statements at run time"));
-                Some(RUNTIME.to_string())
-            }
-        },
-        Member::Body(None) => None,
+    };
+    for v in &variables {
+        runtime.push(format!("${{{}}}: `{}`", v.name, v.source));
+    }
+    Tool {
+        name,
+        prompt_bytes: static_bytes(&description),
+        description,
+        input_schema,
+        summary: summary
+            .map(|a| a.text)
+            .filter(|s| static_bytes(s) > 0 && !s.contains("${")),
+        runtime,
+        pieces,
+        variables,
+        sites: vec![site],
     }
 }
 
-/// A text evaluated where static: a template's or a concatenation's parts
-/// evaluated one by one, a part computed at run time left as `${…}`.
-fn partial_text(
-    sch: &mut Schemas,
+/// The bytes of a rendered text outside its `${…}` parts.
+pub fn static_bytes(t: &str) -> usize {
+    let b = t.as_bytes();
+    let (mut n, mut i, mut depth) = (0, 0, 0usize);
+    while i < b.len() {
+        if b[i] == b'$' && b.get(i + 1) == Some(&b'{') {
+            depth += 1;
+            i += 2;
+            continue;
+        }
+        if depth > 0 {
+            match b[i] {
+                b'{' => depth += 1,
+                b'}' => depth -= 1,
+                _ => {}
+            }
+        } else {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// The text the method (or value) `key` of a tool returns, assembled.
+fn text_of(
+    cx: &mut Cx,
+    shape: &Shape,
     m: usize,
     base: u32,
-    e: &Expr,
-    locals: &Locals,
     key: &str,
-    runtime: &mut Vec<String>,
-) -> String {
-    if let Some(v) = sch.value(m, e, base)
-        && let Ok(s) = v.to_js_string()
-        && !matches!(v, Value::Func(_) | Value::Object(_) | Value::Undefined)
-    {
-        return s;
-    }
-    let unknown = |e: &Expr, runtime: &mut Vec<String>| {
-        runtime.push(format!(
-            "{key}: `{}` computed at run time",
-            source_of(sch.ci, m, base, e)
-        ));
-        RUNTIME.to_string()
-    };
-    match e {
-        Expr::Paren(p) => partial_text(sch, m, base, &p.expr, locals, key, runtime),
-        Expr::Tpl(t) => {
-            let mut out = String::new();
-            for (i, q) in t.quasis.iter().enumerate() {
-                if let Some(c) = &q.cooked {
-                    out.push_str(&c.to_string_lossy());
-                }
-                if let Some(x) = t.exprs.get(i) {
-                    out.push_str(&partial_text(sch, m, base, x, locals, key, runtime));
+    site: &Site,
+) -> Option<Assembled> {
+    let (pm, pb, p) = shape.member(m, base, key)?;
+    let asm = Assembler::new(cx.sch, cx.globals, cx.tool_names);
+    match p {
+        Prop::Method(mp) => {
+            let params: Vec<&Pat> = mp.function.params.iter().map(|p| &p.pat).collect();
+            asm.method(site, pm, pb, &params, mp.function.body.as_ref(), None)
+        }
+        Prop::Getter(g) => asm.method(site, pm, pb, &[], g.function.body.as_ref(), None),
+        Prop::KeyValue(kv) => match &*kv.value {
+            Expr::Arrow(a) => {
+                let params: Vec<&Pat> = a.params.iter().collect();
+                match &*a.body {
+                    ArrowFunctionBody::FunctionBody(b) => {
+                        asm.method(site, pm, pb, &params, Some(b), None)
+                    }
+                    ArrowFunctionBody::Expr(x) => asm.method(site, pm, pb, &params, None, Some(x)),
                 }
             }
-            out
-        }
-        Expr::Bin(b) if b.op == BinaryOp::Add => {
-            let l = partial_text(sch, m, base, &b.left, locals, key, runtime);
-            let r = partial_text(sch, m, base, &b.right, locals, key, runtime);
-            l + &r
-        }
-        Expr::Ident(i) => match locals.iter().rposition(|(k, _)| k == &*i.sym) {
-            Some(ix) => partial_text(sch, m, base, locals[ix].1, &locals[..ix], key, runtime),
-            None => unknown(e, runtime),
+            Expr::Fn(f) => {
+                let params: Vec<&Pat> = f.function.params.iter().map(|p| &p.pat).collect();
+                asm.method(site, pm, pb, &params, f.function.body.as_ref(), None)
+            }
+            e => asm.method(site, pm, pb, &[], None, Some(e)),
         },
-        // A call of a function of the bundle whose body is one returned
-        // text: that text, its parameters left as run-time parts.
-        Expr::Call(c)
-            if let Callee::Expr(f) = &c.callee
-                && let Expr::Ident(f) = &**f
-                && let Some(d) = sch.def(m, &f.sym)
-                && let Some((r, inner)) = fn_returns(&d.expr)
-                && matches!(r, Expr::Tpl(_) | Expr::Lit(Lit::Str(_)) | Expr::Bin(_)) =>
-        {
-            let (dm, db) = (d.m, d.base);
-            partial_text(sch, dm, db, r, &inner, key, runtime)
-        }
-        _ => unknown(e, runtime),
+        _ => None,
     }
 }
 
@@ -569,7 +696,7 @@ var T = mk({ name: "Bash", prompt() { return "Run " + other(); },
             s["properties"]["extra"],
             json!({"type": "object", "properties": {"depth": {"type": "string"}}, "required": ["depth"]})
         );
-        assert_eq!(t.description, format!("Run {RUNTIME}"));
+        assert_eq!(t.description, "Run ${v1}");
         assert!(
             t.runtime.iter().any(|r| r.contains("other()")),
             "{:?}",
@@ -604,6 +731,86 @@ var W = mk({ name: "Fetch", prompt: () => "Fetch a page", inputSchema: SCH, call
     }
 
     #[test]
+    fn assembled_prompts_keep_named_holes_and_both_branches() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-h.js",
+                r#"
+var LOOK = "Look";
+var LATE;
+var init = () => { LATE = "Lazily made line."; };
+function bullets(xs) { return xs.flatMap((x) => Array.isArray(x) ? x.map((y) => `  - ${y}`) : [`- ${x}`]); }
+function intro(model) { if (isSmall(model)) return "Short form."; return `Long form for ${LOOK}.`; }
+function readFlag(n, d) { return store().get(n) ?? d; }
+export { LOOK, LATE, bullets, intro, readFlag };
+"#,
+            ),
+            (
+                "/$bunfs/root/chunk-t.js",
+                r#"
+import { LOOK, LATE, bullets, intro, readFlag } from "./chunk-h.js";
+var S = () => ({});
+function body(model, extra) {
+  let quick = readFlag("feature_quick_mode", false);
+  let items = ["First rule.", ...quick ? ["Quick rule."] : [], ["nested a", "nested b"]];
+  let out = [];
+  out.push("Intro line.");
+  if (settings().verbose) out.push("Verbose line.");
+  return [intro(model), ...bullets(items), ...out, LATE, `Use ${LOOK} first; limit ${extra.limit}.`].join("\n");
+}
+var look = mk({ name: LOOK, async prompt() { return "Look at things."; }, inputSchema: S, call() {} });
+var T = mk({ name: "Maker", async prompt({ model: m, limits: l }) { return body(m, l); },
+  inputSchema: S, call() {} });
+var base = { name: "Watcher", async call() {} };
+var W = mk({ ...base, get inputSchema() { return S(); }, async prompt() { return "Watch " + (opts().fast ? "fast" : "slow") + "."; } });
+var V = mk({ name: "Varied", inputSchema: S, call() {},
+  prompt(o) { if (o.compact) return "Brief."; return "The full text, " + "longer."; } });
+"#,
+            ),
+        ]);
+        let ts = find(&ci);
+        let t = tool(&ts, "Maker");
+        // A choice inside a helper is kept in place, both texts shown.
+        assert_eq!(
+            t.description,
+            "${v1 ? `Short form.` : `Long form for ${LOOK_TOOL_NAME}.`}\n- First rule.${feature_quick_mode ? `\n- Quick rule.` : ``}\n  - nested a\n  - nested b\nIntro line.${verbose ? `\nVerbose line.` : ``}\nLazily made line.\nUse ${LOOK_TOOL_NAME} first; limit ${limit}."
+        );
+        let texts: Vec<(&str, &str)> = t
+            .pieces
+            .iter()
+            .map(|p| (p.role.as_str(), p.text.as_str()))
+            .collect();
+        assert!(texts.contains(&("literal", "Quick rule.")), "{texts:?}");
+        assert!(texts.contains(&("literal", "Verbose line.")), "{texts:?}");
+        let names: Vec<&str> = t.variables.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "LOOK_TOOL_NAME",
+                "feature_quick_mode",
+                "limit",
+                "v1",
+                "verbose"
+            ]
+        );
+        // A choice of the whole text: the richest is the description, the
+        // other a variant among the pieces.
+        let v = tool(&ts, "Varied");
+        assert_eq!(v.description, "The full text, longer.");
+        assert!(
+            v.pieces
+                .iter()
+                .any(|p| p.role == "variant" && p.text == "Brief."),
+            "{:?}",
+            v.pieces
+        );
+        // A tool whose name and schema come from a spread base.
+        let w = tool(&ts, "Watcher");
+        assert_eq!(w.description, "Watch ${fast ? `fast` : `slow`}.");
+        assert_eq!(w.prompt_bytes, "Watch .".len());
+    }
+
+    #[test]
     fn diff_lists_schema_changes_property_by_property() {
         let mk = |schema: J, d: &str| Tool {
             name: "Read".into(),
@@ -612,6 +819,8 @@ var W = mk({ name: "Fetch", prompt: () => "Fetch a page", inputSchema: SCH, call
             input_schema: schema,
             summary: None,
             runtime: Vec::new(),
+            pieces: Vec::new(),
+            variables: Vec::new(),
             sites: Vec::new(),
         };
         let a = mk(
