@@ -275,10 +275,22 @@ fn raw_model_ids(texts: &[String]) -> BTreeSet<String> {
         r#""(claude-(?:\d{1,2}-){1,2}[a-z]{3,}|claude-[a-z]{3,}(?:-\d{1,2}){1,2}|claude-\d{1,2}(?:-\d{1,2})?)((?:-(?:\d{8}|[a-z]{3,})){0,2})""#,
     )
     .unwrap();
-    texts
-        .iter()
-        .flat_map(|t| re.captures_iter(t).map(|c| format!("{}{}", &c[1], &c[2])))
-        .collect()
+    // A literal only ever tested as a substring (`includes`, `startsWith`)
+    // may be a prefix: not a model.
+    let mut ids = BTreeSet::new();
+    for t in texts {
+        for c in re.captures_iter(t) {
+            let at = c.get(0).unwrap().start();
+            let before = &t[at.saturating_sub(16)..at];
+            if !["includes(", "startsWith(", "endsWith(", "indexOf("]
+                .iter()
+                .any(|m| before.ends_with(m))
+            {
+                ids.insert(format!("{}{}", &c[1], &c[2]));
+            }
+        }
+    }
+    ids
 }
 
 #[test]
@@ -301,6 +313,18 @@ fn models_hold_every_model_id_literal() {
         let missing: Vec<&String> = raw.difference(&ids).collect();
         assert!(missing.is_empty(), "{v}: not listed: {missing:?}");
         assert!(!ids.contains("claude-code"));
+        // No id cut at a dot: none is followed by `.digit` in a literal.
+        let texts = extracted_js(&exe);
+        for id in &ids {
+            let cut = format!("\"{id}.");
+            assert!(
+                !texts.iter().any(|t| t.match_indices(&cut).any(|(i, _)| t
+                    .as_bytes()
+                    .get(i + cut.len())
+                    .is_some_and(u8::is_ascii_digit))),
+                "{v}: {id} is cut at a dot"
+            );
+        }
         // The default of an alias, where the build's model table says so.
         let defaults: Vec<&Value> = models
             .iter()
