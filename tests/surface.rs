@@ -282,9 +282,15 @@ fn raw_model_ids(texts: &[String]) -> BTreeSet<String> {
         for c in re.captures_iter(t) {
             let at = c.get(0).unwrap().start();
             let before = &t[at.saturating_sub(16)..at];
-            if !["includes(", "startsWith(", "endsWith(", "indexOf("]
-                .iter()
-                .any(|m| before.ends_with(m))
+            // Quoted inside a code span of a prompt's prose (`\`m="…"\``
+            // in a template literal): prose, not a literal of its own.
+            let end = c.get(0).unwrap().end();
+            let near = |a: usize, b: usize| t.get(a..b).is_some_and(|x| x.contains("\\`"));
+            let in_prose = near(at.saturating_sub(40), at) && near(end, (end + 40).min(t.len()));
+            if !in_prose
+                && !["includes(", "startsWith(", "endsWith(", "indexOf("]
+                    .iter()
+                    .any(|m| before.ends_with(m))
             {
                 ids.insert(format!("{}{}", &c[1], &c[2]));
             }

@@ -16,9 +16,22 @@ fn raw_spec_names(dir: &Path) -> BTreeSet<String> {
             .unwrap();
     let entry = regex::Regex::new(r"[{,]([A-Z_][A-Za-z0-9_]*):\(\)=>([A-Za-z_$][\w$]*)").unwrap();
     let mut out = BTreeSet::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "js") {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    for p in files {
+        // JavaScript modules: `….js`, or the one script of a single-bundle
+        // build (`cli`, no extension).
+        if p.extension().is_some_and(|x| x != "js") {
             continue;
         }
         let t = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
