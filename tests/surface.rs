@@ -319,16 +319,16 @@ fn models_hold_every_model_id_literal() {
         let missing: Vec<&String> = raw.difference(&ids).collect();
         assert!(missing.is_empty(), "{v}: not listed: {missing:?}");
         assert!(!ids.contains("claude-code"));
-        // No id cut at a dot: none is followed by `.digit` in a literal.
+        // No id cut at a dot or from a longer word: each is a whole literal
+        // somewhere (`"claude-1"` is not listed from `"claude-1.3"`).
         let texts = extracted_js(&exe);
         for id in &ids {
-            let cut = format!("\"{id}.");
+            let whole = [format!("\"{id}\""), format!("'{id}'"), format!("`{id}`")];
             assert!(
-                !texts.iter().any(|t| t.match_indices(&cut).any(|(i, _)| t
-                    .as_bytes()
-                    .get(i + cut.len())
-                    .is_some_and(u8::is_ascii_digit))),
-                "{v}: {id} is cut at a dot"
+                texts
+                    .iter()
+                    .any(|t| whole.iter().any(|w| t.contains(w.as_str()))),
+                "{v}: {id} is never a literal of its own"
             );
         }
         // The default of an alias, where the build's model table says so.

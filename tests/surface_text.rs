@@ -61,7 +61,9 @@ fn raw_env_names(dir: &Path) -> BTreeSet<String> {
             let t = e.file_type().unwrap();
             if t.is_dir() {
                 stack.push(e.path());
-            } else if e.path().extension().is_some_and(|x| x == "js") {
+            } else if e.path().extension().is_none_or(|x| x == "js")
+                && e.file_name() != "manifest.json"
+            {
                 let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
                 for c in re.captures_iter(&text) {
                     out.insert(c[1].to_string());
