@@ -275,10 +275,28 @@ fn raw_model_ids(texts: &[String]) -> BTreeSet<String> {
         r#""(claude-(?:\d{1,2}-){1,2}[a-z]{3,}|claude-[a-z]{3,}(?:-\d{1,2}){1,2}|claude-\d{1,2}(?:-\d{1,2})?)((?:-(?:\d{8}|[a-z]{3,})){0,2})""#,
     )
     .unwrap();
-    texts
-        .iter()
-        .flat_map(|t| re.captures_iter(t).map(|c| format!("{}{}", &c[1], &c[2])))
-        .collect()
+    // A literal only ever tested as a substring (`includes`, `startsWith`)
+    // may be a prefix: not a model.
+    let mut ids = BTreeSet::new();
+    for t in texts {
+        for c in re.captures_iter(t) {
+            let at = c.get(0).unwrap().start();
+            let before = &t[at.saturating_sub(16)..at];
+            // Quoted inside a code span of a prompt's prose (`\`m="…"\``
+            // in a template literal): prose, not a literal of its own.
+            let end = c.get(0).unwrap().end();
+            let near = |a: usize, b: usize| t.get(a..b).is_some_and(|x| x.contains("\\`"));
+            let in_prose = near(at.saturating_sub(40), at) && near(end, (end + 40).min(t.len()));
+            if !in_prose
+                && !["includes(", "startsWith(", "endsWith(", "indexOf("]
+                    .iter()
+                    .any(|m| before.ends_with(m))
+            {
+                ids.insert(format!("{}{}", &c[1], &c[2]));
+            }
+        }
+    }
+    ids
 }
 
 #[test]
@@ -301,6 +319,18 @@ fn models_hold_every_model_id_literal() {
         let missing: Vec<&String> = raw.difference(&ids).collect();
         assert!(missing.is_empty(), "{v}: not listed: {missing:?}");
         assert!(!ids.contains("claude-code"));
+        // No id cut at a dot or from a longer word: each is a whole literal
+        // somewhere (`"claude-1"` is not listed from `"claude-1.3"`).
+        let texts = extracted_js(&exe);
+        for id in &ids {
+            let whole = [format!("\"{id}\""), format!("'{id}'"), format!("`{id}`")];
+            assert!(
+                texts
+                    .iter()
+                    .any(|t| whole.iter().any(|w| t.contains(w.as_str()))),
+                "{v}: {id} is never a literal of its own"
+            );
+        }
         // The default of an alias, where the build's model table says so.
         let defaults: Vec<&Value> = models
             .iter()

@@ -21,9 +21,22 @@
 //!   object passed there are variables read — *registry* (see
 //!   [`spec_reader`]).
 //!
+//! - `process.env[k]` where `k` walks the keys of an object (`for … of
+//!   Object.entries(X)`, `Object.keys(X).forEach`, a proxy trap reading
+//!   `X[k]`) — *registry*; or the elements of an array, or a field of its
+//!   objects — *table* (see [`keys`]);
+//! - the environment handed to a parameter or held by another binding —
+//!   *passed*, *alias* (see [`passed`]);
+//! - a list of names, most of them read in one of the ways above — *list*
+//!   (see [`lists`]).
+//!
 //! A truthiness helper called as `isTruthy(process.env.X)` is a member read
 //! and needs nothing more. What is computed at run time (a name built from
 //! data) is not known statically and is left out.
+
+mod keys;
+mod lists;
+mod passed;
 
 use super::Site;
 use crate::analysis::eval::{Evaluator, Value, parse_snippet};
@@ -41,7 +54,10 @@ pub struct EnvVar {
     /// How it is read: `member` (`process.env.NAME`), `destructured`,
     /// `bracket` (`process.env["NAME"]`), `in` (`"NAME" in process.env`),
     /// `helper` (a function taking the name), `registry` (a key of a typed
-    /// environment's specs).
+    /// environment's specs), `table` (an element or field of a table the
+    /// key walks), `passed` / `alias` (read off a parameter or a binding
+    /// holding the environment), `list` (in a list of names most of which
+    /// are read).
     pub how: Vec<String>,
     pub default: Option<serde_json::Value>,
     pub sites: Vec<Site>,
@@ -79,7 +95,7 @@ struct Helper {
 }
 
 pub fn find(ci: &CodeIndex) -> Vec<EnvVar> {
-    let per_module: Vec<(Vec<Read>, Vec<Helper>)> = ci
+    let per_module: Vec<Scanned> = ci
         .modules
         .par_iter()
         .enumerate()
@@ -87,29 +103,79 @@ pub fn find(ci: &CodeIndex) -> Vec<EnvVar> {
         .collect();
     let mut reads: Vec<Read> = Vec::new();
     let mut helpers: HashSet<Helper> = HashSet::new();
-    for (r, h) in per_module {
-        reads.extend(r);
-        helpers.extend(h);
+    let mut origins: Vec<keys::Origin> = Vec::new();
+    let mut holders: HashSet<passed::Holder> = HashSet::new();
+    for s in per_module {
+        reads.extend(s.reads);
+        helpers.extend(s.helpers);
+        origins.extend(s.origins);
+        holders.extend(s.holders);
+    }
+    for h in &holders {
+        passed::reads(ci, h, &mut reads);
     }
     if !helpers.is_empty() {
-        let calls: Vec<(Vec<Read>, Vec<Helper>)> = (0..ci.modules.len())
+        let calls: Vec<(Vec<Read>, Vec<keys::Origin>)> = (0..ci.modules.len())
             .into_par_iter()
             .map(|mi| helper_calls(ci, mi, &helpers))
             .collect();
-        let mut spec_readers: HashSet<Helper> = HashSet::new();
-        for (r, s) in calls {
+        for (r, o) in calls {
             reads.extend(r);
-            spec_readers.extend(s);
-        }
-        if !spec_readers.is_empty() {
-            let specs: Vec<Vec<Read>> = (0..ci.modules.len())
-                .into_par_iter()
-                .map(|mi| spec_keys(ci, mi, &spec_readers))
-                .collect();
-            reads.extend(specs.into_iter().flatten());
+            origins.extend(o);
         }
     }
+    let mut spec_readers: HashSet<Helper> = HashSet::new();
+    let mut walked: HashSet<keys::Origin> = HashSet::new();
+    for o in origins {
+        match o {
+            keys::Origin::Spec(h) => {
+                spec_readers.insert(h);
+            }
+            o => {
+                if walked.insert(o.clone()) {
+                    keys::names(ci, &o, &mut reads);
+                }
+            }
+        }
+    }
+    // A spec reader passing its parameter on makes the function it is
+    // inside a spec reader too: a few rounds.
+    let mut done: HashSet<Helper> = HashSet::new();
+    let mut pending = spec_readers;
+    for _ in 0..MAX_SPEC_ROUNDS {
+        if pending.is_empty() {
+            break;
+        }
+        done.extend(pending.iter().copied());
+        let specs: Vec<(Vec<Read>, Vec<Helper>)> = (0..ci.modules.len())
+            .into_par_iter()
+            .map(|mi| spec_keys(ci, mi, &pending))
+            .collect();
+        let mut next = HashSet::new();
+        for (r, h) in specs {
+            reads.extend(r);
+            next.extend(h.into_iter().filter(|h| !done.contains(h)));
+        }
+        pending = next;
+    }
+    let known: HashSet<&str> = reads.iter().map(|r| r.name.as_str()).collect();
+    let listed = lists::find(ci, &known);
+    reads.extend(listed);
     merge(reads)
+}
+
+/// How many times spec readers are followed out through the functions
+/// that pass them their object.
+const MAX_SPEC_ROUNDS: usize = 4;
+
+/// What one module's scan finds: reads, helpers, and the origins of names
+/// read through a key that walks a collection.
+#[derive(Default)]
+struct Scanned {
+    reads: Vec<Read>,
+    helpers: Vec<Helper>,
+    origins: Vec<keys::Origin>,
+    holders: Vec<passed::Holder>,
 }
 
 fn merge(reads: Vec<Read>) -> Vec<EnvVar> {
@@ -277,11 +343,13 @@ fn literal_json(e: &Expr) -> Option<serde_json::Value> {
     }
 }
 
-fn scan_module(ci: &CodeIndex, mi: usize, m: &IndexedModule) -> (Vec<Read>, Vec<Helper>) {
+fn scan_module(ci: &CodeIndex, mi: usize, m: &IndexedModule) -> Scanned {
     let src = m.source();
     let b = src.as_bytes();
     let mut reads = Vec::new();
     let mut helpers = Vec::new();
+    let mut origins = Vec::new();
+    let mut holders = Vec::new();
     let mut ev: Option<Evaluator> = None;
     // The bytes the bracket and pattern scans may read around occurrences,
     // in all: a module made of `process.env[((((…` must not cost its length
@@ -307,8 +375,10 @@ fn scan_module(ci: &CodeIndex, mi: usize, m: &IndexedModule) -> (Vec<Read>, Vec<
         } else if b.get(i) == Some(&b'.') {
             i += 1;
         } else if b.get(i) != Some(&b'[') {
-            // Not read through a member: maybe destructured, or `in`.
+            // Not read through a member: maybe destructured, or `in`, or
+            // handed to another binding.
             before(src, m, at, &mut reads);
+            holders.extend(passed::holder(ci, m, mi, at));
             continue;
         }
         let i = skip_ws(b, i);
@@ -324,18 +394,23 @@ fn scan_module(ci: &CodeIndex, mi: usize, m: &IndexedModule) -> (Vec<Read>, Vec<
                 && let Some(h) = helper_param(m, mi, lo as u32, id.sym.as_ref())
             {
                 helpers.push(h);
+                // A proxy's `get(target, key)` trap is a named method too.
+                origins.extend(keys::origin(m, mi, lo as u32, &e));
                 continue;
             }
             let ev = ev.get_or_insert_with(|| Evaluator::new(ci));
-            if let Ok(Value::Str(name)) = ev.eval(mi, &e, lo as u32, &Vec::new())
-                && valid_name(&name)
-            {
-                reads.push(Read {
-                    name,
-                    how: "bracket",
-                    default: default_after(src, close + 1),
-                    site: Site::at(m, at as u32),
-                });
+            match ev.eval(mi, &e, lo as u32, &Vec::new()) {
+                Ok(Value::Str(name)) => {
+                    if valid_name(&name) {
+                        reads.push(Read {
+                            name,
+                            how: "bracket",
+                            default: default_after(src, close + 1),
+                            site: Site::at(m, at as u32),
+                        });
+                    }
+                }
+                _ => origins.extend(keys::origin(m, mi, lo as u32, &e)),
             }
         } else if let Some(name) = ident_at(src, i) {
             reads.push(Read {
@@ -346,7 +421,12 @@ fn scan_module(ci: &CodeIndex, mi: usize, m: &IndexedModule) -> (Vec<Read>, Vec<
             });
         }
     }
-    (reads, helpers)
+    Scanned {
+        reads,
+        helpers,
+        origins,
+        holders,
+    }
 }
 
 /// `{A, B: b, C = "x"} = process.env` and `"NAME" in process.env`, read
@@ -547,7 +627,11 @@ fn local_names<'c>(
 
 /// Calls in module `mi` of a helper, each reading the variable named by its
 /// argument; and the spec readers found on the way (see [`spec_reader`]).
-fn helper_calls(ci: &CodeIndex, mi: usize, helpers: &HashSet<Helper>) -> (Vec<Read>, Vec<Helper>) {
+fn helper_calls(
+    ci: &CodeIndex,
+    mi: usize,
+    helpers: &HashSet<Helper>,
+) -> (Vec<Read>, Vec<keys::Origin>) {
     let m = &ci.modules[mi];
     let local = local_names(ci, mi, helpers);
     if local.is_empty() {
@@ -574,7 +658,10 @@ fn helper_calls(ci: &CodeIndex, mi: usize, helpers: &HashSet<Helper>) -> (Vec<Re
                     match ev.eval_span(mi, arg.lo, arg.hi) {
                         Ok(Value::Str(s)) => Some(s),
                         _ => {
-                            readers.extend(spec_reader(m, mi, c, id));
+                            readers.extend(spec_reader(m, mi, c, id).map(keys::Origin::Spec));
+                            // A key walking a collection: `read(key, …)`
+                            // inside `for (const [key] of Object.entries(X))`.
+                            readers.extend(keys::ident_origin(m, mi, arg.lo, id));
                             None
                         }
                     }
@@ -648,12 +735,13 @@ const MAX_SPEC_BYTES: usize = 1 << 20;
 
 /// Calls in module `mi` of a spec reader: the keys of the spec object each
 /// passes, as variables read.
-fn spec_keys(ci: &CodeIndex, mi: usize, readers: &HashSet<Helper>) -> Vec<Read> {
+fn spec_keys(ci: &CodeIndex, mi: usize, readers: &HashSet<Helper>) -> (Vec<Read>, Vec<Helper>) {
     let m = &ci.modules[mi];
     let local = local_names(ci, mi, readers);
     let mut out = Vec::new();
+    let mut more = Vec::new();
     if local.is_empty() {
-        return out;
+        return (out, more);
     }
     for c in m.index.calls.iter().filter(|c| !c.member) {
         let Some(params) = local.get(c.name.as_str()) else {
@@ -664,132 +752,19 @@ fn spec_keys(ci: &CodeIndex, mi: usize, readers: &HashSet<Helper>) -> Vec<Read> 
                 0 => c.arg0.as_ref(),
                 _ => c.arg1.as_ref(),
             };
-            if let Some(id) = arg.and_then(|a| a.ident.as_deref()) {
-                let mut seen = HashSet::new();
-                object_keys(ci, mi, id, 0, &mut seen, &mut out);
+            let Some(arg) = arg else { continue };
+            let mut seen = HashSet::new();
+            match arg.ident.as_deref() {
+                Some(id) => match keys::keys_origin(m, mi, arg.lo, id, None) {
+                    // Passed on from a parameter: that function reads it.
+                    keys::Origin::Spec(h) => more.push(h),
+                    _ => keys::object_keys(ci, mi, id, "registry", 0, &mut seen, &mut out),
+                },
+                None => keys::literal_keys(ci, mi, arg.lo, arg.hi, "registry", &mut seen, &mut out),
             }
         }
     }
-    out
-}
-
-/// The keys of the object `name` denotes in module `m`: a namespace the
-/// bundle builds (`helper(ns, {KEY: () => local, …})`), an object literal
-/// (spreads followed), a binding imported from another chunk, or
-/// `import.meta.require("chunk").name`.
-fn object_keys(
-    ci: &CodeIndex,
-    m: usize,
-    name: &str,
-    depth: usize,
-    seen: &mut HashSet<(usize, String)>,
-    out: &mut Vec<Read>,
-) {
-    if depth > MAX_SPEC_DEPTH || !seen.insert((m, name.to_string())) {
-        return;
-    }
-    if let Some((t, local)) = ci.follow_import(m, name) {
-        return object_keys(ci, t, local, depth + 1, seen, out);
-    }
-    let module = &ci.modules[m];
-    let src = module.source();
-    // A namespace: its export table is the second argument of a call whose
-    // first is the namespace.
-    let table = module.index.calls.iter().find_map(|c| {
-        let a1 = c.arg1.as_ref()?;
-        (!c.member && c.args == 2 && c.arg0.as_ref()?.ident.as_deref() == Some(name))
-            .then_some((a1.lo, a1.hi))
-    });
-    if let Some((lo, hi)) = table {
-        let entries: Vec<_> = module
-            .index
-            .export_table
-            .iter()
-            .filter(|e| e.lo >= lo && e.lo < hi)
-            .collect();
-        if !entries.is_empty() {
-            for e in entries {
-                if valid_name(&e.original) {
-                    out.push(Read {
-                        name: e.original.clone(),
-                        how: "registry",
-                        default: None,
-                        site: Site::at(module, e.lo),
-                    });
-                }
-            }
-            return;
-        }
-    }
-    let Some((lo, hi)) = module
-        .index
-        .definitions
-        .get(name)
-        .and_then(|d| d.iter().find_map(|d| d.value))
-    else {
-        return;
-    };
-    let (lo, hi) = (lo as usize, hi as usize);
-    if hi - lo > MAX_SPEC_BYTES {
-        return;
-    }
-    let Some(text) = src.get(lo..hi) else { return };
-    if let Some(rest) = text.strip_prefix("import.meta.require(") {
-        // `import.meta.require("/$bunfs/root/chunk.js").name`
-        let Some((path, export)) = rest.split_once(").") else {
-            return;
-        };
-        let path = path.trim_matches(|c| c == '"' || c == '\'');
-        if let Some(t) = ci.module_position(path)
-            && let Some(e) = ci.export_named(t, export)
-        {
-            let local = e.local.clone();
-            object_keys(ci, t, &local, depth + 1, seen, out);
-        }
-        return;
-    }
-    if !text.starts_with('{') {
-        return;
-    }
-    let Ok(e) = parse_snippet(&format!("({text})")) else {
-        return;
-    };
-    let mut e: &Expr = &e;
-    while let Expr::Paren(p) = e {
-        e = &p.expr;
-    }
-    let Expr::Object(o) = e else { return };
-    // Snippet positions start at 1 and carry the `(`.
-    let at = |p: swc_common::BytePos| (lo + (p.0 as usize).saturating_sub(2)) as u32;
-    for prop in &o.props {
-        use swc_ecma_ast::{Prop, PropOrSpread};
-        match prop {
-            PropOrSpread::Spread(sp) => {
-                if let Expr::Ident(i) = &*sp.expr {
-                    object_keys(ci, m, i.sym.as_ref(), depth + 1, seen, out);
-                }
-            }
-            PropOrSpread::Prop(p) => {
-                let (key, pos) = match &**p {
-                    Prop::Shorthand(i) => (i.sym.to_string(), i.span.lo),
-                    Prop::KeyValue(kv) => match &kv.key {
-                        PropName::Ident(i) => (i.sym.to_string(), i.span.lo),
-                        PropName::Str(s) => (s.value.to_string_lossy().into_owned(), s.span.lo),
-                        _ => continue,
-                    },
-                    _ => continue,
-                };
-                if valid_name(&key) {
-                    out.push(Read {
-                        name: key,
-                        how: "registry",
-                        default: None,
-                        site: Site::at(module, at(pos)),
-                    });
-                }
-            }
-        }
-    }
+    (out, more)
 }
 
 #[cfg(test)]
@@ -918,6 +893,147 @@ envOn(computeIt()); other("NOT_ENV");"#,
         // The site is the key in the namespace's table.
         let s = &get(&v, "SPEC_ONE").sites[0];
         assert!(s.module.ends_with("chunk-spec.js"), "{}", s.module);
+    }
+
+    /// A typed environment as single-bundle builds write one: a getter per
+    /// key of the specs, each reading `process.env[key]`.
+    #[test]
+    fn typed_environments_read_through_getters_per_key() {
+        let v = env(r#"var codec = { str: () => 1, bool: () => 2 };
+var nsA = {}, nsB = {};
+exp(nsA, { GET_ONE: () => a1, GET_TWO: () => a2 });
+exp(nsB, { GET_THREE: () => b1, GET_SEVEN: () => b2 });
+var a1 = codec.str(), a2 = codec.bool(), b1 = codec.str(), b2 = codec.str();
+var inner = {};
+exp(inner, { innerShape: () => shape });
+var shape = { GET_SIX: codec.str() };
+function makeEnv(specs, proto) {
+  let out = Object.create(proto);
+  for (let [key, spec] of Object.entries(specs))
+    Object.defineProperty(out, key, { get: () => spec.parse(process.env[key]) });
+  return out;
+}
+var all = { ...nsA, ...nsB, GET_FOUR: codec.str() };
+var innerShape = (init(), toNs(inner)).innerShape;
+var env = makeEnv(all, null), other = makeEnv(innerShape, null);
+var local = { GET_FIVE: 1 };
+Object.keys(local).forEach((k) => { if (process.env[k]) use(k); });
+function trapped(specs) {
+  return new Proxy({}, { get(t, k) { return specs[k].parse(process.env[k]); } });
+}
+trapped({ GET_NINE: codec.str() });
+function notWalked(x) { for (let [k] of Object.entries(x)) process.env[k]; }
+notWalked(compute());"#);
+        assert_eq!(
+            names(&v),
+            [
+                "GET_FIVE",
+                "GET_FOUR",
+                "GET_NINE",
+                "GET_ONE",
+                "GET_SEVEN",
+                "GET_SIX",
+                "GET_THREE",
+                "GET_TWO"
+            ]
+        );
+        assert!(
+            v.iter().all(|e| e.how == ["registry"]),
+            "{:?}",
+            v.iter().map(|e| &e.how).collect::<Vec<_>>()
+        );
+        // The site is the key in its namespace's table.
+        assert_eq!(get(&v, "GET_ONE").sites[0].raw_line, 3);
+    }
+
+    /// A typed environment whose getters come from a helper taking the key,
+    /// its object handed on through a second function, lazily or not.
+    #[test]
+    fn typed_environments_handed_on_to_a_getter_helper() {
+        let v = env(
+            r#"function getter(name, spec) { return () => spec.parse(process.env[name]); }
+function lazy(specs, proto) {
+  return new Proxy({}, { get: (t, key) => has(specs, key) ? getter(key, specs[key])() : undefined });
+}
+function build(specs, proto, isLazy = flag()) {
+  let out = isLazy ? lazy(specs, proto) : Object.create(proto);
+  for (let [k, s] of isLazy ? [] : Object.entries(specs)) Object.defineProperty(out, k, { get: getter(k, s) });
+  return out;
+}
+var env = build({ HAND_ONE: codec.str(), HAND_TWO: codec.bool() }, null);
+getter("HAND_THREE", codec.str());"#,
+        );
+        assert_eq!(names(&v), ["HAND_ONE", "HAND_THREE", "HAND_TWO"]);
+        assert_eq!(get(&v, "HAND_ONE").how, ["registry"]);
+        assert_eq!(get(&v, "HAND_THREE").how, ["helper"]);
+    }
+
+    /// The environment handed to a parameter, or held by another binding
+    /// (or a copy): the names read off it in its scope.
+    #[test]
+    fn names_read_through_a_parameter_or_an_alias() {
+        let v = env(
+            r#"function timeoutOf(e = process.env) { return e.PASS_DEFAULT ?? "30"; }
+function keyMode(opts, env) { let a = env.PASS_TWO; [1].map((env) => env.NOT_THIS); return env?.PASS_THREE; }
+keyMode({}, process.env);
+function child() { let c = { ...process.env, SET_FOR_CHILD: "1" }; c.WRITTEN = "x"; return c.ALIAS_ONE; }
+function other() { const e = process.env; return e["ignored"], e.ALIAS_TWO, e.hasOwnProperty("x"); }
+function unrelated(e) { return e.NOT_ENV; }"#,
+        );
+        assert_eq!(
+            names(&v),
+            [
+                "ALIAS_ONE",
+                "ALIAS_TWO",
+                "PASS_DEFAULT",
+                "PASS_THREE",
+                "PASS_TWO"
+            ]
+        );
+        assert_eq!(get(&v, "PASS_DEFAULT").how, ["passed"]);
+        assert_eq!(get(&v, "PASS_DEFAULT").default, Some(json!("30")));
+        assert_eq!(get(&v, "PASS_TWO").how, ["passed"]);
+        assert_eq!(get(&v, "ALIAS_ONE").how, ["alias"]);
+        assert_eq!(get(&v, "ALIAS_TWO").how, ["alias"]);
+    }
+
+    /// A list of names most of which are read elsewhere: the others are
+    /// variables too. A list of other words is not.
+    #[test]
+    fn lists_of_names_mostly_read_elsewhere() {
+        let v = env(r#"process.env.LIST_A; process.env.LIST_B;
+var allowed = new Set(["LIST_A", "LIST_B", "LIST_C"]);
+var methods = ["GET", "POST", "LIST_A", "PUT"], short = ["LIST_A", "LIST_D"];
+var mixed = ["LIST_A", "LIST_B", "lower case"];"#);
+        assert_eq!(names(&v), ["LIST_A", "LIST_B", "LIST_C"]);
+        assert_eq!(get(&v, "LIST_C").how, ["list"]);
+        assert_eq!(get(&v, "LIST_A").how, ["list", "member"]);
+    }
+
+    /// Names in tables walked by the key: an array of names, an array of
+    /// objects whose field names the variable.
+    #[test]
+    fn names_in_tables_read_through_the_key() {
+        let v = env(
+            r#"var NAMES = ["TAB_ONE", "TAB_TWO"], MORE = new Set(["TAB_THREE", ...NAMES]);
+var PAIRS = [{ modelVar: "TAB_FOUR", capsVar: "TAB_FIVE" }, { modelVar: "TAB_SIX" }];
+function anySet() { return NAMES.some((n) => !!process.env[n]); }
+for (const n of MORE) delete process.env[n];
+function caps() { for (let r of PAIRS) { let a = process.env[r.modelVar], b = process.env[r.capsVar]; } }
+var NOT_READ = ["TAB_NOPE"];"#,
+        );
+        assert_eq!(
+            names(&v),
+            [
+                "TAB_FIVE",
+                "TAB_FOUR",
+                "TAB_ONE",
+                "TAB_SIX",
+                "TAB_THREE",
+                "TAB_TWO"
+            ]
+        );
+        assert!(v.iter().all(|e| e.how == ["table"]));
     }
 
     #[test]

@@ -40,15 +40,30 @@ pub struct Model {
     pub sites: Vec<Site>,
 }
 
-/// Whether `s` is shaped like a model id.
+/// Whether `s` is shaped like a model id: `claude-` then a family word and
+/// a version, or a version and a family word (or a bare version); a
+/// version part is one or two digits, dotted or not (`1.3`); then at most
+/// two of a date, a word (`latest`, `fast`) or a context size (`100k`);
+/// and, in a provider's form, `@` and a date.
 pub fn is_model_id(s: &str) -> bool {
     let Some(rest) = s.strip_prefix("claude-") else {
         return false;
     };
+    let digits =
+        |t: &str, n: usize| (1..=n).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit());
+    let rest = match rest.split_once('@') {
+        Some((r, d)) if d.len() == 8 && digits(d, 8) => r,
+        Some(_) => return false,
+        None => rest,
+    };
     let toks: Vec<&str> = rest.split('-').collect();
-    let num = |t: &str| (1..=2).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit());
+    let num = |t: &str| match t.split_once('.') {
+        Some((a, b)) => digits(a, 2) && digits(b, 2),
+        None => digits(t, 2),
+    };
     let word = |t: &str| t.len() >= 3 && t.bytes().all(|b| b.is_ascii_lowercase());
-    let date = |t: &str| t.len() == 8 && t.bytes().all(|b| b.is_ascii_digit());
+    let date = |t: &str| t.len() == 8 && digits(t, 8);
+    let size = |t: &str| t.len() >= 2 && t.ends_with('k') && digits(&t[..t.len() - 1], 4);
     let mut i = 0;
     let nums = |i: &mut usize| {
         let start = *i;
@@ -58,7 +73,7 @@ pub fn is_model_id(s: &str) -> bool {
         *i - start
     };
     if nums(&mut i) > 0 {
-        // `claude-3-5-sonnet`, or a bare version (`claude-2`).
+        // `claude-3-5-sonnet`, or a bare version (`claude-2`, `claude-1.3`).
         if i < toks.len() && word(toks[i]) {
             i += 1;
         }
@@ -70,9 +85,9 @@ pub fn is_model_id(s: &str) -> bool {
     } else {
         return false;
     }
-    // A date, `latest` or a variant word, at most two.
+    // A date, `latest`, a variant word or a context size, at most two.
     let tail = &toks[i..];
-    tail.len() <= 2 && tail.iter().all(|t| date(t) || word(t))
+    tail.len() <= 2 && tail.iter().all(|t| date(t) || word(t) || size(t))
 }
 
 /// A word shaped like a model id.
@@ -81,8 +96,6 @@ struct Mention {
     /// quoted.
     at: u32,
     id: String,
-    /// A whole literal: quoted by the same quote on both sides.
-    whole: bool,
 }
 
 /// Every word shaped like a model id in `src`.
@@ -95,27 +108,30 @@ fn scan(src: &str) -> Vec<Mention> {
         if prev.is_some_and(|c| c.is_ascii_alphanumeric() || b"_$-./@:\\".contains(&c)) {
             continue;
         }
-        let end = b[at..]
-            .iter()
-            .position(|c| !(c.is_ascii_alphanumeric() || *c == b'-'))
-            .map_or(b.len(), |n| at + n);
+        // The whole word: letters, digits and dashes, a dot between digits
+        // (`claude-1.3`), and a provider's `@date`.
+        let mut end = at;
+        while end < b.len() {
+            let c = b[end];
+            let digit_at = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+            if c.is_ascii_alphanumeric()
+                || c == b'-'
+                || ((c == b'.' || c == b'@') && digit_at(end + 1) && end > at && digit_at(end - 1))
+            {
+                end += 1;
+            } else {
+                break;
+            }
+        }
         let id = &src[at..end];
         if !is_model_id(id) {
             continue;
         }
         let quote = prev.filter(|c| b"\"'`".contains(c));
-        match quote {
-            Some(q) => out.push(Mention {
-                at: (at - 1) as u32,
-                id: id.to_string(),
-                whole: b.get(end) == Some(&q),
-            }),
-            None => out.push(Mention {
-                at: at as u32,
-                id: id.to_string(),
-                whole: false,
-            }),
-        }
+        out.push(Mention {
+            at: if quote.is_some() { at - 1 } else { at } as u32,
+            id: id.to_string(),
+        });
     }
     out
 }
@@ -123,6 +139,8 @@ fn scan(src: &str) -> Vec<Mention> {
 /// What is gathered about one id.
 #[derive(Default)]
 struct Gathered {
+    /// Seen as a literal of its own, other than in a substring test.
+    established: bool,
     aliases: BTreeSet<String>,
     uses: BTreeSet<String>,
     sites: Vec<Site>,
@@ -147,18 +165,38 @@ pub fn find(ci: &CodeIndex) -> Vec<Model> {
     }
     let mut by_id: BTreeMap<String, Gathered> = BTreeMap::new();
     for (mi, m) in ci.modules.iter().enumerate() {
-        for Mention { at: off, id, whole } in scan(m.source()) {
+        let strings = &m.index.strings;
+        for Mention { at: off, id, .. } in scan(m.source()) {
+            // A literal of its own (the index's string starts at the quote
+            // and holds exactly the id), or a word inside a longer string
+            // (prose, a message); in a regular expression or a comment it
+            // is neither.
+            let k = strings.partition_point(|s| s.lo <= off);
+            let own = k > 0 && strings[k - 1].lo == off && strings[k - 1].value == id;
+            let inside = !own
+                && strings[k.saturating_sub(8)..k]
+                    .iter()
+                    .any(|s| s.lo < off && s.hi > off);
+            if !own && !inside {
+                continue;
+            }
             let e = by_id.entry(id).or_default();
-            let (used, alias) = match uses.get(&(mi, off)) {
-                Some((u, a)) => (*u, a.clone()),
-                None if !whole => ("text", None),
-                None => ("other", None),
+            let (used, alias) = match (own, uses.get(&(mi, off))) {
+                (false, _) => ("text", None),
+                (true, Some((u, a))) => (*u, a.clone()),
+                (true, None) => ("other", None),
             };
+            // A literal compared in full or placed in the build's tables
+            // makes the id; a substring test (`includes`, `startsWith`) or
+            // prose alone does not.
+            e.established |= own && used != "prefix";
+            let used = if used == "prefix" { "check" } else { used };
             e.uses.insert(used.to_string());
             e.aliases.extend(alias);
             e.sites.push(Site::at(m, off));
         }
     }
+    by_id.retain(|_, g| g.established);
     by_id
         .into_iter()
         .map(|(id, g)| {
@@ -166,6 +204,7 @@ pub fn find(ci: &CodeIndex) -> Vec<Model> {
                 aliases,
                 uses: used,
                 mut sites,
+                ..
             } = g;
             sites.sort();
             sites.dedup();
@@ -302,12 +341,18 @@ impl Places {
                 _ => ("other", None),
             },
             Some(Ctx::Arg(m)) => match m.as_str() {
-                "includes" | "startsWith" | "endsWith" | "has" | "indexOf" => ("check", None),
+                // A substring test: the literal may be a prefix.
+                "includes" | "startsWith" | "endsWith" | "indexOf" | "lastIndexOf" => {
+                    ("prefix", None)
+                }
+                "has" => ("check", None),
                 _ => ("argument", None),
             },
             Some(Ctx::Return) => ("returned", None),
-            Some(Ctx::Decl) => ("constant", None),
-            Some(Ctx::Obj(_)) | None => ("other", None),
+            // A snippet is a definition's value: the literal alone is the
+            // binding's value.
+            Some(Ctx::Decl) | None => ("constant", None),
+            Some(Ctx::Obj(_)) => ("other", None),
         }
     }
 
@@ -421,6 +466,9 @@ mod tests {
             "claude-2",
             "claude-opus-4-6-fast",
             "claude-instant-1",
+            "claude-1.3",
+            "claude-instant-1.1-100k",
+            "claude-opus-4@20250514",
         ] {
             assert!(is_model_id(id), "{id}");
         }
@@ -432,9 +480,42 @@ mod tests {
             "claude-plugin-telemetry-v1",
             "claude-in-chrome",
             "claude-opus",
+            "claude-opus-4@2025",
+            "claude-1.",
         ] {
             assert!(!is_model_id(not), "{not}");
         }
+    }
+
+    /// Dotted versions whole, never cut at the dot; substring tests, regular
+    /// expressions and prose name no model; an id quoted in prose that is
+    /// also a literal of its own is listed, its prose site as text.
+    #[test]
+    fn exact_ids_only() {
+        let ci = testjs::script(
+            r#"
+var retired = { "claude-lark-1.3": "gone", "claude-lark-1.3-100k": "gone", "claude-wren-2.1": "gone" };
+function family(m) { return m.includes("claude-finch-4") || m.startsWith("claude-robin-") || /^claude-heron-3(-|$)/.test(m); }
+var vertexId = "claude-lark-7@20250101", active = "claude-lark-7";
+var help = "Use claude-lark-7 or claude-swan-9 for long tasks.";
+// claude-owl-5 in a comment
+"#,
+        );
+        let v = find(&ci);
+        let ids: Vec<&str> = v.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "claude-lark-1.3",
+                "claude-lark-1.3-100k",
+                "claude-lark-7",
+                "claude-lark-7@20250101",
+                "claude-wren-2.1"
+            ]
+        );
+        let l7 = v.iter().find(|m| m.id == "claude-lark-7").unwrap();
+        assert_eq!(l7.uses, ["constant", "text"]);
+        assert_eq!(v[0].uses, ["table"]);
     }
 
     #[test]
@@ -464,9 +545,7 @@ console.log("claude-code", "use claude-robin-3 instead");
                 "claude-finch-1",
                 "claude-lark-6",
                 "claude-lark-7",
-                "claude-lark-8",
                 "claude-lark-9",
-                "claude-robin-3",
                 "claude-wren-2",
                 "claude-wren-2-1"
             ]
@@ -482,7 +561,10 @@ console.log("claude-code", "use claude-robin-3 instead");
         assert_eq!(get("claude-wren-2").uses, ["list"]);
         assert_eq!(get("claude-finch-1").uses, ["fallback"]);
         assert_eq!(get("claude-lark-9").uses, ["check"]);
-        assert_eq!(get("claude-lark-8").uses, ["check"]);
-        assert_eq!(get("claude-robin-3").uses, ["text"]);
+        // A substring test and prose name no model.
+        assert!(
+            v.iter()
+                .all(|m| m.id != "claude-lark-8" && m.id != "claude-robin-3")
+        );
     }
 }
