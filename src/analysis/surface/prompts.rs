@@ -306,10 +306,17 @@ fn is_file_key(k: &str) -> bool {
     let Some((stem, ext)) = k.rsplit_once('.') else {
         return false;
     };
+    // A path (`dir/file.ext`), or a file name with a document's extension:
+    // `theme.set` is an operation's name, not a file.
+    let document = matches!(
+        ext,
+        "md" | "txt" | "html" | "css" | "json" | "yaml" | "yml" | "js" | "ts" | "py" | "sh"
+    );
     !stem.is_empty()
         && (1..=5).contains(&ext.len())
         && ext.bytes().all(|b| b.is_ascii_alphanumeric())
         && k.bytes().all(|b| b.is_ascii_graphic())
+        && (k.contains('/') || document)
 }
 
 /// The model-facing place among `reach`, nearest first.
@@ -320,7 +327,12 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
     let tool_input = reach.marks.keys().any(
         |m| matches!(m, Mark::Key { key, .. } if key == "inputSchema" || key == "input_schema"),
     );
-    for (mark, _) in reach.nearest() {
+    for (mark, hops) in reach.nearest() {
+        // The generic places (a message's content, a command's result, a
+        // style's prompt, a file table) are believed only near the text:
+        // far away, the trace has passed through helpers that hand
+        // values to the user interface and to the model alike.
+        let near = hops <= NEAR_HOPS;
         match mark {
             Mark::Arg { callee, .. } if callee == "describe" && tool_input => {
                 return Some(Sink {
@@ -347,6 +359,9 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     })
                 };
                 match key.as_str() {
+                    // A tool's `description` is its prompt only when it
+                    // has no `prompt` (then it describes a call to the user).
+                    "description" if is_tool(keys) && has("prompt") => {}
                     "prompt" | "description" if is_tool(keys) => {
                         let name = owner("name");
                         return Some(Sink {
@@ -358,7 +373,7 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     "prompt" if *method => {
                         return sink(kinds::TOOL_DESCRIPTION, owner("name"));
                     }
-                    "prompt" if has("name") || keys.len() <= 3 => {
+                    "prompt" if near && (has("name") || keys.len() <= 3) => {
                         return sink(kinds::OUTPUT_STYLE, owner("name"));
                     }
                     "getSystemPrompt" | "systemPrompt" | "whenToUse" if has("agentType") => {
@@ -366,10 +381,12 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     }
                     // The main loop's parameters: the session's system prompt.
                     "getSystemPrompt" | "systemPrompt" => return sink(kinds::SYSTEM, None),
-                    "getPromptForCommand" => return sink(kinds::SKILL, owner("name")),
-                    "content" if has("isMeta") => return sink(kinds::SYSTEM_REMINDER, None),
+                    "getPromptForCommand" if near => return sink(kinds::SKILL, owner("name")),
+                    "content" if near && has("isMeta") => {
+                        return sink(kinds::SYSTEM_REMINDER, None);
+                    }
                     "system" if has("messages") => return sink(kinds::SYSTEM, None),
-                    k if is_file_key(k) => return sink(kinds::DATA, Some(k.to_string())),
+                    k if near && is_file_key(k) => return sink(kinds::DATA, Some(k.to_string())),
                     _ => {}
                 }
             }
@@ -378,6 +395,10 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
     }
     None
 }
+
+/// How many hops a generic place (`content`, a command's result, a style's
+/// `prompt`, a file table) may be from the text.
+const NEAR_HOPS: u8 = 3;
 
 /// The keys whose values (or methods' results) reach a model, as
 /// `sink_of` reads them.

@@ -1393,7 +1393,73 @@ fn get_prop(v: &P, k: &str) -> P {
     }
 }
 
+/// The most a value being assembled may weigh (bytes of text and parts):
+/// choices inside choices can double a text at each step, and a real
+/// tool's prompt weighs well under this.
+const MAX_WEIGHT: usize = 1 << 20;
+
+/// A value's weight, counted up to `limit`.
+fn weight(p: &P, limit: usize) -> usize {
+    let mut w = 0;
+    weigh(p, &mut w, limit);
+    w
+}
+
+fn weigh(p: &P, w: &mut usize, limit: usize) {
+    if *w > limit {
+        return;
+    }
+    *w += 1;
+    match p {
+        P::Known(Value::Str(s)) => *w += s.len(),
+        P::Text(t) => weigh_text(t, w, limit),
+        P::Cond(_, a, b) => {
+            weigh(a, w, limit);
+            weigh(b, w, limit);
+        }
+        P::Arr(items) => {
+            for it in items {
+                match it {
+                    Item::One(p) | Item::Many(p) => weigh(p, w, limit),
+                }
+            }
+        }
+        P::Obj(kv) => kv.iter().for_each(|(_, p)| weigh(p, w, limit)),
+        _ => {}
+    }
+}
+
+fn weigh_text(t: &Text, w: &mut usize, limit: usize) {
+    for s in t {
+        if *w > limit {
+            return;
+        }
+        *w += 1;
+        match s {
+            Seg::Lit(l) => *w += l.len(),
+            Seg::Hole(n) => *w += n.len(),
+            Seg::Cond(_, a, b) => {
+                weigh_text(a, w, limit);
+                weigh_text(b, w, limit);
+            }
+        }
+    }
+}
+
+/// `p`, or a hole where it outweighs [`MAX_WEIGHT`].
+fn bounded(p: P) -> P {
+    if weight(&p, MAX_WEIGHT) > MAX_WEIGHT {
+        P::Hole("…".into())
+    } else {
+        p
+    }
+}
+
 fn choice(name: String, a: P, b: P) -> P {
+    bounded(choice_unbounded(name, a, b))
+}
+
+fn choice_unbounded(name: String, a: P, b: P) -> P {
     match (a, b) {
         (P::Never, b) => b,
         (a, P::Never) => a,
@@ -1405,6 +1471,10 @@ fn choice(name: String, a: P, b: P) -> P {
 /// Two values of one binding after an `if` without a return: a common
 /// prefix kept, the rest chosen.
 fn merge(name: &str, a: P, b: P) -> P {
+    bounded(merge_unbounded(name, a, b))
+}
+
+fn merge_unbounded(name: &str, a: P, b: P) -> P {
     match (a, b) {
         (P::Arr(x), P::Arr(y)) => {
             let n = x.iter().zip(&y).take_while(|(p, q)| p == q).count();
@@ -1427,7 +1497,7 @@ fn add(l: P, r: P) -> P {
         _ => {
             let mut t = to_text(&l);
             t.extend(to_text(&r));
-            text_value(normal(t))
+            bounded(text_value(normal(t)))
         }
     }
 }
