@@ -6,6 +6,7 @@
 mod args;
 mod export;
 mod scan;
+mod site;
 
 pub use args::*;
 
@@ -61,6 +62,11 @@ pub enum HistoryCommand {
         after_help = "Example:\n  cc-teardown history export --format sqlite -o history.sqlite\n  cc-teardown history export --format csv -o items.csv\n  cc-teardown history export --format json | jq '.releases | length'"
     )]
     Export(ExportArgs),
+    /// A folder of pages that needs no server: the timeline, a page per release and per item (prompt, tool, flag, env var, setting, command, model, workflow …), and a search over names and texts.
+    #[command(
+        after_help = "Example:\n  cc-teardown history site site/ --platform darwin-arm64\n  cc-teardown history site site/ --json | jq '{written, kept}'\n\nOpen site/index.html in a browser (file:// works), or publish the folder on any static host.\nA second run writes only the pages whose bytes changed (a manifest of every file's SHA-256 is kept in DIR) and says how many were written and kept.\nFiles in DIR that an earlier run did not write are refused unless --force."
+    )]
+    Site(SiteArgs),
 }
 
 pub fn run(app: &App, a: &HistoryArgs) -> anyhow::Result<i32> {
@@ -127,12 +133,13 @@ fn answer(app: &App, store: &FactsStore, c: &HistoryCommand) -> anyhow::Result<i
             Ok(0)
         }
         HistoryCommand::Export(e) => export::run(app, store, e),
+        HistoryCommand::Site(s) => site::run(app, store, s),
     }
 }
 
 /// A history error as the command line reports it: a wrong question is a
 /// usage error; the store's and the registry's errors keep their kinds.
-fn err(e: HistoryError) -> anyhow::Error {
+pub(super) fn err(e: HistoryError) -> anyhow::Error {
     match e {
         HistoryError::Store(e) => e.into(),
         HistoryError::Source(e) => e.into(),

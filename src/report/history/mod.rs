@@ -15,6 +15,7 @@ mod list;
 mod scan;
 mod search;
 mod show;
+pub mod site;
 
 pub use changes::ChangesView;
 pub use export::{ExportJson, csv};

@@ -21,6 +21,7 @@ mod list;
 mod range;
 mod record;
 mod scan;
+mod site;
 mod story;
 mod timeline;
 
@@ -31,6 +32,7 @@ pub(super) use items::{blob_hashes, name_hash};
 pub use list::ListedRelease;
 pub use range::{RangeError, select_range};
 pub(super) use record::TEXT_INDEX;
+pub use site::{ItemSeries, SiteItems, text_fields};
 pub use scan::{Analyse, Job, ScanPlan, ScanProgress, ScanResult, ScanStatus, Scanned};
 pub use story::{Change, ShowAnswer, Story, story};
 pub use timeline::TimelineRow;
