@@ -35,7 +35,7 @@ document.addEventListener('keydown',function(e){
   if(e.key==='/'&&box&&document.activeElement!==box&&!/^(INPUT|TEXTAREA)$/.test((document.activeElement||{}).tagName||'')){e.preventDefault();box.focus();}
 });
 var code=document.querySelectorAll('details.code');
-if(code.length===1){code[0].open=true;}
+if(code.length===1&&/\/i\/[^\/]+\/[^\/]+\/[^\/]+\.html$/.test(location.pathname)){code[0].open=true;}
 var index=window.CC_SEARCH;
 if(!index||!box){return;}
 var lower=index.map(function(e){return [e[1].toLowerCase(),e[4].toLowerCase()];});

@@ -31,6 +31,9 @@ pub const MAX_PAGE: usize = 300 << 10;
 const DIFF_BUDGET: usize = 170 << 10;
 /// Items listed on one page of a kind's list.
 const PER_LIST_PAGE: usize = 700;
+/// The longest text an item's page shows folded (a longer one is on its
+/// text's pages only).
+const MAX_ITEM_TEXT: usize = 60 << 10;
 /// The most of a text a page shows (a longer one is cut, and says so).
 const MAX_TEXT: usize = 200 << 10;
 
@@ -353,6 +356,26 @@ impl<'a> Site<'a> {
         Inline::new().link_code(self.version(i), self.release_href(root, i))
     }
 
+    /// The end of a run of releases ending at `i`: its version, or "now"
+    /// when `i` is the latest release (so that the page of an item still
+    /// present stays the same bytes when a new release holds it unchanged).
+    fn until(&self, i: usize) -> String {
+        if i + 1 == self.releases.len() {
+            "now".into()
+        } else {
+            self.version(i).to_string()
+        }
+    }
+
+    /// [`Site::until`] as a link to the release, or "now".
+    fn until_link(&self, root: &str, i: usize) -> Inline {
+        if i + 1 == self.releases.len() {
+            Inline::from("now")
+        } else {
+            self.release_link(root, i)
+        }
+    }
+
     /// A page's frame: navigation, search box, style and script.
     fn frame(&self, mut d: Doc, root: &str) -> Doc {
         let mut nav = Inline::new()
@@ -515,7 +538,7 @@ impl<'a> Site<'a> {
                     .last()
                     .and_then(|t| self.input.texts.get(&t.2))
                     .map_or("", String::as_str);
-                let seen = format!("{} – {}", self.version(it.first()), self.version(it.last()));
+                let seen = format!("{} – {}", self.version(it.first()), self.until(it.last()));
                 serde_json::json!([it.s.kind, it.s.name, it.href(""), seen, text])
             })
             .collect();
@@ -548,7 +571,7 @@ impl<'a> Site<'a> {
                         .link_code(it.s.name.clone(), it.href("../"))
                         .s(
                             Status::Muted,
-                            format!(" {} – {}", self.version(it.first()), self.version(it.last())),
+                            format!(" {} – {}", self.version(it.first()), self.until(it.last())),
                         );
                     if gone {
                         l = l.s(Status::Removed, " (gone)");
@@ -795,16 +818,23 @@ impl<'a> Site<'a> {
         let mut summary: Vec<(&str, Inline)> = vec![
             ("kind", Inline::new().link(it.s.kind.clone(), format!("{root}k/{}.html", it.s.kind))),
             ("first seen", self.release_link(root, it.first())),
-            ("last seen", self.release_link(root, it.last())),
+            ("last seen", self.until_link(root, it.last())),
         ];
         if it.last() + 1 < n {
             summary.push(("removed in", self.release_link(root, it.last() + 1)));
         } else {
-            summary.push(("removed in", Inline::from("— (in the latest release scanned)")));
+            summary.push((
+                "removed in",
+                Inline::status(Status::Pass, "not removed: in the latest release scanned"),
+            ));
         }
         let held = it.s.values.len();
         let span = it.last() + 1 - it.first();
-        let mut inr = Inline::from(format!("{} of {} releases scanned", fmt::n(held), fmt::n(n)));
+        let mut inr = if it.last() + 1 == n {
+            Inline::from("every release scanned since it was first seen")
+        } else {
+            Inline::from(format!("{} releases scanned", fmt::n(held)))
+        };
         if held < span {
             inr = inr.s(
                 Status::Unknown,
@@ -816,7 +846,14 @@ impl<'a> Site<'a> {
         if let Some(m) = last_value.as_object() {
             d.section(
                 "value",
-                Inline::from("Value in ").c(self.version(it.last()).to_string()),
+                Inline::from("Value since ").c(
+                    it.events
+                        .iter()
+                        .rev()
+                        .find(|(_, e)| !matches!(e, Event::Removed))
+                        .map_or(self.version(it.first()), |(i, _)| self.version(*i))
+                        .to_string(),
+                ),
                 vec![Block::Facts(
                     m.iter()
                         .map(|(f, v)| (f.clone(), Inline::code(short(v))))
@@ -840,6 +877,8 @@ impl<'a> Site<'a> {
             .map(|&(a, b, c)| {
                 if a == b {
                     self.release_link(root, a)
+                } else if b + 1 == n {
+                    self.release_link(root, a).t(" – now")
                 } else {
                     self.release_link(root, a)
                         .t(" – ")
@@ -859,7 +898,8 @@ impl<'a> Site<'a> {
         // Every change, newest first.
         let mut budget = if compact { 0 } else { DIFF_BUDGET };
         let mut blocks = Vec::new();
-        for (i, e) in it.events.iter().rev() {
+        let at: Vec<usize> = it.events.iter().map(|(i, _)| *i).collect();
+        for (n, (i, e)) in it.events.iter().enumerate().rev() {
             let (what, st) = match e {
                 Event::Added(_) => ("added", Status::Added),
                 Event::Returned(_) => ("returned", Status::Added),
@@ -882,6 +922,12 @@ impl<'a> Site<'a> {
                         ]);
                     }
                     inner.push(Block::Table(t));
+                    if n > 0 {
+                        inner.push(Block::Note(Inline::from("Before: ").link(
+                            format!("the previous version ({})", self.version(at[n - 1])),
+                            format!("#at-{}", self.version(at[n - 1])),
+                        )));
+                    }
                     if let Some(tv) = it.texts.iter().position(|t| t.0 == *i) {
                         let mut l = Inline::from("Texts: ").link(
                             "this version",
@@ -889,7 +935,7 @@ impl<'a> Site<'a> {
                         );
                         if tv > 0 {
                             l = l.t(" · ").link(
-                                "the previous version",
+                                "the previous text",
                                 it.text_href(root, self.version(it.texts[tv - 1].0)),
                             );
                         }
@@ -942,12 +988,27 @@ impl<'a> Site<'a> {
                     Inline::from(if a == b {
                         self.version(*a).to_string()
                     } else {
-                        format!("{} – {}", self.version(*a), self.version(*b))
+                        format!("{} – {}", self.version(*a), self.until(*b))
                     }),
                     Inline::from(fmt::n(bytes)),
                 ]);
             }
             d.section("texts", "Versions of its text", vec![Block::Table(t.limit(200))]);
+        }
+        if let Some(text) = it.texts.last().and_then(|t| self.input.texts.get(&t.2))
+            && text.len() <= MAX_ITEM_TEXT
+            && !compact
+        {
+            d.push(Block::Code {
+                lang: if it.s.kind == "workflow" { "js" } else { "text" },
+                caption: Some(format!(
+                    "its text since {} ({} lines)",
+                    it.texts.last().map_or("", |t| self.version(t.0)),
+                    fmt::n(text.lines().count())
+                )),
+                text: text.clone(),
+                max_lines: None,
+            });
         }
         if let Some(p) = self.platforms(it) {
             d.push(p);
@@ -1032,7 +1093,7 @@ impl<'a> Site<'a> {
                 } else {
                     self.release_link(root, *a)
                         .t(" – ")
-                        .extend(self.release_link(root, *b))
+                        .extend(self.until_link(root, *b))
                 },
             ),
             ("bytes", Inline::from(fmt::n(text.len()))),
