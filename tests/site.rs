@@ -48,6 +48,9 @@ fn hrefs(html: &str) -> Vec<String> {
 /// `href` from the page at `page`, as a path (its `#…` dropped).
 fn follow(page: &Path, href: &str) -> PathBuf {
     let href = href.split('#').next().unwrap();
+    if href.is_empty() {
+        return page.to_path_buf();
+    }
     let mut p = page.parent().unwrap().to_path_buf();
     for part in href.split('/') {
         match part {
@@ -154,14 +157,17 @@ fn site_of_a_real_range_browses_searches_and_updates_in_chromium() {
     for h in changed.iter().chain(items.iter()) {
         let item = follow(&release, h);
         let page = dom(&url(&item));
-        if let Some(p) = hrefs(&page)
+        let links: Vec<(String, &str)> = hrefs(&page)
             .into_iter()
             .zip(page.split("<a href=\"").skip(1))
-            .find(|(_, s)| {
-                let text = &s[s.find('>').unwrap() + 1..];
-                text.starts_with("the previous text") || text.starts_with("the previous version")
-            })
-            .map(|(h, _)| h)
+            .map(|(h, s)| (h, &s[s.find('>').unwrap() + 1..]))
+            .collect();
+        // The previous version of its text (a page of its own), else the
+        // previous version of its value (an anchor on its page).
+        if let Some(p) = ["the previous text", "the previous version"]
+            .iter()
+            .find_map(|t| links.iter().find(|(_, s)| s.starts_with(t)))
+            .map(|(h, _)| h.clone())
         {
             previous = Some((item, p));
             break;
@@ -170,6 +176,9 @@ fn site_of_a_real_range_browses_searches_and_updates_in_chromium() {
     let (item, prev) = previous.expect("an item changed in 2.1.242 links to its previous version");
     let before = follow(&item, &prev);
     let html = dom(&url(&before));
+    if let Some(anchor) = prev.split('#').nth(1) {
+        assert!(html.contains(&format!("id=\"{anchor}\"")), "{prev}");
+    }
     assert!(
         html.contains("2.1.240") || html.contains("2.1.241"),
         "the previous version is of an earlier release: {}",
@@ -215,10 +224,7 @@ fn site_of_a_real_range_browses_searches_and_updates_in_chromium() {
     let driven = site.join("search-test.html");
     std::fs::write(
         &driven,
-        search.replace(
-            "</body>",
-            "<script src=\"test-driver.js\"></script></body>",
-        ),
+        search.replace("</body>", "<script src=\"test-driver.js\"></script></body>"),
     )
     .unwrap();
     for (needle, want) in [

@@ -257,7 +257,8 @@ pub fn doc_linked(
             Block::Note(if link.is_some() {
                 Inline::from("Each version links to its page: what changed in it.")
             } else {
-                Inline::from("What changed in one version: ").c("cc-teardown history changes VERSION")
+                Inline::from("What changed in one version: ")
+                    .c("cc-teardown history changes VERSION")
             }),
         ],
     );

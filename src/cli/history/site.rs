@@ -5,7 +5,7 @@ use super::SiteArgs;
 use crate::cli::App;
 use crate::report::emit::print_json;
 use crate::report::history::Origin;
-use crate::report::history::site::{SiteInput, SiteWritten, site_files, write_site};
+use crate::report::history::site::{SiteInput, SiteWritten, write_site};
 use crate::report::provenance::Provenance;
 use crate::store::FactsStore;
 use crate::store::history::text_fields;
@@ -82,9 +82,7 @@ pub fn run(app: &App, store: &FactsStore, a: &SiteArgs) -> anyhow::Result<i32> {
         provenance: Provenance::of_this_run(),
         made_here: store.made_here(),
     };
-    let files = site_files(&input);
-    say(format!("made {} files", files.len()));
-    let written = write_site(&a.dir, &files, a.force)?;
+    let written = write_site(&a.dir, &input, a.force)?;
     let summary = SiteSummary {
         platform: primary,
         platforms,

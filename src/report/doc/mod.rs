@@ -464,7 +464,9 @@ impl Block {
                     Span::Status(Status::Removed, t) => {
                         Span::Status(Status::Removed, format!("[-{t}-]"))
                     }
-                    Span::Status(Status::Added, t) => Span::Status(Status::Added, format!("{{+{t}+}}")),
+                    Span::Status(Status::Added, t) => {
+                        Span::Status(Status::Added, format!("{{+{t}+}}"))
+                    }
                     s => s.clone(),
                 })
                 .collect(),

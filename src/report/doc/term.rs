@@ -424,7 +424,12 @@ pub(super) fn term_block(o: &mut String, b: &Block, p: &Paint, t: &Term, depth: 
             }
         }
         Block::Words { caption, hunks, .. } => {
-            let _ = writeln!(o, "{}{}", " ".repeat(indent), term_inline(caption, p, room(0)));
+            let _ = writeln!(
+                o,
+                "{}{}",
+                " ".repeat(indent),
+                term_inline(caption, p, room(0))
+            );
             for hunk in hunks {
                 let hunk = Block::marked(hunk);
                 match room(2) {
@@ -434,7 +439,12 @@ pub(super) fn term_block(o: &mut String, b: &Block, p: &Paint, t: &Term, depth: 
                         }
                     }
                     None => {
-                        let _ = writeln!(o, "{}{}", " ".repeat(indent + 2), term_inline(&hunk, p, None));
+                        let _ = writeln!(
+                            o,
+                            "{}{}",
+                            " ".repeat(indent + 2),
+                            term_inline(&hunk, p, None)
+                        );
                     }
                 }
             }

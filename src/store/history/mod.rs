@@ -32,8 +32,8 @@ pub(super) use items::{blob_hashes, name_hash};
 pub use list::ListedRelease;
 pub use range::{RangeError, select_range};
 pub(super) use record::TEXT_INDEX;
-pub use site::{ItemSeries, SiteItems, text_fields};
 pub use scan::{Analyse, Job, ScanPlan, ScanProgress, ScanResult, ScanStatus, Scanned};
+pub use site::{ItemSeries, SiteItems, text_fields};
 pub use story::{Change, ShowAnswer, Story, story};
 pub use timeline::TimelineRow;
 

@@ -56,8 +56,7 @@ impl FactsStore {
         let mut at: HashMap<(String, String), usize> = HashMap::new();
         let mut items: Vec<ItemSeries> = Vec::new();
         self.query(|c| {
-            let mut st =
-                c.prepare("SELECT kind, name, value FROM items WHERE build_id = ?1")?;
+            let mut st = c.prepare("SELECT kind, name, value FROM items WHERE build_id = ?1")?;
             for id in &ids {
                 let mut rows = st.query(params![id])?;
                 while let Some(r) = rows.next()? {

@@ -9,8 +9,8 @@
 //! docs/guide/history.md ("The site") says what each page holds.
 
 mod assets;
-mod write;
 mod words;
+mod write;
 
 pub use write::{SiteWritten, write_site};
 
@@ -51,12 +51,29 @@ pub struct SiteInput {
     pub made_here: bool,
 }
 
-/// One file of the site: its path below the folder and its bytes.
+/// One file of the site: its path below the folder and its bytes, or,
+/// when the inputs of its page are those the last run made it from and the
+/// file is still there, the SHA-256 of the bytes it has (`kept`: not made
+/// again, not written).
 #[derive(Debug, Clone)]
 pub struct SiteFile {
     pub path: String,
     pub bytes: Vec<u8>,
+    pub kept: Option<String>,
 }
+
+/// What the last run left: the fingerprint of each group of pages' inputs
+/// (a release's page; an item's page with its texts' pages), and the
+/// SHA-256 of each of its files still in the folder as it wrote them.
+#[derive(Debug, Clone, Default)]
+pub struct Previous {
+    pub inputs: BTreeMap<String, String>,
+    pub files: HashMap<String, String>,
+}
+
+/// Changes when the pages a group's inputs make could change for the same
+/// inputs: the site's format, and the tool's version.
+const FORMAT: &str = concat!("site 1 ", env!("CARGO_PKG_VERSION"));
 
 /// The kinds in the order the site lists them, with their plural titles.
 const KINDS: [(&str, &str); 10] = [
@@ -80,7 +97,10 @@ fn kind_title(kind: &str) -> String {
 }
 
 fn kind_rank(kind: &str) -> usize {
-    KINDS.iter().position(|(k, _)| *k == kind).unwrap_or(KINDS.len())
+    KINDS
+        .iter()
+        .position(|(k, _)| *k == kind)
+        .unwrap_or(KINDS.len())
 }
 
 use crate::store::history::text_fields as text_field;
@@ -261,10 +281,33 @@ struct Site<'a> {
     )>,
 }
 
-/// Every file of the site for `input`, in a fixed order.
-pub fn site_files(input: &SiteInput) -> Vec<SiteFile> {
+/// Every file of the site for `input`, in a fixed order, with the
+/// fingerprints of its groups' inputs. A group whose fingerprint is the one
+/// in `prev` and whose files are all still there is not made again.
+pub fn site_files(input: &SiteInput, prev: &Previous) -> (Vec<SiteFile>, BTreeMap<String, String>) {
     let site = Site::new(input);
-    site.files()
+    site.files(prev)
+}
+
+/// A fingerprint of what is fed to it.
+struct Print(sha2::Sha256);
+
+impl Print {
+    fn new() -> Print {
+        use sha2::Digest;
+        let mut p = Print(sha2::Sha256::new());
+        p.add(FORMAT);
+        p
+    }
+    fn add(&mut self, s: &str) {
+        use sha2::Digest;
+        self.0.update((s.len() as u64).to_le_bytes());
+        self.0.update(s.as_bytes());
+    }
+    fn done(self) -> String {
+        use sha2::Digest;
+        hex::encode(self.0.finalize())
+    }
 }
 
 impl<'a> Site<'a> {
@@ -297,25 +340,12 @@ impl<'a> Site<'a> {
             (kind_rank(&a.s.kind), &a.s.name).cmp(&(kind_rank(&b.s.kind), &b.s.name))
         });
         let mut at_release: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
-        let mut pairs: Vec<(String, String)> = Vec::new();
         for (k, it) in items.iter().enumerate() {
             for (e, (i, _)) in it.events.iter().enumerate() {
                 at_release[*i].push((k, e));
             }
-            for w in it.texts.windows(2) {
-                pairs.push((w[0].2.clone(), w[1].2.clone()));
-            }
         }
-        pairs.sort();
-        pairs.dedup();
-        let texts = &input.texts;
-        let diffs: HashMap<(String, String), WordDiff> = pairs
-            .into_par_iter()
-            .filter_map(|(a, b)| {
-                let d = word_diff(texts.get(&a)?, texts.get(&b)?);
-                Some(((a, b), d))
-            })
-            .collect();
+        let diffs = HashMap::new();
         let others = input
             .others
             .iter()
@@ -411,43 +441,222 @@ impl<'a> Site<'a> {
         d
     }
 
-    fn files(&self) -> Vec<SiteFile> {
+    /// What every page shares: the kinds in the navigation, the label.
+    fn common_print(&self) -> String {
+        let mut kinds: Vec<&str> = self.items.iter().map(|it| it.s.kind.as_str()).collect();
+        kinds.dedup();
+        format!(
+            "{} {} {}",
+            kinds.join(","),
+            self.input.made_here,
+            self.input.provenance.analysis_version
+        )
+    }
+
+    /// The fingerprint of an item's pages' inputs.
+    fn item_print(&self, common: &str, k: usize) -> String {
+        let it = &self.items[k];
+        let n = self.releases.len();
+        let mut p = Print::new();
+        p.add(common);
+        p.add(&it.s.kind);
+        p.add(&it.s.name);
+        p.add(&it.stem);
+        // What its page shows: its changes, the runs of releases that
+        // hold it (one ending at the latest release as "now"), its texts'
+        // versions, how many releases it misses, where it was removed.
+        for (i, e) in &it.events {
+            p.add(self.version(*i));
+            match e {
+                Event::Added(v) => p.add(&format!("+{v}")),
+                Event::Returned(v) => p.add(&format!("^{v}")),
+                Event::Removed => p.add("-"),
+                Event::Changed(a, b) => p.add(&format!("~{a}{b}")),
+            }
+        }
+        let mut run_start = None;
+        let mut prev_i = None;
+        for (i, _) in &it.s.values {
+            if prev_i.is_none_or(|q: usize| q + 1 != *i) {
+                if let (Some(a), Some(b)) = (run_start, prev_i) {
+                    p.add(&format!("{}-{}", self.version(a), self.until(b)));
+                }
+                run_start = Some(*i);
+            }
+            prev_i = Some(*i);
+        }
+        if let (Some(a), Some(b)) = (run_start, prev_i) {
+            p.add(&format!("{}-{}", self.version(a), self.until(b)));
+        }
+        for (a, b, sha) in &it.texts {
+            p.add(&format!("{} {} {sha}", self.version(*a), self.until(*b)));
+        }
+        p.add(&(it.last() + 1 - it.first() - it.s.values.len()).to_string());
+        p.add(
+            self.releases
+                .get(it.last() + 1)
+                .map_or("", |r| r.version.as_str()),
+        );
+        p.add(if it.last() + 1 == n { "latest" } else { "" });
+        for (o, versions, by) in &self.others {
+            p.add(&o.platform);
+            for r in self.releases {
+                if versions.contains_key(r.version.as_str()) {
+                    p.add(&r.version);
+                }
+            }
+            if let Some(s) = by.get(&(it.s.kind.as_str(), it.s.name.as_str())) {
+                for (i, v) in &s.values {
+                    p.add(&o.releases[*i].version);
+                    p.add(v);
+                }
+            }
+        }
+        p.done()
+    }
+
+    /// The fingerprint of a release's page's inputs.
+    fn release_print(&self, common: &str, i: usize) -> String {
+        let r = &self.releases[i];
+        let mut p = Print::new();
+        p.add(common);
+        p.add(&serde_json::to_string(r).unwrap_or_default());
+        p.add(if i > 0 { self.version(i - 1) } else { "" });
+        p.add(self.releases.get(i + 1).map_or("", |r| r.version.as_str()));
+        for it in &self.items {
+            if it.s.values.binary_search_by_key(&i, |v| v.0).is_ok() {
+                p.add(&it.s.kind);
+            }
+        }
+        for &(k, e) in &self.at_release[i] {
+            let it = &self.items[k];
+            p.add(&it.s.kind);
+            p.add(&it.s.name);
+            p.add(&it.stem);
+            match &it.events[e].1 {
+                Event::Added(v) => p.add(&format!("+{v}")),
+                Event::Returned(v) => p.add(&format!("^{v}")),
+                Event::Removed => p.add("-"),
+                Event::Changed(a, b) => p.add(&format!("~{a}{b}")),
+            }
+        }
+        p.done()
+    }
+
+    fn files(mut self, prev: &Previous) -> (Vec<SiteFile>, BTreeMap<String, String>) {
+        let common = self.common_print();
+        let item_paths = |it: &SiteItem| -> Vec<String> {
+            let mut v = vec![format!("i/{}/{}.html", it.s.kind, it.stem)];
+            for t in &it.texts {
+                v.push(format!(
+                    "i/{}/{}/{}.html",
+                    it.s.kind, it.stem, self.releases[t.0].version
+                ));
+            }
+            v
+        };
+        let same = |key: &str, print: &str, paths: &[String]| {
+            prev.inputs.get(key).map(String::as_str) == Some(print)
+                && paths.iter().all(|p| prev.files.contains_key(p))
+        };
+        let item_prints: Vec<(String, String, bool)> = (0..self.items.len())
+            .into_par_iter()
+            .map(|k| {
+                let it = &self.items[k];
+                let key = format!("i/{}/{}", it.s.kind, it.stem);
+                let print = self.item_print(&common, k);
+                let keep = same(&key, &print, &item_paths(it));
+                (key, print, keep)
+            })
+            .collect();
+        let release_prints: Vec<(String, String, bool)> = (0..self.releases.len())
+            .into_par_iter()
+            .map(|i| {
+                let key = format!("r/{}", self.version(i));
+                let print = self.release_print(&common, i);
+                let keep = same(&key, &print, &[format!("{key}.html")]);
+                (key, print, keep)
+            })
+            .collect();
+        // The word diffs the pages made again need, made once each.
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        for (k, it) in self.items.iter().enumerate() {
+            if !item_prints[k].2 {
+                for w in it.texts.windows(2) {
+                    pairs.push((w[0].2.clone(), w[1].2.clone()));
+                }
+            }
+        }
+        for (i, list) in self.at_release.iter().enumerate() {
+            if release_prints[i].2 {
+                continue;
+            }
+            for &(k, _) in list {
+                let it = &self.items[k];
+                if let Some(t) = it.texts.iter().position(|t| t.0 == i)
+                    && t > 0
+                {
+                    pairs.push((it.texts[t - 1].2.clone(), it.texts[t].2.clone()));
+                }
+            }
+        }
+        pairs.sort();
+        pairs.dedup();
+        let texts = &self.input.texts;
+        self.diffs = pairs
+            .into_par_iter()
+            .filter_map(|(a, b)| {
+                let d = word_diff(texts.get(&a)?, texts.get(&b)?);
+                Some(((a, b), d))
+            })
+            .collect();
+        let this = &self;
+        let mut inputs = BTreeMap::new();
+        for (key, print, _) in item_prints.iter().chain(&release_prints) {
+            inputs.insert(key.clone(), print.clone());
+        }
+        let kept = |path: String| SiteFile {
+            kept: prev.files.get(&path).cloned(),
+            path,
+            bytes: Vec::new(),
+        };
         let mut out: Vec<SiteFile> = Vec::new();
         let page = |path: String, html: String| SiteFile {
             path,
             bytes: html.into_bytes(),
+            kept: None,
         };
         out.push(page("index.html".into(), self.index()));
         out.push(page("search.html".into(), self.search_page()));
-        out.push(SiteFile {
-            path: "search-index.js".into(),
-            bytes: self.search_index().into_bytes(),
-        });
-        out.push(SiteFile {
-            path: "site.js".into(),
-            bytes: assets::SITE_JS.as_bytes().to_vec(),
-        });
-        out.push(SiteFile {
-            path: "site.css".into(),
-            bytes: assets::SITE_CSS.as_bytes().to_vec(),
-        });
+        out.push(page("search-index.js".into(), self.search_index()));
+        out.push(page("site.js".into(), assets::SITE_JS.into()));
+        out.push(page("site.css".into(), assets::SITE_CSS.into()));
         let mut kinds: Vec<&str> = self.items.iter().map(|it| it.s.kind.as_str()).collect();
         kinds.dedup();
         for kind in kinds {
             out.extend(self.kind_pages(kind));
         }
-        let releases: Vec<SiteFile> = (0..self.releases.len())
+        let releases: Vec<SiteFile> = (0..this.releases.len())
             .into_par_iter()
-            .map(|i| page(format!("r/{}.html", self.version(i)), self.release_page(i)))
+            .map(|i| {
+                let path = format!("r/{}.html", this.version(i));
+                if release_prints[i].2 {
+                    return kept(path);
+                }
+                page(path, this.release_page(i))
+            })
             .collect();
         out.extend(releases);
-        let items: Vec<Vec<SiteFile>> = (0..self.items.len())
+        let items: Vec<Vec<SiteFile>> = (0..this.items.len())
             .into_par_iter()
             .map(|k| {
-                let it = &self.items[k];
+                let it = &this.items[k];
+                if item_prints[k].2 {
+                    return item_paths(it).into_iter().map(kept).collect();
+                }
                 let mut v = vec![page(
                     format!("i/{}/{}.html", it.s.kind, it.stem),
-                    self.item_page(k),
+                    this.item_page(k),
                 )];
                 for t in 0..it.texts.len() {
                     v.push(page(
@@ -455,16 +664,16 @@ impl<'a> Site<'a> {
                             "i/{}/{}/{}.html",
                             it.s.kind,
                             it.stem,
-                            self.version(it.texts[t].0)
+                            this.version(it.texts[t].0)
                         ),
-                        self.text_page(k, t),
+                        this.text_page(k, t),
                     ));
                 }
                 v
             })
             .collect();
         out.extend(items.into_iter().flatten());
-        out
+        (out, inputs)
     }
 
     /// The index: the timeline page, its versions linking to their pages,
@@ -600,6 +809,7 @@ impl<'a> Site<'a> {
                 SiteFile {
                     path: format!("k/{}", name(p)),
                     bytes: d.html().into_bytes(),
+                    kept: None,
                 }
             })
             .collect()
@@ -626,7 +836,10 @@ impl<'a> Site<'a> {
         );
         let mut summary: Vec<(&str, Inline)> = Vec::new();
         if let Some(p) = &r.published {
-            summary.push(("published", Inline::from(p.get(..10).unwrap_or(p).to_string())));
+            summary.push((
+                "published",
+                Inline::from(p.get(..10).unwrap_or(p).to_string()),
+            ));
         }
         if i > 0 {
             summary.push(("previous", self.release_link(root, i - 1)));
@@ -779,10 +992,9 @@ impl<'a> Site<'a> {
             caption = caption.s(Status::Unknown, " (too different to align: shown replaced)");
         }
         if size > *budget {
-            caption = caption.t(" — ").link(
-                "the new text",
-                it.text_href(root, self.version(b.0)),
-            );
+            caption = caption
+                .t(" — ")
+                .link("the new text", it.text_href(root, self.version(b.0)));
             return Some(Block::Note(caption));
         }
         *budget -= size;
@@ -790,7 +1002,10 @@ impl<'a> Site<'a> {
         if d.more > 0 {
             hunks.push(Inline::status(
                 Status::Muted,
-                format!("… and {} more changes (see the texts' pages)", fmt::n(d.more)),
+                format!(
+                    "… and {} more changes (see the texts' pages)",
+                    fmt::n(d.more)
+                ),
             ));
         }
         Some(Block::Words {
@@ -816,7 +1031,10 @@ impl<'a> Site<'a> {
         let mut d = Doc::new(Inline::from(format!("{} ", it.s.kind)).c(it.s.name.clone()));
         let last_value = it.s.values.last().map(|v| parse(&v.1)).unwrap_or_default();
         let mut summary: Vec<(&str, Inline)> = vec![
-            ("kind", Inline::new().link(it.s.kind.clone(), format!("{root}k/{}.html", it.s.kind))),
+            (
+                "kind",
+                Inline::new().link(it.s.kind.clone(), format!("{root}k/{}.html", it.s.kind)),
+            ),
             ("first seen", self.release_link(root, it.first())),
             ("last seen", self.until_link(root, it.last())),
         ];
@@ -838,7 +1056,10 @@ impl<'a> Site<'a> {
         if held < span {
             inr = inr.s(
                 Status::Unknown,
-                format!(" ({} missing between first and last seen)", fmt::n(span - held)),
+                format!(
+                    " ({} missing between first and last seen)",
+                    fmt::n(span - held)
+                ),
             );
         }
         summary.push(("in", inr));
@@ -846,14 +1067,13 @@ impl<'a> Site<'a> {
         if let Some(m) = last_value.as_object() {
             d.section(
                 "value",
-                Inline::from("Value since ").c(
-                    it.events
-                        .iter()
-                        .rev()
-                        .find(|(_, e)| !matches!(e, Event::Removed))
-                        .map_or(self.version(it.first()), |(i, _)| self.version(*i))
-                        .to_string(),
-                ),
+                Inline::from("Value since ").c(it
+                    .events
+                    .iter()
+                    .rev()
+                    .find(|(_, e)| !matches!(e, Event::Removed))
+                    .map_or(self.version(it.first()), |(i, _)| self.version(*i))
+                    .to_string()),
                 vec![Block::Facts(
                     m.iter()
                         .map(|(f, v)| (f.clone(), Inline::code(short(v))))
@@ -875,7 +1095,7 @@ impl<'a> Site<'a> {
         let runs: Vec<Inline> = runs
             .iter()
             .map(|&(a, b, c)| {
-                if a == b {
+                if a == b && b + 1 != n {
                     self.release_link(root, a)
                 } else if b + 1 == n {
                     self.release_link(root, a).t(" – now")
@@ -985,7 +1205,7 @@ impl<'a> Site<'a> {
                         format!("as of {}", self.version(*a)),
                         it.text_href(root, self.version(*a)),
                     ),
-                    Inline::from(if a == b {
+                    Inline::from(if a == b && b + 1 != n {
                         self.version(*a).to_string()
                     } else {
                         format!("{} – {}", self.version(*a), self.until(*b))
@@ -993,14 +1213,22 @@ impl<'a> Site<'a> {
                     Inline::from(fmt::n(bytes)),
                 ]);
             }
-            d.section("texts", "Versions of its text", vec![Block::Table(t.limit(200))]);
+            d.section(
+                "texts",
+                "Versions of its text",
+                vec![Block::Table(t.limit(200))],
+            );
         }
         if let Some(text) = it.texts.last().and_then(|t| self.input.texts.get(&t.2))
             && text.len() <= MAX_ITEM_TEXT
             && !compact
         {
             d.push(Block::Code {
-                lang: if it.s.kind == "workflow" { "js" } else { "text" },
+                lang: if it.s.kind == "workflow" {
+                    "js"
+                } else {
+                    "text"
+                },
                 caption: Some(format!(
                     "its text since {} ({} lines)",
                     it.texts.last().map_or("", |t| self.version(t.0)),
@@ -1046,8 +1274,16 @@ impl<'a> Site<'a> {
                 let Some(&j) = versions.get(r.version.as_str()) else {
                     continue;
                 };
-                let here = it.s.values.binary_search_by_key(&i, |x| x.0).ok().map(|x| &it.s.values[x].1);
-                let there = s.values.binary_search_by_key(&j, |x| x.0).ok().map(|x| &s.values[x].1);
+                let here =
+                    it.s.values
+                        .binary_search_by_key(&i, |x| x.0)
+                        .ok()
+                        .map(|x| &it.s.values[x].1);
+                let there = s
+                    .values
+                    .binary_search_by_key(&j, |x| x.0)
+                    .ok()
+                    .map(|x| &s.values[x].1);
                 if here != there {
                     differ.push(r.version.clone());
                 }
@@ -1085,10 +1321,13 @@ impl<'a> Site<'a> {
         );
         let text = self.input.texts.get(sha).map_or("", String::as_str);
         let mut summary: Vec<(&str, Inline)> = vec![
-            ("item", Inline::new().link_code(it.s.name.clone(), it.href(root))),
+            (
+                "item",
+                Inline::new().link_code(it.s.name.clone(), it.href(root)),
+            ),
             (
                 "releases",
-                if a == b {
+                if a == b && b + 1 != self.releases.len() {
                     self.release_link(root, *a)
                 } else {
                     self.release_link(root, *a)
@@ -1135,7 +1374,11 @@ impl<'a> Site<'a> {
             )));
         }
         d.push(Block::Code {
-            lang: if it.s.kind == "workflow" { "js" } else { "text" },
+            lang: if it.s.kind == "workflow" {
+                "js"
+            } else {
+                "text"
+            },
             caption: Some(format!("the text ({} lines)", fmt::n(text.lines().count()))),
             text: shown.to_string(),
             max_lines: None,

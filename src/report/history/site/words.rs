@@ -2,7 +2,6 @@
 //! with a little context, bounded in time and in size.
 
 use crate::report::doc::{Inline, Status};
-use std::time::{Duration, Instant};
 
 /// Words of context around each change.
 const CONTEXT: usize = 10;
@@ -10,9 +9,11 @@ const CONTEXT: usize = 10;
 const MAX_HUNKS: usize = 40;
 /// Characters shown of one diff, about (a hunk is never cut in the middle).
 const MAX_CHARS: usize = 12_000;
-/// What aligning one pair of texts may take; past it the texts are shown
-/// replaced whole (the diff says so).
-const PAIR_TIME: Duration = Duration::from_millis(400);
+/// The most words two texts may have together to be aligned; longer pairs
+/// are shown replaced whole (the diff says so). A size, not a time: the
+/// same texts give the same page on any machine, under any load, so a
+/// page is written again only when what it shows changed.
+const MAX_WORDS: usize = 40_000;
 
 /// A word diff: its hunks, how many hunks were left out, and whether the
 /// alignment gave up (the texts are then shown as replaced).
@@ -65,14 +66,18 @@ fn flat(s: &str) -> String {
 
 /// The word diff of `a` → `b`.
 pub fn word_diff(a: &str, b: &str) -> WordDiff {
-    use similar::{Algorithm, DiffOp, capture_diff_slices_deadline};
+    use similar::{Algorithm, DiffOp, capture_diff_slices};
     let (ta, tb) = (tokens(a), tokens(b));
-    let ops = capture_diff_slices_deadline(
-        Algorithm::Myers,
-        &ta,
-        &tb,
-        Some(Instant::now() + PAIR_TIME),
-    );
+    let ops = if ta.len() + tb.len() <= MAX_WORDS {
+        capture_diff_slices(Algorithm::Myers, &ta, &tb)
+    } else {
+        vec![DiffOp::Replace {
+            old_index: 0,
+            old_len: ta.len(),
+            new_index: 0,
+            new_len: tb.len(),
+        }]
+    };
     // Pieces: (status, text); Equal runs are cut to the context around
     // the changes, a long one splitting hunks.
     let mut hunks: Vec<Vec<(Option<Status>, String)>> = Vec::new();
@@ -145,7 +150,7 @@ pub fn word_diff(a: &str, b: &str) -> WordDiff {
     if cur.iter().any(|(s, _)| s.is_some()) {
         hunks.push(cur);
     }
-    // An alignment that gave up shows everything replaced: one hunk of
+    // A pair too long to align shows everything replaced: one hunk of
     // all of `a` removed and all of `b` added.
     d.coarse = hunks.len() == 1 && d.removed == ta.len() && d.added == tb.len() && !ta.is_empty();
     let mut chars = 0;

@@ -3,7 +3,7 @@
 //! output folder's writer (`report::outdir`: never through a link, nothing
 //! of someone else's replaced without `--force`).
 
-use super::SiteFile;
+use super::{Previous, SiteFile, SiteInput, site_files};
 use crate::report::outdir::{OutDir, OutPlan};
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
@@ -22,6 +22,9 @@ struct Manifest {
     made_by: String,
     /// Path below the folder → SHA-256 of its bytes.
     files: BTreeMap<String, String>,
+    /// Group of pages → the fingerprint of the inputs it was made from.
+    #[serde(default)]
+    inputs: BTreeMap<String, String>,
 }
 
 /// What a run did to the folder.
@@ -38,9 +41,10 @@ pub struct SiteWritten {
     pub kept: usize,
     /// Files of the last run that the site no longer has, removed.
     pub removed: usize,
-    /// Every file's bytes together.
+    /// The bytes of every file made by this run (written or found
+    /// unchanged; not those of groups kept without being made).
     pub bytes: u64,
-    /// The heaviest page, and its bytes.
+    /// The heaviest page made by this run, and its bytes.
     pub largest_page: String,
     pub largest_page_bytes: u64,
 }
@@ -77,17 +81,44 @@ fn plain_file_of(p: &Path, len: usize) -> bool {
     std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_file() && m.len() == len as u64)
 }
 
+/// Make the site of `input` and write it into `dir` (see [`write_files`]):
+/// the groups of pages whose inputs are those the last run made them from
+/// (by the manifest's fingerprints), and whose files are still there as it
+/// wrote them, are not even made again.
+pub fn write_site(dir: &Path, input: &SiteInput, force: bool) -> anyhow::Result<SiteWritten> {
+    let old = read_manifest(dir)?.unwrap_or_default();
+    let prev = Previous {
+        inputs: old.inputs.clone(),
+        files: old
+            .files
+            .iter()
+            .filter(|(p, _)| {
+                std::fs::symlink_metadata(dir.join(p)).is_ok_and(|m| m.file_type().is_file())
+            })
+            .map(|(p, s)| (p.clone(), s.clone()))
+            .collect(),
+    };
+    let (files, inputs) = site_files(input, &prev);
+    write_files(dir, &files, inputs, old, force)
+}
+
 /// Write `files` into `dir`: a file whose bytes are those the last run
 /// wrote (by the manifest, and still a plain file of that size) is kept;
 /// the others are written; files of the last run the site no longer has
 /// are removed. Files that are in the way and not the last run's are
 /// refused, unless `force`.
-pub fn write_site(dir: &Path, files: &[SiteFile], force: bool) -> anyhow::Result<SiteWritten> {
-    let old = read_manifest(dir)?.unwrap_or_default();
+fn write_files(
+    dir: &Path,
+    files: &[SiteFile],
+    inputs: BTreeMap<String, String>,
+    old: Manifest,
+    force: bool,
+) -> anyhow::Result<SiteWritten> {
     let mut plan = OutPlan::new();
     let mut manifest = Manifest {
         made_by: "cc-teardown history site".into(),
         files: BTreeMap::new(),
+        inputs,
     };
     let mut to_write: Vec<(PathBuf, &[u8])> = Vec::new();
     let mut kept = 0;
@@ -103,14 +134,19 @@ pub fn write_site(dir: &Path, files: &[SiteFile], force: bool) -> anyhow::Result
         largest_page_bytes: 0,
     };
     for f in files {
-        let sha = hex::encode(sha2::Sha256::digest(&f.bytes));
-        done.bytes += f.bytes.len() as u64;
         if f.path.ends_with(".html") {
             done.pages += 1;
-            if f.bytes.len() as u64 > done.largest_page_bytes {
-                done.largest_page_bytes = f.bytes.len() as u64;
-                done.largest_page = f.path.clone();
-            }
+        }
+        if let Some(sha) = &f.kept {
+            manifest.files.insert(f.path.clone(), sha.clone());
+            kept += 1;
+            continue;
+        }
+        let sha = hex::encode(sha2::Sha256::digest(&f.bytes));
+        done.bytes += f.bytes.len() as u64;
+        if f.path.ends_with(".html") && f.bytes.len() as u64 > done.largest_page_bytes {
+            done.largest_page_bytes = f.bytes.len() as u64;
+            done.largest_page = f.path.clone();
         }
         let same = old.files.get(&f.path) == Some(&sha)
             && plain_file_of(&dir.join(&f.path), f.bytes.len());
@@ -133,7 +169,11 @@ pub fn write_site(dir: &Path, files: &[SiteFile], force: bool) -> anyhow::Result
         out.write(rel, bytes)?;
     }
     // Files the site no longer has: removed when still plain files.
-    for stale in old.files.keys().filter(|p| !manifest.files.contains_key(*p)) {
+    for stale in old
+        .files
+        .keys()
+        .filter(|p| !manifest.files.contains_key(*p))
+    {
         let p = dir.join(stale);
         if Path::new(stale)
             .components()
