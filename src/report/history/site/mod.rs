@@ -264,6 +264,14 @@ fn short(v: &Value) -> String {
     }
 }
 
+/// Another platform: its items, version → release index, (kind, name) →
+/// item.
+type Other<'a> = (
+    &'a SiteItems,
+    HashMap<&'a str, usize>,
+    HashMap<(&'a str, &'a str), &'a ItemSeries>,
+);
+
 /// The site's pages.
 struct Site<'a> {
     input: &'a SiteInput,
@@ -274,11 +282,7 @@ struct Site<'a> {
     /// Word diffs of text pairs (sha a, sha b).
     diffs: HashMap<(String, String), WordDiff>,
     /// Per other platform: version → release index, (kind, name) → item.
-    others: Vec<(
-        &'a SiteItems,
-        HashMap<&'a str, usize>,
-        HashMap<(&'a str, &'a str), &'a ItemSeries>,
-    )>,
+    others: Vec<Other<'a>>,
 }
 
 /// Every file of the site for `input`, in a fixed order, with the
