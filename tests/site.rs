@@ -257,6 +257,8 @@ fn site_of_a_real_range_browses_searches_and_updates_in_chromium() {
                 "a request outside the site: {r}"
             );
         }
-        assert!(res.contains("search-index.js"), "{res}");
+        // (Chromium lists no resource loaded from file://, so the list is
+        // empty on a site that asks for nothing else: the hits above show
+        // that the index was loaded.)
     }
 }
