@@ -1149,7 +1149,13 @@ impl<'a> Site<'a> {
                     if n > 0 {
                         inner.push(Block::Note(Inline::from("Before: ").link(
                             format!("the previous version ({})", self.version(at[n - 1])),
-                            format!("#at-{}", self.version(at[n - 1])),
+                            format!(
+                                "#{}",
+                                crate::report::doc::slug(&format!(
+                                    "at-{}",
+                                    self.version(at[n - 1])
+                                ))
+                            ),
                         )));
                     }
                     if let Some(tv) = it.texts.iter().position(|t| t.0 == *i) {

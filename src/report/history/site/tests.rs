@@ -87,7 +87,7 @@ fn a_site_has_pages_per_release_item_and_text_linked_and_escaped() {
     assert!(flag.contains('~'), "a changed name gets its hash: {flag}");
     let f = page(flag);
     assert!(f.contains("removed in"));
-    assert!(f.contains("id=\"at-1.0.2\"") && f.contains("returned"));
+    assert!(f.contains("id=\"at-1-0-2\"") && f.contains("returned"));
     let t = page("i/prompt/intro/1.0.1.html");
     assert!(
         t.contains("href=\"../../../i/prompt/intro/1.0.0.html\""),
@@ -113,7 +113,7 @@ fn a_second_write_keeps_what_did_not_change_and_refuses_foreign_files() {
     std::fs::remove_file(out.join("i/prompt/intro/1.0.0.html")).unwrap();
     let third = write_site(&out, &changed, false).unwrap();
     assert!(
-        third.written >= 3 && third.written < first.files / 2,
+        third.written >= 2 && third.written < first.files / 2,
         "{third:?}"
     );
     assert!(out.join("i/prompt/intro/1.0.0.html").is_file());
