@@ -26,6 +26,7 @@ mod pretty_pieces;
 mod real_builds;
 mod reports;
 mod simulate;
+mod site;
 mod store_bounds;
 mod store_trust;
 mod stored_diff;

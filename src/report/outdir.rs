@@ -316,6 +316,28 @@ impl OutDir {
         Ok(dir)
     }
 
+    /// [`OutDir::open`] for a folder this tool wrote before (a site): the
+    /// files in `owned` are the run's own from last time and are replaced
+    /// (removed first, never written through); anything else in the way is
+    /// refused as by `open` (or removed, with `force`).
+    pub fn open_owned(
+        root: &Path,
+        plan: &OutPlan,
+        owned: &HashSet<PathBuf>,
+        force: bool,
+    ) -> anyhow::Result<OutDir> {
+        let (mine, others): (Vec<PathBuf>, Vec<PathBuf>) = plan
+            .files()
+            .iter()
+            .cloned()
+            .partition(|p| owned.contains(p));
+        Self::check(root, &others, force)?;
+        Self::check(root, &mine, true)?;
+        let mut dir = Self::create(root, true)?;
+        dir.unwritten = plan.files().iter().cloned().collect();
+        Ok(dir)
+    }
+
     /// Create `root` (and its parents) if missing, and open it for writing
     /// below it. Only the root is opened by path (it is the user's path and
     /// may be a link); everything below is reached from its descriptor.

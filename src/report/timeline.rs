@@ -142,6 +142,21 @@ fn change_line(r: &TimelineRow) -> String {
 /// the table of versions (rendered as a self-contained page, Markdown or
 /// terminal text).
 pub fn doc(platform: &str, rows: &[TimelineRow], provenance: &Provenance) -> Doc {
+    doc_linked(platform, rows, provenance, None)
+}
+
+/// [`doc`], with each version linking to the address `link` gives it (the
+/// site's release pages: `history site`).
+pub fn doc_linked(
+    platform: &str,
+    rows: &[TimelineRow],
+    provenance: &Provenance,
+    link: Option<&dyn Fn(&str) -> String>,
+) -> Doc {
+    let version = |v: &str| match link {
+        Some(f) => Inline::new().link_code(v, f(v)),
+        None => Inline::code(v),
+    };
     let ev = events(rows);
     let first = rows
         .first()
@@ -174,7 +189,7 @@ pub fn doc(platform: &str, rows: &[TimelineRow], provenance: &Provenance) -> Doc
     d.toc = true;
     let mut items: Vec<Inline> = ev
         .iter()
-        .map(|e| Inline::code(e.version.clone()).t(": ").t(e.what.clone()))
+        .map(|e| version(&e.version).t(": ").t(e.what.clone()))
         .collect();
     if items.is_empty() {
         items.push(Inline::from("no event in this range"));
@@ -213,7 +228,7 @@ pub fn doc(platform: &str, rows: &[TimelineRow], provenance: &Provenance) -> Doc
     ]);
     for r in rows {
         t.row(vec![
-            Inline::code(r.release.version.clone()),
+            version(&r.release.version),
             Inline::from(
                 r.release
                     .published
@@ -239,10 +254,12 @@ pub fn doc(platform: &str, rows: &[TimelineRow], provenance: &Provenance) -> Doc
         "Versions",
         vec![
             Block::Table(t),
-            Block::Note(
+            Block::Note(if link.is_some() {
+                Inline::from("Each version links to its page: what changed in it.")
+            } else {
                 Inline::from("What changed in one version: ")
-                    .c("cc-teardown history changes VERSION"),
-            ),
+                    .c("cc-teardown history changes VERSION")
+            }),
         ],
     );
     d.footer = provenance.facts(&format!("cc-teardown {}", env!("CARGO_PKG_VERSION")));

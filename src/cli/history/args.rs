@@ -136,3 +136,15 @@ pub struct MergeArgs {
     #[command(flatten)]
     pub format: crate::cli::format::FormatArg,
 }
+
+#[derive(Args)]
+pub struct SiteArgs {
+    /// The folder to write the site into (made when missing; a folder an earlier run made is updated in place).
+    pub dir: PathBuf,
+    /// The platform whose releases the site shows (default: the store's only one, else the first by name); the others' differences are shown on each item's page.
+    #[arg(long, short, value_parser = clap::builder::PossibleValuesParser::new(npm::PLATFORMS))]
+    pub platform: Option<String>,
+    /// Replace files in DIR that an earlier run of this command did not write.
+    #[arg(long)]
+    pub force: bool,
+}

@@ -8,6 +8,7 @@ mod export;
 mod git;
 mod merge;
 mod scan;
+mod site;
 
 pub use args::*;
 
@@ -68,6 +69,11 @@ pub enum HistoryCommand {
         after_help = "Example:\n  cc-teardown history merge darwin-arm64.sqlite linux-x64.sqlite -o history.sqlite\n  cc-teardown history merge old.sqlite new.sqlite -o history.sqlite --force\n\nThe STOREs are only read. A release found in several keeps one row: scanned over failed, then this analysis version's, then the latest scan, then the first STORE named. Facts another machine sealed are computed again before analysis believes them; the merged store is marked as made here only when every STORE was, and its answers name the STOREs it came from."
     )]
     Merge(MergeArgs),
+    /// A folder of pages that needs no server: the timeline, a page per release and per item (prompt, tool, flag, env var, setting, command, model, workflow …), and a search over names and texts.
+    #[command(
+        after_help = "Example:\n  cc-teardown history site site/ --platform darwin-arm64\n  cc-teardown history site site/ --json | jq '{written, kept}'\n\nOpen site/index.html in a browser (file:// works), or publish the folder on any static host.\nA second run writes only the pages whose bytes changed (a manifest of every file's SHA-256 is kept in DIR) and says how many were written and kept.\nFiles in DIR that an earlier run did not write are refused unless --force."
+    )]
+    Site(SiteArgs),
 }
 
 pub fn run(app: &App, a: &HistoryArgs) -> anyhow::Result<i32> {
@@ -140,12 +146,13 @@ fn answer(app: &App, store: &FactsStore, c: &HistoryCommand) -> anyhow::Result<i
         }
         HistoryCommand::Export(e) => export::run(app, store, e),
         HistoryCommand::Merge(m) => merge::run(app, m),
+        HistoryCommand::Site(s) => site::run(app, store, s),
     }
 }
 
 /// A history error as the command line reports it: a wrong question is a
 /// usage error; the store's and the registry's errors keep their kinds.
-fn err(e: HistoryError) -> anyhow::Error {
+pub(super) fn err(e: HistoryError) -> anyhow::Error {
     match e {
         HistoryError::Store(e) => e.into(),
         HistoryError::Source(e) => e.into(),

@@ -33,6 +33,14 @@ pub(super) fn html_inline(i: &Inline) -> String {
             Span::Status(st, t) => {
                 let _ = write!(o, "<span class=\"{}\">{}</span>", st.class(), h(t));
             }
+            Span::Link { text, href, code } => {
+                let text = if *code {
+                    format!("<code>{}</code>", h(text))
+                } else {
+                    h(text)
+                };
+                let _ = write!(o, "<a href=\"{}\">{text}</a>", h(href));
+            }
         }
     }
     o
@@ -302,6 +310,34 @@ pub(super) fn html_block(o: &mut String, b: &Block, depth: usize) {
                 h(&f.caption)
             );
         }
+        Block::Words {
+            caption,
+            hunks,
+            open,
+        } => {
+            let _ = writeln!(
+                o,
+                "<details class=\"words\"{}><summary>{}</summary>",
+                if *open { " open" } else { "" },
+                html_inline(caption)
+            );
+            for hunk in hunks {
+                o.push_str("<p class=\"hunk\">");
+                for s in &hunk.0 {
+                    match s {
+                        Span::Status(Status::Removed, t) => {
+                            let _ = write!(o, "<del>{}</del>", h(t));
+                        }
+                        Span::Status(Status::Added, t) => {
+                            let _ = write!(o, "<ins>{}</ins>", h(t));
+                        }
+                        s => o.push_str(&html_inline(&Inline(vec![s.clone()]))),
+                    }
+                }
+                o.push_str("</p>\n");
+            }
+            o.push_str("</details>\n");
+        }
         Block::Section(s) => {
             let hn = (depth + 2).min(6);
             let _ = writeln!(
@@ -367,24 +403,50 @@ pub fn html(d: &Doc) -> String {
     use base64::Engine;
     use sha2::Digest;
     let mut o = String::new();
-    let script_src = if d.scripts {
+    let mut script_src = Vec::new();
+    if !d.script_files.is_empty() {
+        script_src.push("'self'".to_string());
+    }
+    if d.scripts {
         let hash = sha2::Sha256::digest(FILTER_JS.as_bytes());
-        format!(
-            "; script-src 'sha256-{}'",
+        script_src.push(format!(
+            "'sha256-{}'",
             base64::engine::general_purpose::STANDARD.encode(hash)
-        )
-    } else {
+        ));
+    }
+    let script_src = if script_src.is_empty() {
         String::new()
+    } else {
+        format!("; script-src {}", script_src.join(" "))
     };
+    let style_self = if d.styles.is_empty() { "" } else { "'self' " };
+    let mut links = String::new();
+    for s in &d.styles {
+        let _ = write!(links, "\n<link rel=\"stylesheet\" href=\"{}\">", h(s));
+    }
     let _ = write!(
         o,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
-<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'{script_src}\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src {style_self}'unsafe-inline'{script_src}\">\n\
 <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n\
-<title>{}</title>\n<style>\n{CSS}</style></head><body>\n<h1>{}</h1>\n",
+<title>{}</title>\n<style>\n{CSS}</style>{links}</head><body>\n",
         h(&d.title.plain()),
-        html_inline(&d.title)
     );
+    if d.nav.is_some() || d.search.is_some() {
+        o.push_str("<header class=\"site\">");
+        if let Some(nav) = &d.nav {
+            let _ = write!(o, "<nav class=\"site\">{}</nav>", html_inline(nav));
+        }
+        if let Some(action) = &d.search {
+            let _ = write!(
+                o,
+                "<form class=\"search\" role=\"search\" action=\"{}\"><input type=\"search\" name=\"q\" id=\"q\" placeholder=\"Search names and texts\" aria-label=\"Search names and texts\"> <button type=\"submit\">Search</button></form>",
+                h(action)
+            );
+        }
+        o.push_str("</header>\n");
+    }
+    let _ = writeln!(o, "<h1>{}</h1>", html_inline(&d.title));
     if !d.summary.is_empty() {
         o.push_str("<div class=\"box\" id=\"summary\"><h2>Summary</h2>\n");
         html_facts(&mut o, &d.summary, "summary");
@@ -420,6 +482,9 @@ pub fn html(d: &Doc) -> String {
     }
     if d.scripts {
         let _ = writeln!(o, "<script>{FILTER_JS}</script>");
+    }
+    for s in &d.script_files {
+        let _ = writeln!(o, "<script src=\"{}\"></script>", h(s));
     }
     o.push_str("</body></html>\n");
     o

@@ -76,6 +76,12 @@ pub(super) fn md_pieces(i: &Inline) -> Vec<String> {
             }
             Span::Code(t) => out.push(md_code(t)),
             Span::Strong(t) => out.push(format!("**{}**", md_text(t))),
+            // The address is the tool's own (a relative path of safe
+            // characters): only its text is from the build.
+            Span::Link { text, href, code } => {
+                let text = if *code { md_code(text) } else { md_text(text) };
+                out.push(format!("[{text}]({})", href.replace([' ', '(', ')'], "_")));
+            }
         }
     }
     out.retain(|p| !p.is_empty());
@@ -186,6 +192,12 @@ pub(super) fn md_block(o: &mut String, b: &Block, depth: usize) {
                 let _ = writeln!(o, "{}\n", md_inline(c));
             }
             md_fence(o, "diff", text, *max_lines, Some(MD_LINE));
+        }
+        Block::Words { caption, hunks, .. } => {
+            let _ = writeln!(o, "{}\n", md_inline(caption));
+            for hunk in hunks {
+                let _ = writeln!(o, "> {}\n", md_inline(&Block::marked(hunk)));
+            }
         }
         Block::Figure(f) if f.text.is_empty() => {}
         Block::Figure(f) => {

@@ -107,12 +107,21 @@ pub enum Span {
     Code(String),
     Strong(String),
     Status(Status, String),
+    /// A link to another page of the same site (a relative address made
+    /// by the tool, never one from the build); `code` shows its text in
+    /// monospace. Outside HTML and Markdown only its text shows.
+    Link {
+        text: String,
+        href: String,
+        code: bool,
+    },
 }
 
 impl Span {
     fn text(&self) -> &str {
         match self {
             Span::Text(s) | Span::Code(s) | Span::Strong(s) | Span::Status(_, s) => s,
+            Span::Link { text, .. } => text,
         }
     }
 }
@@ -152,6 +161,24 @@ impl Inline {
     /// Append text with a status.
     pub fn s(mut self, st: Status, s: impl Into<String>) -> Inline {
         self.0.push(Span::Status(st, s.into()));
+        self
+    }
+    /// Append a link (see [`Span::Link`]) whose text is plain.
+    pub fn link(mut self, text: impl Into<String>, href: impl Into<String>) -> Inline {
+        self.0.push(Span::Link {
+            text: text.into(),
+            href: href.into(),
+            code: false,
+        });
+        self
+    }
+    /// Append a link whose text is a name (monospace).
+    pub fn link_code(mut self, text: impl Into<String>, href: impl Into<String>) -> Inline {
+        self.0.push(Span::Link {
+            text: text.into(),
+            href: href.into(),
+            code: true,
+        });
         self
     }
     /// Append another line's spans.
@@ -300,6 +327,16 @@ pub enum Block {
     },
     Figure(Figure),
     Section(Section),
+    /// A word diff of two texts: each hunk is a run of words, those
+    /// removed with [`Status::Removed`], those added with
+    /// [`Status::Added`], the rest as plain text around them. HTML strikes
+    /// out and underlines them (`<del>`, `<ins>`), folded unless `open`;
+    /// a terminal and Markdown mark them `[-…-]` and `{+…+}`.
+    Words {
+        caption: Inline,
+        hunks: Vec<Inline>,
+        open: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -345,6 +382,17 @@ pub struct Doc {
     /// `hash`, `symbols`) start with it, so the text stays easy to pipe
     /// through `grep` and `awk`; Markdown and HTML keep the title.
     pub bare: bool,
+    /// HTML, for pages of a site: a line of links above the title.
+    pub nav: Option<Inline>,
+    /// HTML, for pages of a site: the address of the site's search page,
+    /// asked with a search box above the title (its query as `?q=`).
+    pub search: Option<String>,
+    /// HTML, for pages of a site: style sheets of the site to link (a
+    /// relative address each), allowed by the policy's `'self'`.
+    pub styles: Vec<String>,
+    /// HTML, for pages of a site: script files of the site to run (a
+    /// relative address each), allowed by the policy's `'self'`.
+    pub script_files: Vec<String>,
 }
 
 impl Doc {
@@ -391,6 +439,7 @@ impl Doc {
                 }
                 Block::Figure(f) => f.text.iter().any(|l| escape::needs_escape(l)),
                 Block::Section(s) => inline(&s.title) || s.blocks.iter().any(block),
+                Block::Words { caption, hunks, .. } => inline(caption) || hunks.iter().any(inline),
             }
         }
         inline(&self.title)
@@ -402,6 +451,26 @@ impl Doc {
     }
     pub fn html(&self) -> String {
         html(self)
+    }
+}
+
+impl Block {
+    /// A word diff's markers for text outputs: `[-removed-]`, `{+added+}`.
+    fn marked(hunk: &Inline) -> Inline {
+        Inline(
+            hunk.0
+                .iter()
+                .map(|s| match s {
+                    Span::Status(Status::Removed, t) => {
+                        Span::Status(Status::Removed, format!("[-{t}-]"))
+                    }
+                    Span::Status(Status::Added, t) => {
+                        Span::Status(Status::Added, format!("{{+{t}+}}"))
+                    }
+                    s => s.clone(),
+                })
+                .collect(),
+        )
     }
 }
 

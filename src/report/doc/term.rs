@@ -137,8 +137,8 @@ pub(super) fn term_inline(i: &Inline, p: &Paint, width: Option<usize>) -> String
         }
         left -= cols(&t);
         out.push_str(&match span {
-            Span::Text(_) => t,
-            Span::Code(_) => p.sgr("36", &t),
+            Span::Text(_) | Span::Link { code: false, .. } => t,
+            Span::Code(_) | Span::Link { code: true, .. } => p.sgr("36", &t),
             Span::Strong(_) => p.sgr("1", &t),
             Span::Status(st, _) => p.sgr(st.sgr(), &t),
         });
@@ -167,8 +167,8 @@ pub(super) fn term_wrap(i: &Inline, p: &Paint, width: usize) -> Vec<String> {
         }
     }
     let paint = |span: &Span, t: &str| match span {
-        Span::Text(_) => t.to_string(),
-        Span::Code(_) => p.sgr("36", t),
+        Span::Text(_) | Span::Link { code: false, .. } => t.to_string(),
+        Span::Code(_) | Span::Link { code: true, .. } => p.sgr("36", t),
         Span::Strong(_) => p.sgr("1", t),
         Span::Status(st, _) => p.sgr(st.sgr(), t),
     };
@@ -421,6 +421,32 @@ pub(super) fn term_block(o: &mut String, b: &Block, p: &Paint, t: &Term, depth: 
                     " ".repeat(indent + 2),
                     elide(&clean(l), room(2).unwrap_or(usize::MAX))
                 );
+            }
+        }
+        Block::Words { caption, hunks, .. } => {
+            let _ = writeln!(
+                o,
+                "{}{}",
+                " ".repeat(indent),
+                term_inline(caption, p, room(0))
+            );
+            for hunk in hunks {
+                let hunk = Block::marked(hunk);
+                match room(2) {
+                    Some(w) => {
+                        for line in term_wrap(&hunk, p, w.max(8)) {
+                            let _ = writeln!(o, "{}{}", " ".repeat(indent + 2), line.trim_end());
+                        }
+                    }
+                    None => {
+                        let _ = writeln!(
+                            o,
+                            "{}{}",
+                            " ".repeat(indent + 2),
+                            term_inline(&hunk, p, None)
+                        );
+                    }
+                }
             }
         }
         Block::Section(s) => {

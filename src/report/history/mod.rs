@@ -17,6 +17,7 @@ mod merge;
 mod scan;
 mod search;
 mod show;
+pub mod site;
 
 pub use changes::ChangesView;
 pub use export::{ExportJson, csv};

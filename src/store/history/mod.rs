@@ -23,6 +23,7 @@ mod platforms;
 mod range;
 mod record;
 mod scan;
+mod site;
 mod story;
 mod timeline;
 
@@ -37,6 +38,7 @@ pub use platforms::{PlatformSpan, PlatformValue};
 pub use range::{RangeError, select_range};
 pub(super) use record::TEXT_INDEX;
 pub use scan::{Analyse, Job, ScanPlan, ScanProgress, ScanResult, ScanStatus, Scanned};
+pub use site::{ItemSeries, SiteItems, text_fields};
 pub use story::{Change, ShowAnswer, Story, story};
 pub use timeline::TimelineRow;
 
