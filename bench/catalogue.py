@@ -109,6 +109,9 @@ import tarfile
 import tempfile
 from collections import Counter, defaultdict
 
+# Deeply nested templates (a tool's pieces) recurse deeply when normalised.
+sys.setrecursionlimit(20000)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Catalogue file-name prefixes, longest first so `system-prompt-` wins over
