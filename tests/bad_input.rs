@@ -775,7 +775,10 @@ fn every_folder_writer_plans_its_names_first() {
         (vec!["pretty", &cased, "--all"], "case"),
         (vec!["reconstruct", &wf], "both"),
         (vec!["reconstruct", &wf_cased], "case"),
-        (vec!["surface", &tools, "--export"], "(EDIT tool)"),
+        (
+            vec!["surface", &tools, "--export"],
+            "(Tool description: EDIT)",
+        ),
     ];
     for (i, (args, needle)) in cases.iter().enumerate() {
         for force in [false, true] {

@@ -11,11 +11,12 @@
 //! reached first; the owner (a tool's, agent's or skill's name, a file's
 //! path) is read from the object that holds the place.
 //!
-//! The id is `KIND[-OWNER]-first-words` (the first six words, lower case,
-//! as a slug): derived from place and content, never from minified names
-//! or positions, so an unchanged text keeps its id when code moves and an
-//! edit past its opening words does too. Texts whose ids collide are
-//! numbered in the order of the texts.
+//! The id is the first six words, lower case, as a slug (a tool's assembled
+//! prompt is `tool-description-NAME`): never from minified names,
+//! positions or the place reached — a piece shared by several places is
+//! reached first from one in one build and from another in the next — so
+//! an unchanged text keeps its id and an edit past its opening words does
+//! too. Texts whose ids collide are numbered in the order of the texts.
 
 use super::Site;
 use super::reach::{Mark, Reach, Tracer};
@@ -241,6 +242,36 @@ pub fn slug(kind: &str, text: &str) -> String {
     } else {
         format!("{kind}-{}", words.join("-"))
     }
+}
+
+/// The first six words of a text as an id (`prompt` when it has none).
+fn words_slug(text: &str) -> String {
+    slug("prompt", text)
+        .strip_prefix("prompt-")
+        .map(str::to_string)
+        .unwrap_or_else(|| "prompt".to_string())
+}
+
+/// The kinds in the order one is chosen when a text reaches several.
+const KIND_ORDER: [&str; 11] = [
+    kinds::TOOL_DESCRIPTION,
+    kinds::TOOL_PARAMETER,
+    kinds::AGENT,
+    kinds::SKILL,
+    kinds::SYSTEM,
+    kinds::SYSTEM_REMINDER,
+    kinds::OUTPUT_STYLE,
+    kinds::DATA,
+    kinds::COMPACTION,
+    kinds::WORKFLOW,
+    kinds::OTHER,
+];
+
+fn rank(kind: &str) -> usize {
+    KIND_ORDER
+        .iter()
+        .position(|k| *k == kind)
+        .unwrap_or(KIND_ORDER.len())
 }
 
 /// A name as an id part: lower case, runs of other characters as `-`.
@@ -474,25 +505,33 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
 /// One prompt per (kind, text), with every site; ids from kind, owner and
 /// opening words, collisions numbered in the order of their texts.
 fn assign_ids(found: Vec<Found>) -> Vec<Prompt> {
-    let mut by_text: BTreeMap<(String, String), (Found, Vec<Site>)> = BTreeMap::new();
+    // One prompt per text; reached from several places, the kind is the
+    // first of KIND_ORDER among them (not the nearest: which place is
+    // nearest changes from build to build when a piece is shared).
+    let mut by_text: BTreeMap<String, (Found, Vec<Site>)> = BTreeMap::new();
     for f in found {
-        let key = (f.text.clone(), f.sink.kind.to_string());
-        match by_text.get_mut(&key) {
-            Some((_, sites)) => sites.push(f.site),
+        match by_text.get_mut(&f.text) {
+            Some((kept, sites)) => {
+                sites.push(f.site.clone());
+                if rank(f.sink.kind) < rank(kept.sink.kind) {
+                    let site = kept.site.clone();
+                    *kept = f;
+                    kept.site = site;
+                }
+            }
             None => {
                 let site = f.site.clone();
-                by_text.insert(key, (f, vec![site]));
+                by_text.insert(f.text.clone(), (f, vec![site]));
             }
         }
     }
+    // Ids from the opening words alone: a text's kind and owner are what
+    // the trace reaches, which moves when code around a shared piece
+    // moves; its words do not.
     let mut by_slug: BTreeMap<String, Vec<(Found, Vec<Site>)>> = BTreeMap::new();
     for (_, (f, sites)) in by_text {
-        let prefix = match &f.sink.owner {
-            Some(o) => format!("{}-{}", f.sink.kind, name_slug(o)),
-            None => f.sink.kind.to_string(),
-        };
         by_slug
-            .entry(slug(&prefix, &f.text))
+            .entry(words_slug(&f.text))
             .or_default()
             .push((f, sites));
     }
@@ -584,9 +623,6 @@ pub fn add_tool_prompts(prompts: &mut Vec<Prompt>, tools: &[super::tools::Tool])
             }
             !whole
         });
-        if prompts.iter().any(|p| p.id == id) {
-            continue;
-        }
         sites.sort();
         sites.dedup();
         prompts.push(Prompt {
@@ -618,7 +654,7 @@ pub fn add_tool_prompts(prompts: &mut Vec<Prompt>, tools: &[super::tools::Tool])
     }
     for (text, (name, _, site)) in extra {
         let prefix = format!("{}-{}", kinds::TOOL_DESCRIPTION, name_slug(&name));
-        let base = slug(&prefix, &text);
+        let base = words_slug(&text);
         let mut id = base.clone();
         let mut n = 1;
         while ids.contains(&id) {
@@ -1013,19 +1049,21 @@ var Qz = "Some words that go nowhere at all.";
             "Some words that go nowhere",
             // A skill's description is for the menu.
             "Tidy the files in a folder",
+            // A tool with a prompt describes a call to the user.
+            "Fetch one page of the web",
         ] {
             assert_eq!(kind_of(&v, needle), None, "{needle}");
         }
     }
 
     #[test]
-    fn titles_and_ids_come_from_the_owner() {
+    fn titles_come_from_the_owner_and_ids_from_the_words() {
         let v = find_in(SRC);
         let p = by_text(&v, "Use this agent for small").unwrap();
         assert_eq!(p.title, "Agent prompt: helper");
-        assert_eq!(p.id, "agent-helper-use-this-agent-for-small-searches");
+        assert_eq!(p.id, "use-this-agent-for-small-searches");
         let p = by_text(&v, "How the parts fit").unwrap();
-        assert_eq!(p.id, "data-docs-guide-md-guide-how-the-parts-fit-together");
+        assert_eq!(p.id, "guide-how-the-parts-fit-together");
         let p = by_text(&v, "The user changed").unwrap();
         assert_eq!(
             p.title,
@@ -1110,8 +1148,8 @@ var Qb = { agentType: "one", whenToUse: "Use it when the task needs two short pa
         assert_eq!(
             got,
             [
-                ("agent-one-use-it-when-the-task-needs", "first."),
-                ("agent-one-use-it-when-the-task-needs-2", "second."),
+                ("use-it-when-the-task-needs", "first."),
+                ("use-it-when-the-task-needs-2", "second."),
             ]
         );
     }
