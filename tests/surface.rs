@@ -146,7 +146,11 @@ fn every_slash_command_object_is_listed() {
         let missing: Vec<&String> = raw.difference(&listed).collect();
         assert!(missing.is_empty(), "{v}/{p}: not listed: {missing:?}");
         for c in s["commands"].as_array().unwrap() {
-            assert!(["local", "local-jsx", "prompt"].contains(&c["kind"].as_str().unwrap()));
+            assert!(
+                ["local", "local-jsx", "prompt", "skill", "workflow"]
+                    .contains(&c["kind"].as_str().unwrap()),
+                "{c}"
+            );
         }
     }
 }

@@ -15,7 +15,7 @@
 use crate::js::code::CodeIndex;
 use crate::js::flow::Flow;
 use crate::js::index::{DefKind, FnId};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 use swc_atoms::Atom;
 
@@ -47,10 +47,12 @@ pub enum Mark {
     Throw,
 }
 
-/// The places one value reaches, each with the fewest hops it took.
+/// The places one value reaches, each with the fewest hops it took. An
+/// ordered map: when the cap is met, which places are kept must not
+/// depend on a hash seed (the same build gives the same answer every run).
 #[derive(Debug, Clone, Default)]
 pub struct Reach {
-    pub marks: HashMap<Mark, u8>,
+    pub marks: BTreeMap<Mark, u8>,
 }
 
 impl Reach {
