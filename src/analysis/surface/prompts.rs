@@ -855,8 +855,14 @@ pub fn diff(a: &[Prompt], b: &[Prompt], budget: &DiffBudget) -> PromptsDiff {
         .par_iter()
         .filter_map(|pb| {
             let pa = by_id.get(pb.id.as_str())?;
-            (pa.text != pb.text).then(|| {
-                let (words, coarse) = word_diff(&pa.text, &pb.text, budget);
+            // A text that now reaches another kind of place has changed
+            // too (the repository export files it under its kind).
+            (pa.text != pb.text || pa.kind != pb.kind).then(|| {
+                let (words, coarse) = if pa.text == pb.text {
+                    (format!("kind {} → {}", pa.kind, pb.kind), None)
+                } else {
+                    word_diff(&pa.text, &pb.text, budget)
+                };
                 ChangedPrompt {
                     id: pb.id.clone(),
                     title: pb.title.clone(),
@@ -997,11 +1003,6 @@ var Qz = "Some words that go nowhere at all.";
             ),
             (
                 "Quote the page where it helps",
-                kinds::TOOL_DESCRIPTION,
-                Some("Fetcher"),
-            ),
-            (
-                "Fetch one page of the web",
                 kinds::TOOL_DESCRIPTION,
                 Some("Fetcher"),
             ),

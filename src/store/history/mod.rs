@@ -39,7 +39,7 @@ pub use range::{RangeError, select_range};
 pub(super) use record::TEXT_INDEX;
 pub use scan::{Analyse, Job, ScanPlan, ScanProgress, ScanResult, ScanStatus, Scanned};
 pub use site::{ItemSeries, SiteItems, text_fields};
-pub use story::{Change, ShowAnswer, Story, story};
+pub use story::{Change, ShowAnswer, Story, story, value_changes};
 pub use timeline::TimelineRow;
 
 /// What a scan made of a release: the `status` of its row, and of its
@@ -276,6 +276,28 @@ pub struct Release {
     /// The store's row of its build (not part of any output).
     #[serde(skip)]
     pub build_id: Option<i64>,
+}
+
+#[cfg(test)]
+impl Release {
+    /// A scanned release of platform `p` and nothing else known.
+    pub(crate) fn scanned_for_tests(v: &str) -> Release {
+        Release {
+            version: v.into(),
+            platform: "p".into(),
+            published: None,
+            status: ReleaseStatus::Ok,
+            error: None,
+            digest: None,
+            modules: None,
+            bundle_bytes: None,
+            code_split: None,
+            bun_layout: None,
+            container: None,
+            current: true,
+            build_id: None,
+        }
+    }
 }
 
 /// An item's value as read from the store (shared by the releases of its

@@ -132,25 +132,10 @@ fn shape_of(on: &[(&str, Option<&StoredValue>)]) -> Option<Shape> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::history::ReleaseStatus;
     use serde_json::json;
 
     fn rel(v: &str) -> Release {
-        Release {
-            version: v.into(),
-            platform: "p".into(),
-            published: None,
-            status: ReleaseStatus::Ok,
-            error: None,
-            digest: None,
-            modules: None,
-            bundle_bytes: None,
-            code_split: None,
-            bun_layout: None,
-            container: None,
-            current: true,
-            build_id: None,
-        }
+        Release::scanned_for_tests(v)
     }
 
     fn platform(

@@ -257,8 +257,9 @@ pub fn story<E>(
     Ok(s)
 }
 
-/// The fields of two item values that differ.
-fn value_changes(a: &Value, b: &Value) -> Vec<(String, Value, Value)> {
+/// The fields of two item values that differ: (field, from, to); a value
+/// that is not an object is the field `value`.
+pub fn value_changes(a: &Value, b: &Value) -> Vec<(String, Value, Value)> {
     match (a.as_object(), b.as_object()) {
         (Some(x), Some(y)) => {
             let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
@@ -283,25 +284,10 @@ fn value_changes(a: &Value, b: &Value) -> Vec<(String, Value, Value)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::history::ReleaseStatus;
     use serde_json::json;
 
     fn rel(v: &str) -> Release {
-        Release {
-            version: v.into(),
-            platform: "p".into(),
-            published: None,
-            status: ReleaseStatus::Ok,
-            error: None,
-            digest: None,
-            modules: None,
-            bundle_bytes: None,
-            code_split: None,
-            bun_layout: None,
-            container: None,
-            current: true,
-            build_id: None,
-        }
+        Release::scanned_for_tests(v)
     }
 
     #[test]

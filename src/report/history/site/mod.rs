@@ -229,25 +229,7 @@ fn text_versions(s: &ItemSeries) -> Vec<(usize, usize, String)> {
 
 /// The fields of two values that differ: (field, from, to).
 fn fields_changed(a: &str, b: &str) -> Vec<(String, Value, Value)> {
-    let (a, b) = (parse(a), parse(b));
-    match (a.as_object(), b.as_object()) {
-        (Some(x), Some(y)) => {
-            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            keys.into_iter()
-                .filter(|k| x.get(*k) != y.get(*k))
-                .map(|k| {
-                    (
-                        k.clone(),
-                        x.get(k).cloned().unwrap_or(Value::Null),
-                        y.get(k).cloned().unwrap_or(Value::Null),
-                    )
-                })
-                .collect()
-        }
-        _ => vec![("value".into(), a, b)],
-    }
+    crate::store::history::value_changes(&parse(a), &parse(b))
 }
 
 /// A value as a short line.
