@@ -855,11 +855,22 @@ pub fn diff(a: &[Prompt], b: &[Prompt], budget: &DiffBudget) -> PromptsDiff {
         .par_iter()
         .filter_map(|pb| {
             let pa = by_id.get(pb.id.as_str())?;
-            // A text that now reaches another kind of place has changed
-            // too (the repository export files it under its kind).
-            (pa.text != pb.text || pa.kind != pb.kind).then(|| {
+            // A text that now reaches another kind of place, another owner,
+            // or names its holes otherwise has changed too (the repository
+            // export files it under its kind, with these in its front matter).
+            let names = |p: &Prompt| {
+                p.variables
+                    .iter()
+                    .map(|v| v.name.clone())
+                    .collect::<Vec<_>>()
+            };
+            let place = |p: &Prompt| (p.kind.clone(), p.owner.clone(), p.title.clone(), names(p));
+            (pa.text != pb.text || place(pa) != place(pb)).then(|| {
                 let (words, coarse) = if pa.text == pb.text {
-                    (format!("kind {} → {}", pa.kind, pb.kind), None)
+                    let (ka, oa, _, _) = place(pa);
+                    let (kb, ob, _, _) = place(pb);
+                    let who = |o: Option<String>| o.map(|o| format!(" ({o})")).unwrap_or_default();
+                    (format!("{ka}{} → {kb}{}", who(oa), who(ob)), None)
                 } else {
                     word_diff(&pa.text, &pb.text, budget)
                 };
