@@ -51,8 +51,9 @@ impl WorkflowsDiff {
 }
 
 /// What users see of a workflow besides its script, with computed options
-/// reduced to the flags they read (their expressions use minified names).
-fn meta(w: &WorkflowScript) -> Value {
+/// reduced to the flags they read (their expressions use minified names):
+/// what the diff compares, and what the repository export files.
+pub fn meta(w: &WorkflowScript) -> Value {
     let options: Vec<Value> = w
         .options
         .iter()

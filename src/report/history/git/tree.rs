@@ -12,7 +12,6 @@
 
 use crate::analysis::analysed::Facts;
 use crate::analysis::diff::lines::erase_names;
-use crate::analysis::workflows::{OptionValue, WorkflowScript};
 use crate::report::doc::{Block, Doc, Inline, Kind as Col, Table};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -379,31 +378,6 @@ fn tools(t: &mut Tree, paths: &mut Paths, list: &Value) {
     }
 }
 
-/// What users see of a workflow besides its script, as the diff compares
-/// it: computed options reduced to the flags they read (their expressions
-/// use minified names).
-fn meta(w: &WorkflowScript) -> Value {
-    let options: Vec<Value> = w
-        .options
-        .iter()
-        .map(|o| match &o.value {
-            OptionValue::Static { value } => json!({"name": o.name, "value": value}),
-            OptionValue::Computed { flags, .. } => json!({
-                "name": o.name,
-                "computed_from_flags": flags.iter().map(|f| json!({"flag": f.flag, "default": f.default})).collect::<Vec<_>>(),
-            }),
-        })
-        .collect();
-    json!({
-        "hidden": w.hidden,
-        "description": w.description,
-        "whenToUse": w.when_to_use,
-        "phases": w.phases,
-        "options": options,
-        "levels": w.levels,
-    })
-}
-
 fn workflows(t: &mut Tree, paths: &mut Paths, f: &Facts) {
     let mut seen = std::collections::BTreeMap::new();
     for w in &f.workflows {
@@ -415,7 +389,7 @@ fn workflows(t: &mut Tree, paths: &mut Paths, f: &Facts) {
             .text
             .as_deref()
             .or(f.scripts.get(name).map(String::as_str));
-        let meta = pretty(&meta(w));
+        let meta = pretty(&crate::analysis::diff::facts::meta(w));
         let mut both = Sha256::new();
         both.update(script.unwrap_or_default().as_bytes());
         both.update([0]);
