@@ -172,9 +172,10 @@ impl FlagsDiff {
     }
 }
 
-/// A flag's defaults as compared: a computed default names a minified
-/// function, so its names are erased.
-fn defaults(v: &[Value]) -> Value {
+/// A flag's defaults as compared (and as the repository export files
+/// them): a computed default names a minified function, so its names are
+/// erased; sorted, each once.
+pub fn defaults(v: &[Value]) -> Value {
     let mut s: Vec<String> = v
         .iter()
         .map(

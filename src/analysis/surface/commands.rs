@@ -87,24 +87,7 @@ pub fn find(ci: &CodeIndex) -> Vec<Command> {
             let Some(Value::Str(name)) = sch.value(m, n, base) else {
                 return;
             };
-            let description = match member(o, "description") {
-                Some(Member::Value(e)) => match sch.value(m, e, base) {
-                    Some(Value::Str(s)) => Some(s),
-                    _ => Some(RUNTIME.to_string()),
-                },
-                Some(Member::Body(_)) => Some(RUNTIME.to_string()),
-                None => None,
-            };
-            let aliases = match member(o, "aliases") {
-                Some(Member::Value(e)) => match sch.value(m, e, base) {
-                    Some(Value::Array(a)) => a
-                        .iter()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect(),
-                    _ => Vec::new(),
-                },
-                _ => Vec::new(),
-            };
+            let (description, aliases) = description_and_aliases(&mut sch, m, base, o);
             let hidden = match member(o, "isHidden") {
                 Some(Member::Value(e)) => match sch.value(m, e, base) {
                     Some(Value::Bool(b)) => Some(b),
@@ -259,24 +242,7 @@ fn registered(
         Some(b) => b.map(|b| !b),
     };
     let user_invocable = flag(sch, "userInvocable").unwrap_or(Some(true));
-    let description = match member(o, "description") {
-        Some(Member::Value(e)) => match sch.value(m, e, base) {
-            Some(Value::Str(s)) => Some(s),
-            _ => Some(RUNTIME.to_string()),
-        },
-        Some(Member::Body(_)) => Some(RUNTIME.to_string()),
-        None => None,
-    };
-    let aliases = match member(o, "aliases") {
-        Some(Member::Value(e)) => match sch.value(m, e, base) {
-            Some(Value::Array(a)) => a
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect(),
-            _ => Vec::new(),
-        },
-        _ => Vec::new(),
-    };
+    let (description, aliases) = description_and_aliases(sch, m, base, o);
     let mut names = BTreeSet::new();
     match member(o, "isEnabled") {
         Some(Member::Value(e)) => names_read(sch, m, e, &mut names),
@@ -350,6 +316,35 @@ impl Visit for Strings {
 
 /// A flag, setting or environment variable's name: an identifier with an
 /// underscore or a capital inside (`tengu_x`, `CLAUDE_X`, `someSetting`).
+/// A command's `description` (`${…}` when computed at run time) and its
+/// static `aliases`.
+fn description_and_aliases(
+    sch: &mut Schemas,
+    m: usize,
+    base: u32,
+    o: &ObjectLit,
+) -> (Option<String>, Vec<String>) {
+    let description = match member(o, "description") {
+        Some(Member::Value(e)) => match sch.value(m, e, base) {
+            Some(Value::Str(s)) => Some(s),
+            _ => Some(RUNTIME.to_string()),
+        },
+        Some(Member::Body(_)) => Some(RUNTIME.to_string()),
+        None => None,
+    };
+    let aliases = match member(o, "aliases") {
+        Some(Member::Value(e)) => match sch.value(m, e, base) {
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    (description, aliases)
+}
+
 fn is_name(s: &str) -> bool {
     s.len() >= 4
         && s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())

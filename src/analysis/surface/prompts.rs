@@ -642,17 +642,17 @@ pub fn add_tool_prompts(prompts: &mut Vec<Prompt>, tools: &[super::tools::Tool])
     // a helper of another chunk, a variant returned early) are pieces too.
     let mut ids: std::collections::HashSet<String> = prompts.iter().map(|p| p.id.clone()).collect();
     let texts: std::collections::HashSet<String> = prompts.iter().map(|p| p.text.clone()).collect();
-    let mut extra: BTreeMap<String, (String, &super::tools::Tool, Site)> = BTreeMap::new();
+    let mut extra: BTreeMap<String, (String, Site)> = BTreeMap::new();
     for t in tools {
         for piece in &t.pieces {
             if is_text(&piece.text) && !texts.contains(&piece.text) {
                 extra
                     .entry(piece.text.clone())
-                    .or_insert((t.name.clone(), t, piece.site.clone()));
+                    .or_insert((t.name.clone(), piece.site.clone()));
             }
         }
     }
-    for (text, (name, _, site)) in extra {
+    for (text, (name, site)) in extra {
         let prefix = format!("{}-{}", kinds::TOOL_DESCRIPTION, name_slug(&name));
         let base = words_slug(&text);
         let mut id = base.clone();

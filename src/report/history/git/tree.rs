@@ -11,7 +11,6 @@
 //! kept apart in `sites.md`.
 
 use crate::analysis::analysed::Facts;
-use crate::analysis::diff::lines::erase_names;
 use crate::report::doc::{Block, Doc, Inline, Kind as Col, Table};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -408,27 +407,6 @@ fn workflows(t: &mut Tree, paths: &mut Paths, f: &Facts) {
     }
 }
 
-/// A flag's defaults as the diff compares them: a computed default names
-/// a minified function, so its names are erased; sorted, each once.
-fn flag_defaults(v: &[Value]) -> Value {
-    let mut s: Vec<String> = v
-        .iter()
-        .map(
-            |d| match d.as_str().and_then(|s| s.strip_prefix("computed: ")) {
-                Some(e) => Value::String(format!("computed: {}", erase_names(e).0)).to_string(),
-                None => d.to_string(),
-            },
-        )
-        .collect();
-    s.sort();
-    s.dedup();
-    Value::Array(
-        s.iter()
-            .filter_map(|d| serde_json::from_str(d).ok())
-            .collect(),
-    )
-}
-
 fn flags(t: &mut Tree, f: &Facts) {
     let mut seen = BTreeMap::new();
     for fl in &f.flags.flags {
@@ -440,7 +418,7 @@ fn flags(t: &mut Tree, f: &Facts) {
             let row = vec![
                 Inline::code(name),
                 Inline::from(fl.kind.as_str()),
-                Inline::code(flag_defaults(&fl.defaults).to_string()),
+                Inline::code(crate::analysis::diff::facts::defaults(&fl.defaults).to_string()),
             ];
             (name.to_string(), row)
         })
