@@ -122,7 +122,9 @@ pub fn items(f: &Facts) -> (Vec<Item>, Vec<(String, String)>) {
         push(
             ItemKind::Flag,
             &fl.name,
-            json!({"kind": fl.kind.as_str(), "defaults": fl.defaults}),
+            // A computed default names minified functions that change every
+            // release: compared with the names erased, as the diff does.
+            json!({"kind": fl.kind.as_str(), "defaults": crate::analysis::diff::facts::defaults(&fl.defaults)}),
         );
     }
     let keys = crate::analysis::diff::facts::gate_keys(&f.gates);
