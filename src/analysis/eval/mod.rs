@@ -127,6 +127,9 @@ pub fn parse_snippet(text: &str) -> Result<Box<Expr>, SnippetError> {
         let cm: Lrc<SourceMap> = Default::default();
         let fm = cm.new_source_file(Lrc::new(FileName::Anon), text.to_string());
         let mut p = Parser::new(crate::js::parse::syntax(), StringInput::from(&*fm), None);
+        // A snippet comes from a module: code-split builds load chunks with
+        // `import.meta.require(…)`, which a script refuses.
+        p.allow_module_syntax();
         let e = p
             .parse_expr()
             .map_err(|e| SnippetError::Syntax(e.kind().msg().to_string()))?;

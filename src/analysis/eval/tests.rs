@@ -303,6 +303,14 @@ fn parse_snippet_refuses_what_is_not_one_expression() {
 }
 
 #[test]
+fn parse_snippet_takes_module_syntax() {
+    // A code-split chunk loads another with `import.meta.require`: an
+    // object holding one (a tool's method) must still be read.
+    let e = parse_snippet(r#"mk({ name: "T", call() { return import.meta.require("./c.js"); } })"#);
+    assert!(e.is_ok(), "{e:?}");
+}
+
+#[test]
 fn unknown_globals_are_refused_naming_the_whole_call() {
     let e = refused("var R = Math.random();");
     assert_eq!(e.expr, "Math.random()");

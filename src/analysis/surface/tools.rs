@@ -656,6 +656,23 @@ var mcpTemplate = build({ isMcp: true, name: "mcp", async prompt() { return ""; 
     }
 
     #[test]
+    fn a_tool_whose_method_loads_a_chunk_is_found() {
+        // Code-split builds load chunks with `import.meta.require` inside a
+        // tool's methods; the object is still a tool (a script parse of
+        // its definition refused it).
+        let ci = testjs::script(
+            r#"
+var S = { type: "object", properties: {} };
+var T = mk({ name: "Loader", get inputSchema() { return S; },
+  prompt: async () => "Load the named thing.",
+  create(e) { return { run() { return import.meta.require("./other.js").go(e); } }; } });
+"#,
+        );
+        let ts = find(&ci);
+        assert_eq!(tool(&ts, "Loader").description, "Load the named thing.");
+    }
+
+    #[test]
     fn bare_constructors_known_by_the_type_their_class_reports() {
         let ci = testjs::chunks(&[
             (
