@@ -435,6 +435,66 @@ fn the_catalogue_repository_is_the_history_one_commit_per_release() {
         "{msg}"
     );
 
+    // 9. A second platform into the same repository: its own branch and
+    //    `<platform>/v…` tags; the first platform's branch and tags stay.
+    let head = git(&repo, &["rev-parse", PLATFORM]);
+    let (v, code) = run(
+        &store,
+        &["history", "scan", "2.1.242", "--platform", "linux-x64"],
+    );
+    assert_eq!(code, 0, "{v}");
+    let (linux, code) = run(
+        &store,
+        &[
+            "history",
+            "export",
+            "--format",
+            "git",
+            repo.to_str().unwrap(),
+            "--platform",
+            "linux-x64",
+        ],
+    );
+    assert_eq!(code, 0, "{linux}");
+    assert_eq!(linux["appended"], 1, "{linux}");
+    assert_eq!(linux["commits"][0]["tag"], "linux-x64/v2.1.242", "{linux}");
+    assert_eq!(git(&repo, &["rev-parse", PLATFORM]), head);
+    assert_eq!(
+        git(&repo, &["log", "--format=%s", "linux-x64"]).trim(),
+        "2.1.242 (linux-x64)"
+    );
+    let tags = git(&repo, &["tag", "--list"]);
+    assert_eq!(
+        tags.lines().collect::<Vec<_>>(),
+        [
+            "linux-x64/v2.1.242",
+            "v2.1.240",
+            "v2.1.241",
+            "v2.1.242"
+        ]
+    );
+    // The same release on two platforms: the trees differ only where the
+    // builds do (no tool differs between them).
+    let between = git(
+        &repo,
+        &["diff", "--name-only", "v2.1.242", "linux-x64/v2.1.242"],
+    );
+    assert!(between.lines().all(|f| !f.starts_with("tools/")), "{between}");
+    let again = run(
+        &store,
+        &[
+            "history",
+            "export",
+            "--format",
+            "git",
+            repo.to_str().unwrap(),
+            "--platform",
+            "linux-x64",
+        ],
+    )
+    .0;
+    assert_eq!(again["appended"], 0, "{again}");
+
     // 8. The same store seen from another machine (another cache folder,
     //    so another key): the export says the facts are not its own.
     let elsewhere = dir.path().join("elsewhere");
