@@ -81,7 +81,10 @@ pub(in crate::store) fn blob_hashes(b: &[u8]) -> Option<Vec<i64>> {
 /// The text hash an item's value refers to (a prompt's text, a workflow's
 /// script), for `search`.
 pub(super) fn text_ref(v: &Value) -> Option<&str> {
-    v["text_sha256"].as_str().or(v["script_sha256"].as_str())
+    v["text_sha256"]
+        .as_str()
+        .or(v["script_sha256"].as_str())
+        .or(v["description_sha256"].as_str())
 }
 
 /// One named thing in one build, with the values whose change matters.
@@ -149,12 +152,16 @@ pub fn items(f: &Facts) -> (Vec<Item>, Vec<(String, String)>) {
     }
     let s = &f.surface;
     for t in &s.tools {
+        // A tool's description is a text like a prompt's: searchable, and
+        // its versions shown as texts rather than as hashes.
+        let h = sha(&t.description);
+        texts.push((h.clone(), t.description.clone()));
         push(
             ItemKind::Tool,
             &t.name,
             json!({
                 "schema_sha256": sha(&t.input_schema.to_string()),
-                "description_sha256": sha(&t.description),
+                "description_sha256": h,
                 "prompt_bytes": t.prompt_bytes,
             }),
         );

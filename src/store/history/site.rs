@@ -9,11 +9,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The field of a kind's value that names a text in `texts` (prompts'
-/// texts, workflows' scripts), if the kind has one.
+/// texts, workflows' scripts, tools' descriptions), if the kind has one.
 pub fn text_fields(kind: &str) -> Option<&'static str> {
     match kind {
         "prompt" => Some("text_sha256"),
         "workflow" => Some("script_sha256"),
+        "tool" => Some("description_sha256"),
         _ => None,
     }
 }
@@ -113,7 +114,7 @@ impl FactsStore {
         })
     }
 
-    /// The texts (prompts, workflow scripts) stored under these SHA-256
+    /// The texts (prompts, tools' descriptions, workflow scripts) stored under these SHA-256
     /// digests; a digest the store does not hold is left out.
     pub fn texts_by_sha(&self, shas: &[&str]) -> Result<HashMap<String, String>, StoreError> {
         self.query(|c| {

@@ -96,6 +96,23 @@ fn kind_title(kind: &str) -> String {
         .map_or_else(|| kind.to_string(), |(_, t)| t.to_string())
 }
 
+/// "12 lines", "1 line".
+fn lines(text: &str) -> String {
+    let n = text.lines().count();
+    format!("{} line{}", fmt::n(n), if n == 1 { "" } else { "s" })
+}
+
+/// "3 tools", "1 tool": every kind's title is a plural in -s.
+fn kind_count(kind: &str, n: usize) -> String {
+    let title = kind_title(kind).to_lowercase();
+    let noun = if n == 1 {
+        title.strip_suffix('s').unwrap_or(&title)
+    } else {
+        &title
+    };
+    format!("{} {noun}", fmt::n(n))
+}
+
 fn kind_rank(kind: &str) -> usize {
     KINDS
         .iter()
@@ -714,7 +731,7 @@ impl<'a> Site<'a> {
     fn search_page(&self) -> String {
         let mut d = Doc::new("Search");
         d.push(Block::Note(Inline::from(
-            "Type in the box above: item names (any case) and the texts of prompts and workflow scripts, as of the last release that holds them. The index ships with the site; nothing is sent anywhere.",
+            "Type in the box above: item names (any case) and the texts of prompts, tools' descriptions and workflow scripts, as of the last release that holds them. The index ships with the site; nothing is sent anywhere.",
         )));
         let mut d = self.frame(d, "");
         d.script_files = vec!["search-index.js".into(), "site.js".into()];
@@ -860,7 +877,7 @@ impl<'a> Site<'a> {
                 holds = holds.t(", ");
             }
             holds = holds.link(
-                format!("{} {}", fmt::n(*count), kind_title(kind).to_lowercase()),
+                kind_count(kind, *count),
                 format!("{root}k/{kind}.html"),
             );
         }
@@ -1222,9 +1239,9 @@ impl<'a> Site<'a> {
                     "text"
                 },
                 caption: Some(format!(
-                    "its text since {} ({} lines)",
+                    "its text since {} ({})",
                     it.texts.last().map_or("", |t| self.version(t.0)),
-                    fmt::n(text.lines().count())
+                    lines(text)
                 )),
                 text: text.clone(),
                 max_lines: None,
@@ -1371,7 +1388,7 @@ impl<'a> Site<'a> {
             } else {
                 "text"
             },
-            caption: Some(format!("the text ({} lines)", fmt::n(text.lines().count()))),
+            caption: Some(format!("the text ({})", lines(text))),
             text: shown.to_string(),
             max_lines: None,
         });
