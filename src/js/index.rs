@@ -251,6 +251,54 @@ impl ModuleIndex {
         }
     }
 
+    /// The function whose own binding of `name` a reference inside `at`
+    /// means (a parameter, a local, an inner function), or `None` for the
+    /// module's own binding (or none at all).
+    pub fn binding_scope(&self, name: &str, at: Option<FnId>) -> Option<FnId> {
+        let defs = self.definitions.get(name)?;
+        let mut f = at;
+        while let Some(x) = f {
+            if defs
+                .iter()
+                .any(|d| d.kind != DefKind::Assign && d.in_function == Some(x))
+            {
+                return Some(x);
+            }
+            f = self.functions[x as usize].parent;
+        }
+        None
+    }
+
+    /// The kind of the binding `name` inside `at` means, when it is nested
+    /// deeper than the outermost binding of that name (else `None`).
+    /// Minified code reuses short names at every level, so `e(…)` inside a
+    /// function taking `e` is not a call of the outer `e`. (The outermost
+    /// binding need not be the module's: a module wrapped in a function
+    /// keeps its top level in that function.)
+    pub fn shadowing(&self, name: &str, at: Option<FnId>) -> Option<DefKind> {
+        let defs = self.definitions.get(name)?;
+        let depth = |mut f: Option<FnId>| {
+            let mut n = 0usize;
+            while let Some(x) = f {
+                n += 1;
+                f = self.functions[x as usize].parent;
+            }
+            n
+        };
+        let outermost = defs
+            .iter()
+            .filter(|d| d.kind != DefKind::Assign)
+            .map(|d| depth(d.in_function))
+            .min()?;
+        let scope = self.binding_scope(name, at);
+        if depth(scope) <= outermost {
+            return None;
+        }
+        defs.iter()
+            .find(|d| d.kind != DefKind::Assign && d.in_function == scope)
+            .map(|d| d.kind)
+    }
+
     /// The first function with this name.
     pub fn function_named(&self, name: &str) -> Option<(FnId, &Function)> {
         self.by_name

@@ -8,7 +8,7 @@ use super::{
 };
 use crate::analysis::eval::{Evaluator, parse_snippet};
 use crate::js::code::{CodeIndex, IndexedModule};
-use crate::js::index::FnId;
+use crate::js::index::{DefKind, FnId};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The longest constant value read as a flag name (`var o = "tengu_…"`):
@@ -187,6 +187,12 @@ impl SiteReader<'_, '_> {
                 // A method call is configuration, unless it reads through a
                 // registry (`reg.read(name, d)`, `reg.reader?.(name, d)`).
                 self.registries.member_kind(ci, mi, c)
+            } else if m.index.shadowing(&c.name, c.in_function) == Some(DefKind::Param) {
+                // A parameter of the same name as an outer getter is not
+                // that getter (a bundled library's `e("__assign", …)`
+                // inside `function (e) {…}`); a local with a value is the
+                // classifier's to read (`let {getter: e} = require(…)`).
+                AccessorKind::Other
             } else {
                 self.cls.kind(mi, &c.name)
             };
@@ -196,8 +202,14 @@ impl SiteReader<'_, '_> {
                 AccessorKind::Other => FlagKind::Config,
             };
             // Whatever its prefix, a name a getter reads is a flag; other
-            // names count only with the flag prefix.
-            if kind != FlagKind::Feature && !is_flag_name(&flag) {
+            // names count only with the flag prefix. Without the prefix the
+            // getter must be the outer one itself: a local of the same name
+            // (`let t = (k) => o[k]`, `let {track: r} = ctx`) is read by
+            // name only, which is no evidence for a name of any shape.
+            if !is_flag_name(&flag)
+                && (kind != FlagKind::Feature
+                    || (!c.member && m.index.shadowing(&c.name, c.in_function).is_some()))
+            {
                 continue;
             }
             if a0.string.is_some() {

@@ -252,6 +252,48 @@ fn defaults_getters_and_sites() {
 }
 
 #[test]
+fn a_local_of_a_getters_name_is_not_the_getter() {
+    // A bundled library's helper table, `e("__extend", impl)` inside a
+    // function taking `e`, while the module's own `getA` reads flags; and
+    // an inner function that shadows the getter.
+    let src = format!(
+        r#"{ACCESSORS}
+(function (getA) {{ getA("__extend", impl); getA("lib_mode", 1); }})(register);
+function outer(getB) {{ return getB("tengu_inv_shadowed"); }}
+function use() {{ return getA("other_read", 2) || getA("tengu_inv_real", !1); }}
+function local() {{ let getA = (k) => table[k]; return getA("asset_key"); }}
+"#
+    );
+    let ci = testjs::script(&src);
+    let inv = inventory(&ci, &HashMap::new());
+    assert!(inv.get("__extend").is_none(), "{:?}", inv.get("__extend"));
+    assert!(inv.get("lib_mode").is_none());
+    assert!(inv.get("asset_key").is_none());
+    assert_eq!(
+        inv.get("tengu_inv_shadowed").map(|f| f.kind),
+        Some(FlagKind::Config)
+    );
+    assert_eq!(inv.get("other_read").map(|f| f.kind), Some(FlagKind::Feature));
+    assert_eq!(
+        inv.get("tengu_inv_real").map(|f| f.kind),
+        Some(FlagKind::Feature)
+    );
+}
+
+#[test]
+fn a_module_wrapped_in_a_function_keeps_its_getters() {
+    // Bun wraps a single-bundle module in a function: its top level (the
+    // getters, the calls) is then that function's, and nothing is shadowed.
+    let wrapped = format!("(function (exports, require) {{\n{}\n}})", uses());
+    let plain = inventory(&testjs::script(&uses()), &HashMap::new());
+    let inv = inventory(&testjs::script(&wrapped), &HashMap::new());
+    for f in &plain.flags {
+        assert_eq!(inv.get(&f.name).map(|g| g.kind), Some(f.kind), "{}", f.name);
+    }
+    assert_eq!(inv.flags.len(), plain.flags.len());
+}
+
+#[test]
 fn a_constant_is_followed_to_the_calls_that_use_it() {
     let ci = testjs::script(&uses());
     let inv = inventory(&ci, &HashMap::new());
