@@ -818,16 +818,21 @@ impl<'a> Site<'a> {
             .collect()
     }
 
-    /// A release's page; `compact` leaves the word diffs out.
+    /// A release's page: with word diffs if it fits, else without them,
+    /// else with shorter lists (each item's page, and its kind's list, has
+    /// the rest).
     fn release_page(&self, i: usize) -> String {
-        let html = self.release_doc(i, false).html();
-        if html.len() <= MAX_PAGE {
-            return html;
+        let mut html = String::new();
+        for (compact, limit) in [(false, 200), (true, 200), (true, 50)] {
+            html = self.release_doc(i, compact, limit).html();
+            if html.len() <= MAX_PAGE {
+                break;
+            }
         }
-        self.release_doc(i, true).html()
+        html
     }
 
-    fn release_doc(&self, i: usize, compact: bool) -> Doc {
+    fn release_doc(&self, i: usize, compact: bool, limit: usize) -> Doc {
         let root = "../";
         let r = &self.releases[i];
         let mut d = Doc::new(
@@ -954,7 +959,7 @@ impl<'a> Site<'a> {
                 )));
                 out.push(Block::List {
                     items: l,
-                    limit: Some(200),
+                    limit: Some(limit),
                 });
             }
             out.extend(blocks);
