@@ -309,6 +309,13 @@ fn wrong_option_values_are_refused() {
         &output(&["fetch", "1.0.0", "--platform", "plan9"]),
     );
     assert!(err.contains("darwin-arm64"), "{err}");
+    // A target naming one platform while --platform names another.
+    let err = one_line_error(
+        "linux-x64",
+        &output(&["fetch", "npm:1.0.0/linux-x64", "--platform", "win32-x64"]),
+    );
+    assert!(err.contains("win32-x64"), "{err}");
+    one_line_error("plan9", &output(&["fetch", "npm:1.0.0/plan9"]));
     one_line_error(
         "--only",
         &output(&["diff", single, single, "--only", "flag"]),

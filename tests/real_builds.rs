@@ -243,4 +243,17 @@ fn second_fetch_is_a_cache_hit_without_network() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["cache_hit"], true);
     assert!(v["integrity"].as_str().unwrap().starts_with("sha512-"));
+    // The target form the other commands take names the same build.
+    let out = bin()
+        .args(["fetch", "npm:2.1.220/darwin-arm64", "--json"])
+        .env("NPM_CONFIG_REGISTRY", "http://127.0.0.1:9/")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let w: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((&w["path"], &w["platform"]), (&v["path"], &v["platform"]));
 }

@@ -200,7 +200,7 @@ pub enum Command {
     Man,
     /// Download a published build into the cache and print the executable's path.
     #[command(
-        after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
+        after_help = "Example:\n  cc-teardown fetch 2.1.220 --platform darwin-arm64\n  cc-teardown fetch npm:2.1.332/linux-x64\n  cc-teardown fetch latest\n\nThe registry comes from npm's configuration (NPM_CONFIG_REGISTRY, .npmrc, `npm config get registry`)."
     )]
     Fetch(fetch::FetchArgs),
 }

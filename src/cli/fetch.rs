@@ -5,7 +5,8 @@ use clap::Args;
 
 #[derive(Args)]
 pub struct FetchArgs {
-    /// A published version (2.1.220) or a dist-tag (latest, stable).
+    /// A published version (2.1.220), a dist-tag (latest, stable), or a
+    /// target as the other commands take it (npm:2.1.220/linux-x64).
     pub version: String,
     /// The platform's package (default: this host's).
     #[arg(long, short, value_parser = clap::builder::PossibleValuesParser::new(npm::PLATFORMS))]
@@ -17,13 +18,26 @@ pub struct FetchArgs {
 pub fn run(app: &App, a: &FetchArgs) -> anyhow::Result<i32> {
     let g = &app.g;
     let out = app.output(&a.out, crate::report::emit::Format::Text);
-    let platform = a
-        .platform
-        .clone()
+    // `npm:VER[/PLATFORM]`, as every other command names a published
+    // build, is taken too; a platform in both places must agree.
+    let (version, spec_platform) = match a.version.parse::<crate::source::Target>() {
+        Ok(crate::source::Target::Npm { version, platform }) if a.version.starts_with("npm:") => {
+            (version, platform)
+        }
+        Err(e) if a.version.starts_with("npm:") => return Err(e.into()),
+        _ => (a.version.clone(), None),
+    };
+    if let (Some(p), Some(q)) = (&spec_platform, &a.platform)
+        && p != q
+    {
+        anyhow::bail!("{} names platform {p} but --platform says {q}", a.version);
+    }
+    let platform = spec_platform
+        .or_else(|| a.platform.clone())
         .unwrap_or_else(|| npm::host_platform().to_string());
     let opts = g.source_options();
     let b = npm::fetch(
-        &a.version,
+        &version,
         &platform,
         &npm::FetchOptions {
             cache_dir: opts.cache_dir,
