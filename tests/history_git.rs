@@ -466,12 +466,7 @@ fn the_catalogue_repository_is_the_history_one_commit_per_release() {
     let tags = git(&repo, &["tag", "--list"]);
     assert_eq!(
         tags.lines().collect::<Vec<_>>(),
-        [
-            "linux-x64/v2.1.242",
-            "v2.1.240",
-            "v2.1.241",
-            "v2.1.242"
-        ]
+        ["linux-x64/v2.1.242", "v2.1.240", "v2.1.241", "v2.1.242"]
     );
     // The same release on two platforms: the trees differ only where the
     // builds do (no tool differs between them).
@@ -479,7 +474,10 @@ fn the_catalogue_repository_is_the_history_one_commit_per_release() {
         &repo,
         &["diff", "--name-only", "v2.1.242", "linux-x64/v2.1.242"],
     );
-    assert!(between.lines().all(|f| !f.starts_with("tools/")), "{between}");
+    assert!(
+        between.lines().all(|f| !f.starts_with("tools/")),
+        "{between}"
+    );
     let again = run(
         &store,
         &[

@@ -181,7 +181,11 @@ fn one_version_on_three_platforms() {
     );
     assert_eq!(
         strs(&d_win["env"]["added"]),
-        set(&["COMPUTER_USE_SWIFT_NODE_PATH", "TERMINUS_SUBLIME", "comspec"])
+        set(&[
+            "COMPUTER_USE_SWIFT_NODE_PATH",
+            "TERMINUS_SUBLIME",
+            "comspec"
+        ])
     );
 
     // Prompts: the computer-use prompts are in the macOS build only, in

@@ -273,7 +273,10 @@ function local() {{ let getA = (k) => table[k]; return getA("asset_key"); }}
         inv.get("tengu_inv_shadowed").map(|f| f.kind),
         Some(FlagKind::Config)
     );
-    assert_eq!(inv.get("other_read").map(|f| f.kind), Some(FlagKind::Feature));
+    assert_eq!(
+        inv.get("other_read").map(|f| f.kind),
+        Some(FlagKind::Feature)
+    );
     assert_eq!(
         inv.get("tengu_inv_real").map(|f| f.kind),
         Some(FlagKind::Feature)
