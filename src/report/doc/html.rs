@@ -175,11 +175,15 @@ pub(super) fn js_colour(line: &str) -> String {
     o
 }
 
-pub(super) fn html_code(o: &mut String, text: &str, max: Option<usize>, diff: bool, js: bool) {
+pub(super) fn html_code(o: &mut String, text: &str, max: Option<usize>, diff: bool, lang: &str) {
+    let js = lang == "js";
     let total = text.lines().count();
     let max = max.unwrap_or(usize::MAX);
     o.push_str(if diff {
         "<pre class=\"diff\"><code>"
+    } else if lang == "prose" {
+        // Prose (a prompt) wraps: on a phone, a paragraph is one line.
+        "<pre class=\"prose\"><code>"
     } else {
         "<pre><code>"
     });
@@ -284,7 +288,7 @@ pub(super) fn html_block(o: &mut String, b: &Block, depth: usize) {
                 "<details class=\"code\"><summary>{}</summary>",
                 h(caption.as_deref().unwrap_or("code"))
             );
-            html_code(o, text, *max_lines, false, *lang == "js");
+            html_code(o, text, *max_lines, false, lang);
             o.push_str("</details>\n");
         }
         Block::Diff {
@@ -299,7 +303,7 @@ pub(super) fn html_block(o: &mut String, b: &Block, depth: usize) {
                     .as_ref()
                     .map_or_else(|| "diff".to_string(), html_inline)
             );
-            html_code(o, text, *max_lines, true, true);
+            html_code(o, text, *max_lines, true, "js");
             o.push_str("</details>\n");
         }
         Block::Figure(f) => {
@@ -371,6 +375,7 @@ th,th.k-code,th.k-num{background:var(--bg2);font-family:inherit}th.k-num{text-al
 td.k-code{font-size:.85rem;overflow-wrap:anywhere}
 pre{background:var(--bg2);padding:.6rem .8rem;overflow:auto;max-height:36rem;font-size:.82rem;line-height:1.35}
 pre .ln{display:block;white-space:pre}pre .ln:empty::before{content:' '}
+pre.prose .ln{white-space:pre-wrap;overflow-wrap:anywhere}
 .d-add{background:#e6f4ea}.d-del{background:#fdecea}.d-hunk{color:var(--changed)}
 .j-kw{color:#8e24aa}.j-str{color:#2e7d32}.j-num{color:#c2185b}.j-com{color:var(--muted)}
 .box{border:2px solid var(--fg);border-radius:6px;padding:.6rem 1rem;margin:0 0 1rem;background:#fbfbfc}

@@ -236,6 +236,8 @@ pub(super) fn md_fence(
         .max()
         .unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
+    // Prose is plain text to a Markdown reader.
+    let lang = if lang == "prose" { "text" } else { lang };
     let _ = writeln!(o, "{fence}{lang}");
     let total = text.lines().count();
     let max = max.unwrap_or(usize::MAX);

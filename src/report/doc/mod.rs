@@ -312,7 +312,8 @@ pub enum Block {
     /// Numbered steps (a gate's conditions).
     Ordered(Vec<Inline>),
     Note(Inline),
-    /// Source text (`lang` names it for Markdown and colouring).
+    /// Source text (`lang` names it for Markdown and colouring; `prose`,
+    /// a prompt's text, wraps in HTML).
     Code {
         lang: &'static str,
         caption: Option<String>,

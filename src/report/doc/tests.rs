@@ -56,6 +56,19 @@ fn markdown_and_html_escape() {
 }
 
 #[test]
+fn prose_wraps_in_html_and_is_text_in_markdown() {
+    let mut d = Doc::new("T");
+    d.push(Block::Code {
+        lang: "prose",
+        caption: None,
+        text: "one long paragraph".into(),
+        max_lines: None,
+    });
+    assert!(d.html().contains("<pre class=\"prose\"><code>"));
+    assert!(d.markdown().contains("```text\none long paragraph"));
+}
+
+#[test]
 fn md_code_spans_hold_backticks() {
     assert_eq!(md_code("a`b"), "``a`b``");
     assert_eq!(md_code("`x"), "`` `x ``");

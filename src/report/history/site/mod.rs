@@ -98,8 +98,7 @@ fn kind_title(kind: &str) -> String {
 
 /// "12 lines", "1 line".
 fn lines(text: &str) -> String {
-    let n = text.lines().count();
-    format!("{} line{}", fmt::n(n), if n == 1 { "" } else { "s" })
+    fmt::count(text.lines().count(), "line", "lines")
 }
 
 /// "3 tools", "1 tool": every kind's title is a plural in -s.
@@ -881,10 +880,7 @@ impl<'a> Site<'a> {
             if n > 0 {
                 holds = holds.t(", ");
             }
-            holds = holds.link(
-                kind_count(kind, *count),
-                format!("{root}k/{kind}.html"),
-            );
+            holds = holds.link(kind_count(kind, *count), format!("{root}k/{kind}.html"));
         }
         summary.push(("holds", holds));
         d.summary(summary);
@@ -1241,7 +1237,7 @@ impl<'a> Site<'a> {
                 lang: if it.s.kind == "workflow" {
                     "js"
                 } else {
-                    "text"
+                    "prose"
                 },
                 caption: Some(format!(
                     "its text since {} ({})",
@@ -1391,7 +1387,7 @@ impl<'a> Site<'a> {
             lang: if it.s.kind == "workflow" {
                 "js"
             } else {
-                "text"
+                "prose"
             },
             caption: Some(format!("the text ({})", lines(text))),
             text: shown.to_string(),
