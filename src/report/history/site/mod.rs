@@ -818,12 +818,17 @@ impl<'a> Site<'a> {
     }
 
     /// A release's page: with word diffs if it fits, else without them,
-    /// else with shorter lists (each item's page, and its kind's list, has
-    /// the rest).
+    /// else with each list cut (200 items, then 50; the rest are named by
+    /// `history changes`, and each item's page has its change).
     fn release_page(&self, i: usize) -> String {
         let mut html = String::new();
-        for (compact, limit) in [(false, 200), (true, 200), (true, 50)] {
-            html = self.release_doc(i, compact, limit).html();
+        for (compact, cut) in [
+            (false, None),
+            (true, None),
+            (true, Some(200)),
+            (true, Some(50)),
+        ] {
+            html = self.release_doc(i, compact, cut).html();
             if html.len() <= MAX_PAGE {
                 break;
             }
@@ -831,7 +836,7 @@ impl<'a> Site<'a> {
         html
     }
 
-    fn release_doc(&self, i: usize, compact: bool, limit: usize) -> Doc {
+    fn release_doc(&self, i: usize, compact: bool, cut: Option<usize>) -> Doc {
         let root = "../";
         let r = &self.releases[i];
         let mut d = Doc::new(
@@ -953,10 +958,25 @@ impl<'a> Site<'a> {
                     st,
                     format!("{} {what}", fmt::n(l.len())),
                 )));
+                let total = l.len();
+                let mut l = l;
+                if let Some(cut) = cut {
+                    // The folded rest of a long list is what made the page
+                    // too big: it is left out, and said where to find it.
+                    l.truncate(cut);
+                }
+                let shown = l.len();
                 out.push(Block::List {
                     items: l,
-                    limit: Some(limit),
+                    limit: Some(200),
                 });
+                if shown < total {
+                    out.push(Block::Note(
+                        Inline::from(format!("… and {} more: ", fmt::n(total - shown)))
+                            .c(format!("cc-teardown history changes {}", r.version))
+                            .t(" lists them all."),
+                    ));
+                }
             }
             out.extend(blocks);
             sections.push(Block::Section(Section::new(
