@@ -102,6 +102,25 @@ fn is_text(v: &str) -> bool {
     words >= MIN_TEXT_WORDS
 }
 
+/// The kind a text's own form gives when no place does: a message that
+/// opens with the reminder tag (the protocol's marker for text the model
+/// reads and the user does not) and holds more than the tag, or a skill
+/// file (YAML front matter with `name:` and `description:`, the format
+/// skills are written in).
+fn kind_by_form(text: &str) -> Option<&'static str> {
+    const TAG: &str = "<system-reminder>";
+    let t = text.trim_start();
+    if let Some(rest) = t.strip_prefix(TAG) {
+        let rest = rest.trim().trim_end_matches("</system-reminder>").trim();
+        return is_text(rest).then_some(kinds::SYSTEM_REMINDER);
+    }
+    let front = t.strip_prefix("---\n")?;
+    let end = front.find("\n---")?;
+    let head = &front[..end];
+    let has = |k: &str| head.lines().any(|l| l.starts_with(k));
+    (has("name:") && has("description:")).then_some(kinds::SKILL)
+}
+
 /// Texts whose flow the tracer cannot follow to a model yet (through
 /// members of objects, classes' fields, stores read elsewhere) are taken
 /// by the earlier rule while it learns them: prose addressed to the model
@@ -435,6 +454,12 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     "content" if near && has("isMeta") => {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
+                    // A tool's result (`{type: "tool_result", tool_use_id,
+                    // content}`): a message the model reads, as reminders
+                    // are (the catalogue files them as such).
+                    "content" if near && has("tool_use_id") => {
+                        return sink(kinds::SYSTEM_REMINDER, None);
+                    }
                     "system" if hops <= FAR_HOPS && has("messages") => {
                         return sink(kinds::SYSTEM, None);
                     }
@@ -516,6 +541,15 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
             let reach = tracer.trace(mi as u32, &s.flow, s.in_function);
             if let Some(sink) = sink_of(ci, &reach) {
                 texts.push((s, sink));
+            } else if let Some(kind) = kind_by_form(&s.value) {
+                texts.push((
+                    s,
+                    Sink {
+                        kind,
+                        owner: None,
+                        tool: None,
+                    },
+                ));
             } else if prose::is_prompt(&s.value) {
                 let src = m.source();
                 let lo = s.lo as usize;
@@ -584,16 +618,19 @@ fn assign_ids(found: Vec<Found>) -> Vec<Prompt> {
             .push((f, sites));
     }
     let mut out = Vec::new();
+    // Ids already given: a longer or numbered id that happens to equal
+    // another text's is numbered on (the map's order decides which).
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (s, group) in by_slug {
-        // In the order of their texts (the map's order): deterministic,
-        // and unchanged when unrelated code moves.
-        for (n, (f, mut sites)) in group.into_iter().enumerate() {
+        let ids = colliding_ids(&s, &group);
+        for ((f, mut sites), mut id) in group.into_iter().zip(ids) {
+            let mut n = 1;
+            let base = id.clone();
+            while !taken.insert(id.clone()) {
+                n += 1;
+                id = format!("{base}-{n}");
+            }
             sites.sort();
-            let id = if n == 0 {
-                s.clone()
-            } else {
-                format!("{s}-{}", n + 1)
-            };
             out.push(Prompt {
                 id,
                 kind: f.sink.kind.to_string(),
@@ -612,6 +649,69 @@ fn assign_ids(found: Vec<Found>) -> Vec<Prompt> {
                 sites,
             });
         }
+    }
+    out
+}
+
+/// The most opening words a colliding id takes.
+const MAX_ID_WORDS: usize = 16;
+
+/// The opening words of a text as id words (lower case, `${vN}` holes
+/// left out), at most `n`.
+fn id_words(text: &str, n: usize) -> Vec<String> {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| {
+            !(w.is_empty()
+                || w.len() > 1 && w.starts_with('v') && w[1..].bytes().all(|b| b.is_ascii_digit()))
+        })
+        .take(n)
+        .map(|w| w.to_ascii_lowercase())
+        .collect()
+}
+
+/// The ids of texts whose first six words are the same (`slug`): the
+/// shortest text keeps the slug (a text alone with its opening keeps its
+/// id when a longer one with the same opening comes, as a note added to a
+/// prompt's start does); the others take as many more opening words as
+/// each needs to differ from the rest (so they keep theirs when another
+/// comes or goes, unless they share still more words); those alike in
+/// all their first sixteen words are numbered in the order of their texts.
+fn colliding_ids<T>(slug: &str, group: &[(Found, T)]) -> Vec<String> {
+    if group.len() == 1 {
+        return vec![slug.to_string()];
+    }
+    let keeper = (0..group.len())
+        .min_by(|&a, &b| {
+            let (x, y) = (&group[a].0.text, &group[b].0.text);
+            x.len().cmp(&y.len()).then_with(|| x.cmp(y))
+        })
+        .unwrap_or(0);
+    let words: Vec<Vec<String>> = group
+        .iter()
+        .map(|(f, _)| id_words(&f.text, MAX_ID_WORDS))
+        .collect();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out = Vec::with_capacity(group.len());
+    for (i, w) in words.iter().enumerate() {
+        if i == keeper {
+            out.push(slug.to_string());
+            continue;
+        }
+        // The fewest opening words no other text of the group shares.
+        let k = (ID_WORDS + 1..=w.len()).find(|&k| {
+            words
+                .iter()
+                .enumerate()
+                .all(|(j, o)| j == i || o.len() < k || o[..k] != w[..k])
+        });
+        let base = match k {
+            Some(k) => w[..k].join("-"),
+            None if w.len() > ID_WORDS => w.join("-"),
+            None => slug.to_string(),
+        };
+        let n = seen.entry(base.clone()).or_insert(0);
+        *n += 1;
+        out.push(if *n == 1 { base } else { format!("{base}-{n}") });
     }
     out
 }
@@ -1307,23 +1407,46 @@ var Gc = { agentType: "sorter", getSystemPrompt: () => Gb() };
     }
 
     #[test]
-    fn colliding_ids_are_numbered_in_text_order() {
-        let src = r#"
+    fn colliding_ids_take_the_words_they_need_then_numbers() {
+        let two = r#"
 var Qa = { agentType: "one", whenToUse: "Use it when the task needs two short passes, second." };
 var Qb = { agentType: "one", whenToUse: "Use it when the task needs two short passes, first." };
 "#;
-        let v = find_in(src);
+        // Another, longer text with the same opening comes: the two keep
+        // theirs.
+        let three = format!(
+            "{two}var Qc = {{ agentType: \"one\", whenToUse: \"Use it when the task needs one pass over every file the user named.\" }};\n"
+        );
+        for src in [two.to_string(), three] {
+            let v = find_in(&src);
+            let id = |needle: &str| by_text(&v, needle).map(|p| p.id.clone());
+            // The shorter keeps the six words.
+            assert_eq!(
+                id("passes, first."),
+                Some("use-it-when-the-task-needs".into())
+            );
+            assert_eq!(
+                id("passes, second."),
+                Some("use-it-when-the-task-needs-two-short-passes-second".into())
+            );
+        }
+        // Alike in all their first sixteen words: numbered in text order.
+        let long =
+            "Use it when the task needs many short passes over the same files in the same order";
+        let src = format!(
+            "var Qa = {{ agentType: \"one\", whenToUse: \"{long}, second.\" }};\nvar Qb = {{ agentType: \"one\", whenToUse: \"{long}, first.\" }};\n"
+        );
+        let v = find_in(&src);
         let mut got: Vec<(&str, &str)> = v
             .iter()
             .map(|p| (p.id.as_str(), p.text.rsplit(' ').next().unwrap_or("")))
             .collect();
         got.sort();
+        // `first.` is the shorter; the other is alike in sixteen words.
+        let base = "use-it-when-the-task-needs-many-short-passes-over-the-same-files-in-the-same";
         assert_eq!(
             got,
-            [
-                ("use-it-when-the-task-needs", "first."),
-                ("use-it-when-the-task-needs-2", "second."),
-            ]
+            [("use-it-when-the-task-needs", "first."), (base, "second.")]
         );
     }
 

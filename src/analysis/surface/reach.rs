@@ -279,12 +279,26 @@ impl<'a> Tracer<'a> {
     /// Where a value handed to `chain` (in function `at` of module `m`)
     /// goes.
     pub fn trace(&mut self, m: u32, chain: &'a [Flow], at: Option<FnId>) -> Reach {
-        self.chain(m, chain, at, MAX_HOPS)
+        self.chain(m, chain, at, MAX_HOPS, None)
     }
 
     /// The places of `chain` (hop 0) and where they lead, within
     /// `budget` hops.
-    fn chain(&mut self, m: u32, chain: &'a [Flow], at: Option<FnId>, budget: u8) -> Reach {
+    ///
+    /// `callee`: the function whose parameter the value came in by. What
+    /// that function returns goes to the call the value came from — the
+    /// places after the argument in the caller's own chain — not to every
+    /// call of the function (a helper that hands back its argument would
+    /// otherwise join every text passed to it with every place any call
+    /// of it reaches).
+    fn chain(
+        &mut self,
+        m: u32,
+        chain: &'a [Flow],
+        at: Option<FnId>,
+        budget: u8,
+        callee: Option<FnId>,
+    ) -> Reach {
         let mut r = Reach::default();
         let (keep, user) = (self.keep, self.user);
         let add = |r: &mut Reach, m: Mark| {
@@ -391,7 +405,9 @@ impl<'a> Tracer<'a> {
                     }
                 }
                 Flow::Return => {
-                    if let Some(f) = at {
+                    if let Some(f) = at
+                        && callee != Some(f)
+                    {
                         hop!(r, self.returned(m, f, budget - 1));
                     }
                 }
@@ -471,7 +487,13 @@ impl<'a> Tracer<'a> {
                 u.flow_start as usize,
                 u.flow_start as usize + u.flow_len as usize,
             );
-            let sub = self.chain(m, &module.index.member_flows[a..b], u.in_function, budget);
+            let sub = self.chain(
+                m,
+                &module.index.member_flows[a..b],
+                u.in_function,
+                budget,
+                None,
+            );
             r.extend(&sub, 0, budget);
         }
         r.marks.shrink_to_fit();
@@ -566,9 +588,16 @@ impl<'a> Tracer<'a> {
         let ci = self.ci;
         let module = &ci.modules[m as usize];
         let scoped = self.scoped(m, name);
+        // A parameter's value is returned to the call that passed it.
+        let callee = scope.filter(|&f| {
+            module.index.functions[f as usize]
+                .param_names
+                .iter()
+                .any(|p| p == name)
+        });
         for &i in scoped.uses.get(&scope).into_iter().flatten().take(MAX_USES) {
             let u = &module.index.uses[i as usize];
-            let sub = self.chain(m, &u.flow, u.in_function, budget);
+            let sub = self.chain(m, &u.flow, u.in_function, budget, callee);
             r.extend(&sub, 0, budget);
         }
         // An element read back (`xs[i]`: a list of texts, a table).
@@ -672,7 +701,7 @@ impl<'a> Tracer<'a> {
                 if (self.keep)(&mark) {
                     r.add(mark, 0);
                 }
-                let sub = self.chain(m, rest, func.parent, budget);
+                let sub = self.chain(m, rest, func.parent, budget, None);
                 r.extend(&sub, 0, budget);
             }
             // A named function: its calls' results, and where it is
@@ -690,7 +719,7 @@ impl<'a> Tracer<'a> {
                     .take(MAX_USES)
                 {
                     let c = &module.index.calls[i as usize];
-                    let sub = self.chain(m, &c.flow, c.in_function, budget);
+                    let sub = self.chain(m, &c.flow, c.in_function, budget, None);
                     r.extend(&sub, 0, budget);
                 }
                 if budget == 0 {
@@ -704,7 +733,7 @@ impl<'a> Tracer<'a> {
             // goes where the function goes (a lazy initialiser's value, a
             // callback's result).
             Some(_) => {
-                let sub = self.chain(m, &func.flow, func.parent, budget);
+                let sub = self.chain(m, &func.flow, func.parent, budget, None);
                 r.extend(&sub, 0, budget);
             }
             None => {}
