@@ -298,20 +298,56 @@ struct Indexer {
     held: Held,
 }
 
+/// Names are held with the function they were bound or stored in (`None`
+/// for an assignment, whose binding may be anywhere): minified code binds
+/// the same few names (`e`, `t`) in every function, and a name bound to a
+/// literal in one function says nothing of the others.
 #[derive(Default)]
 struct Held {
-    stored: std::collections::HashSet<(Atom, Atom)>,
-    literals: std::collections::HashSet<Atom>,
+    stored: HashMap<(Atom, Atom), Vec<Option<FnId>>>,
+    literals: HashMap<Atom, Vec<Option<FnId>>>,
     fields: std::collections::HashSet<Atom>,
+    this_stored: std::collections::HashSet<Atom>,
+}
+
+/// Whether functions `a` and `b` are one, or one encloses the other.
+fn related(functions: &[Function], a: Option<FnId>, b: Option<FnId>) -> bool {
+    let encloses = |outer: Option<FnId>, inner: Option<FnId>| {
+        let mut f = inner;
+        loop {
+            if f == outer {
+                return true;
+            }
+            match f {
+                Some(x) => f = functions[x as usize].parent,
+                None => return false,
+            }
+        }
+    };
+    encloses(a, b) || encloses(b, a)
 }
 
 impl Held {
-    fn holds(&self, u: &MemberUse) -> bool {
+    fn holds(&self, u: &MemberUse, functions: &[Function]) -> bool {
         if &*u.obj == "this" {
-            return self.fields.contains(&u.key)
-                || self.stored.contains(&(u.obj.clone(), u.key.clone()));
+            return self.fields.contains(&u.key) || self.this_stored.contains(&u.key);
         }
-        self.literals.contains(&u.obj) || self.stored.contains(&(u.obj.clone(), u.key.clone()))
+        let near = |at: &Vec<Option<FnId>>| {
+            at.iter()
+                .any(|&f| f.is_none() || related(functions, f, u.in_function))
+        };
+        self.literals.get(&u.obj).is_some_and(near)
+            || self
+                .stored
+                .get(&(u.obj.clone(), u.key.clone()))
+                .is_some_and(near)
+    }
+
+    fn literal(&mut self, name: Atom, at: Option<FnId>) {
+        let v = self.literals.entry(name).or_default();
+        if !v.contains(&at) {
+            v.push(at);
+        }
     }
 }
 
@@ -320,7 +356,7 @@ fn prune_members(out: &mut ModuleIndex, held: &Held) {
     let members = std::mem::take(&mut out.members);
     let flows = std::mem::take(&mut out.member_flows);
     for mut u in members {
-        if !held.holds(&u) {
+        if !held.holds(&u, &out.functions) {
             continue;
         }
         let (a, b) = (
@@ -608,7 +644,8 @@ impl Indexer {
             }
             (Some(m), Some(p)) if flow::adds_to_receiver(p) => {
                 if let Expr::Ident(r) = &*m.obj {
-                    self.held.literals.insert(r.sym.clone());
+                    let at = self.current();
+                    self.held.literal(r.sym.clone(), at);
                     let into = Flow::Into(r.sym.clone());
                     self.place(Flow::Discard, |s| callee.visit_with(s));
                     // `m.set(key, value)`: the key is not the value.
@@ -935,7 +972,8 @@ impl Visit for Indexer {
             if let (Pat::Ident(b), Some(init)) = (&d.name, &d.init)
                 && matches!(&**init, Expr::Object(_) | Expr::Array(_))
             {
-                self.held.literals.insert(b.id.sym.clone());
+                let at = self.current();
+                self.held.literal(b.id.sym.clone(), at);
             }
             let place = match &d.name {
                 Pat::Ident(b) => Flow::Bind(b.id.sym.clone()),
@@ -963,7 +1001,9 @@ impl Visit for Indexer {
     fn visit_assign_expr(&mut self, n: &AssignExpr) {
         if let AssignTarget::Simple(SimpleAssignTarget::Ident(b)) = &n.left {
             if matches!(&*n.right, Expr::Object(_) | Expr::Array(_)) {
-                self.held.literals.insert(b.id.sym.clone());
+                // Assigned: declared who knows where (a lazy initialiser
+                // assigns the module's bindings).
+                self.held.literal(b.id.sym.clone(), None);
             }
             self.define(&b.id.sym, DefKind::Assign, b.id.span, Some(n.right.span()));
             if is_fn_expr(&n.right) {
@@ -989,8 +1029,18 @@ impl Visit for Indexer {
                 };
                 match key {
                     Some(key) => {
-                        if !obj.is_empty() {
-                            self.held.stored.insert((obj.clone(), key.clone()));
+                        if &*obj == "this" {
+                            self.held.this_stored.insert(key.clone());
+                        } else if !obj.is_empty() {
+                            let at = self.current();
+                            let v = self
+                                .held
+                                .stored
+                                .entry((obj.clone(), key.clone()))
+                                .or_default();
+                            if !v.contains(&at) {
+                                v.push(at);
+                            }
                         }
                         Flow::Store { key, obj }
                     }

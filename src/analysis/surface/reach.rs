@@ -21,8 +21,9 @@ use swc_atoms::Atom;
 
 /// How many bindings, returns and imports a trace follows.
 const MAX_HOPS: u8 = 12;
-/// How many uses (or calls) of one binding are followed.
-const MAX_USES: usize = 256;
+/// How many uses (or calls) of one binding are followed (a converter with
+/// one list name in each of its many branches has more than 64).
+const MAX_USES: usize = 128;
 /// How many places one trace keeps.
 const MAX_MARKS: usize = 32;
 
