@@ -38,8 +38,9 @@ pub enum Flow {
     /// Unpacked into the names of a pattern (`const [a, {b}] = …`): some
     /// part goes to each.
     Unpack(Box<[Atom]>),
-    /// Assigned to a member: `o.name = …` is `name`.
-    Store(Atom),
+    /// Assigned to a member: `o.name = …` is key `name` of `o` (`this`
+    /// for `this.name = …`; empty when the object is not a name).
+    Store { key: Atom, obj: Atom },
     /// Returned from the enclosing function (a `return`, or an arrow's
     /// expression body).
     Return,
@@ -60,7 +61,7 @@ impl Flow {
             Flow::Bind(_)
                 | Flow::Unpack(_)
                 | Flow::Into(_)
-                | Flow::Store(_)
+                | Flow::Store { .. }
                 | Flow::Return
                 | Flow::Throw
                 | Flow::Discard
@@ -78,6 +79,23 @@ pub struct Use {
     pub lo: u32,
     pub flow: Box<[Flow]>,
     pub in_function: Option<super::index::FnId>,
+}
+
+/// A member read as a value, and where its value goes: `o.key` or
+/// `this.key` (`key` empty for a computed `o[…]`). Only reads of a name's
+/// or `this`'s member are kept: a value stored in `o.key`, or put in an
+/// object bound to `o`, comes back out there. The chain is a range of
+/// [`super::index::ModuleIndex::member_flows`] (one buffer per module, not
+/// one allocation per read).
+#[derive(Debug, Clone, Serialize)]
+pub struct MemberUse {
+    /// The object's name; `this` for `this`.
+    pub obj: Atom,
+    pub key: Atom,
+    pub lo: u32,
+    pub in_function: Option<super::index::FnId>,
+    pub flow_start: u32,
+    pub flow_len: u8,
 }
 
 /// A frame of the walk: a place, or the edge of a function (its body's
@@ -139,6 +157,21 @@ pub(super) fn pattern_names(p: &swc_ecma_ast::Pat, out: &mut Vec<Atom>) {
         Pat::Assign(a) => pattern_names(&a.left, out),
         _ => {}
     }
+}
+
+/// The chain of places above the top of `frames`, appended to `out`;
+/// how many were appended (see [`chain`]).
+pub(super) fn chain_into(frames: &[Frame], out: &mut Vec<Flow>) -> u8 {
+    let mut n = 0u8;
+    for f in frames.iter().rev() {
+        let Frame::Place(p) = f else { break };
+        out.push(p.clone());
+        n += 1;
+        if p.is_terminal() || n as usize == FLOW_DEPTH {
+            break;
+        }
+    }
+    n
 }
 
 /// The chain of places above the top of `frames`: innermost first, at most

@@ -4,7 +4,7 @@
 
 use super::JsError;
 use super::depth::Measure;
-use super::flow::{self, Flow, Frame, Use};
+use super::flow::{self, Flow, Frame, MemberUse, Use};
 use super::parse::{Parsed, Unmeasured};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -164,6 +164,10 @@ pub struct ModuleIndex {
     /// Identifiers read as values whose value goes somewhere (not only
     /// read through, called or tested), in source order.
     pub uses: Vec<Use>,
+    /// Reads of a name's or `this`'s member whose value goes somewhere,
+    /// in source order; their chains are ranges of `member_flows`.
+    pub members: Vec<MemberUse>,
+    pub member_flows: Vec<Flow>,
     /// From export tables (`helper(ns, {name: () => local})`).
     pub export_table: Vec<ExportEntry>,
     /// ESM `export { local as exported }` and `export function exported`.
@@ -223,10 +227,12 @@ impl ModuleIndex {
             depth: Measure::default(),
             flow: Vec::new(),
             objects: Vec::new(),
+            held: Held::default(),
         };
         // Recurses once per AST level (up to the limit): run where it fits.
         super::depth::with_stack(|| program.visit_with(&mut v));
         let mut out = v.out;
+        prune_members(&mut out, &v.held);
         out.objects.sort_by_key(|o| o.lo);
         for (i, f) in out.functions.iter().enumerate() {
             if let Some(n) = &f.name {
@@ -333,6 +339,84 @@ struct Indexer {
     flow: Vec<Frame>,
     /// Where the object literals (and classes) around the node start.
     objects: Vec<u32>,
+    /// What member reads can give back a value put there: members stored
+    /// to (`o.k = …`, `this.k = …`), names bound to an object or array
+    /// literal or added to (`xs.push(…)`), and class fields. Member reads
+    /// of anything else are dropped once the module is walked.
+    held: Held,
+}
+
+/// Names are held with the function they were bound or stored in (`None`
+/// for an assignment, whose binding may be anywhere): minified code binds
+/// the same few names (`e`, `t`) in every function, and a name bound to a
+/// literal in one function says nothing of the others.
+#[derive(Default)]
+struct Held {
+    stored: HashMap<(Atom, Atom), Vec<Option<FnId>>>,
+    literals: HashMap<Atom, Vec<Option<FnId>>>,
+    fields: std::collections::HashSet<Atom>,
+    this_stored: std::collections::HashSet<Atom>,
+}
+
+/// Whether functions `a` and `b` are one, or one encloses the other.
+fn related(functions: &[Function], a: Option<FnId>, b: Option<FnId>) -> bool {
+    let encloses = |outer: Option<FnId>, inner: Option<FnId>| {
+        let mut f = inner;
+        loop {
+            if f == outer {
+                return true;
+            }
+            match f {
+                Some(x) => f = functions[x as usize].parent,
+                None => return false,
+            }
+        }
+    };
+    encloses(a, b) || encloses(b, a)
+}
+
+impl Held {
+    fn holds(&self, u: &MemberUse, functions: &[Function]) -> bool {
+        if &*u.obj == "this" {
+            return self.fields.contains(&u.key) || self.this_stored.contains(&u.key);
+        }
+        let near = |at: &Vec<Option<FnId>>| {
+            at.iter()
+                .any(|&f| f.is_none() || related(functions, f, u.in_function))
+        };
+        self.literals.get(&u.obj).is_some_and(near)
+            || self
+                .stored
+                .get(&(u.obj.clone(), u.key.clone()))
+                .is_some_and(near)
+    }
+
+    fn literal(&mut self, name: Atom, at: Option<FnId>) {
+        let v = self.literals.entry(name).or_default();
+        if !v.contains(&at) {
+            v.push(at);
+        }
+    }
+}
+
+/// Keeps the member reads `held` can give a value to, and their chains.
+fn prune_members(out: &mut ModuleIndex, held: &Held) {
+    let members = std::mem::take(&mut out.members);
+    let flows = std::mem::take(&mut out.member_flows);
+    for mut u in members {
+        if !held.holds(&u, &out.functions) {
+            continue;
+        }
+        let (a, b) = (
+            u.flow_start as usize,
+            u.flow_start as usize + u.flow_len as usize,
+        );
+        u.flow_start = out.member_flows.len() as u32;
+        out.member_flows.extend_from_slice(&flows[a..b]);
+        out.members.push(u);
+    }
+    out.members.shrink_to_fit();
+    out.member_flows.shrink_to_fit();
 }
 
 impl Indexer {
@@ -608,6 +692,8 @@ impl Indexer {
             }
             (Some(m), Some(p)) if flow::adds_to_receiver(p) => {
                 if let Expr::Ident(r) = &*m.obj {
+                    let at = self.current();
+                    self.held.literal(r.sym.clone(), at);
                     let into = Flow::Into(r.sym.clone());
                     self.place(Flow::Discard, |s| callee.visit_with(s));
                     // `m.set(key, value)`: the key is not the value.
@@ -773,6 +859,9 @@ impl Visit for Indexer {
     fn visit_class_prop(&mut self, n: &ClassProp) {
         n.key.visit_with(self);
         if let Some(v) = &n.value {
+            if let Some(k) = prop_name(&n.key) {
+                self.held.fields.insert(Atom::from(k));
+            }
             match prop_name(&n.key) {
                 Some(k) => self.place(self.key(k), |s| v.visit_with(s)),
                 None => v.visit_with(self),
@@ -863,6 +952,36 @@ impl Visit for Indexer {
         }
     }
 
+    /// A constructor is a method of its class (what it stores in `this`
+    /// is the class's).
+    fn visit_constructor(&mut self, n: &Constructor) {
+        let Some(body) = &n.body else { return };
+        let params: Vec<&Pat> = n
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                ParamOrTsParamProp::Param(p) => Some(&p.pat),
+                _ => None,
+            })
+            .collect();
+        if !params.iter().all(|p| self.depth.part(*p)) {
+            return;
+        }
+        self.enter(
+            Some("constructor".to_string()),
+            FnKind::Method,
+            n.span,
+            body.span.lo,
+            &params,
+        );
+        for p in &params {
+            self.bind_pat(p, DefKind::Param, None);
+        }
+        n.params.visit_with(self);
+        body.visit_with(self);
+        self.stack.pop();
+    }
+
     fn visit_method_prop(&mut self, n: &MethodProp) {
         if self.depth.part(&n.key) {
             self.function(prop_name(&n.key), FnKind::Method, &n.function);
@@ -898,6 +1017,12 @@ impl Visit for Indexer {
             {
                 self.pending_name = Some(b.id.sym.to_string());
             }
+            if let (Pat::Ident(b), Some(init)) = (&d.name, &d.init)
+                && matches!(&**init, Expr::Object(_) | Expr::Array(_))
+            {
+                let at = self.current();
+                self.held.literal(b.id.sym.clone(), at);
+            }
             let place = match &d.name {
                 Pat::Ident(b) => Flow::Bind(b.id.sym.clone()),
                 p => {
@@ -923,6 +1048,11 @@ impl Visit for Indexer {
 
     fn visit_assign_expr(&mut self, n: &AssignExpr) {
         if let AssignTarget::Simple(SimpleAssignTarget::Ident(b)) = &n.left {
+            if matches!(&*n.right, Expr::Object(_) | Expr::Array(_)) {
+                // Assigned: declared who knows where (a lazy initialiser
+                // assigns the module's bindings).
+                self.held.literal(b.id.sym.clone(), None);
+            }
             self.define(&b.id.sym, DefKind::Assign, b.id.span, Some(n.right.span()));
             if is_fn_expr(&n.right) {
                 self.pending_name = Some(b.id.sym.to_string());
@@ -931,16 +1061,40 @@ impl Visit for Indexer {
         n.left.visit_with(self);
         let place = match &n.left {
             AssignTarget::Simple(SimpleAssignTarget::Ident(b)) => Flow::Bind(b.id.sym.clone()),
-            AssignTarget::Simple(SimpleAssignTarget::Member(m)) => match &m.prop {
-                MemberProp::Ident(p) => Flow::Store(p.sym.clone()),
-                MemberProp::Computed(c) => match &*c.expr {
-                    Expr::Lit(Lit::Str(k)) => {
-                        Flow::Store(k.value.to_string_lossy().as_ref().into())
+            AssignTarget::Simple(SimpleAssignTarget::Member(m)) => {
+                let obj = match &*m.obj {
+                    Expr::Ident(i) => i.sym.clone(),
+                    Expr::This(_) => Atom::from("this"),
+                    _ => Atom::default(),
+                };
+                let key: Option<Atom> = match &m.prop {
+                    MemberProp::Ident(p) => Some(p.sym.clone()),
+                    MemberProp::Computed(c) => match &*c.expr {
+                        Expr::Lit(Lit::Str(k)) => Some(k.value.to_string_lossy().as_ref().into()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match key {
+                    Some(key) => {
+                        if &*obj == "this" {
+                            self.held.this_stored.insert(key.clone());
+                        } else if !obj.is_empty() {
+                            let at = self.current();
+                            let v = self
+                                .held
+                                .stored
+                                .entry((obj.clone(), key.clone()))
+                                .or_default();
+                            if !v.contains(&at) {
+                                v.push(at);
+                            }
+                        }
+                        Flow::Store { key, obj }
                     }
-                    _ => Flow::Discard,
-                },
-                _ => Flow::Discard,
-            },
+                    None => Flow::Discard,
+                }
+            }
             _ => Flow::Discard,
         };
         self.place(place, |s| n.right.visit_with(s));
@@ -1075,6 +1229,33 @@ impl Visit for Indexer {
                 imported: prop.sym.to_string(),
                 source: src.value.to_string_lossy().into_owned(),
                 lo: self.off(prop.span.lo),
+            });
+        }
+        // `o.key`, `this.key`, `o[…]` read as a value: where it goes, for
+        // the value stored there (`o.key = text`, `{key: text}` bound to
+        // `o`, a class field) to follow.
+        let obj = match &*n.obj {
+            Expr::Ident(i) => Some(i.sym.clone()),
+            Expr::This(_) => Some(Atom::from("this")),
+            _ => None,
+        };
+        let key = match &n.prop {
+            MemberProp::Ident(p) => Some(p.sym.clone()),
+            MemberProp::Computed(_) => Some(Atom::default()),
+            _ => None,
+        };
+        if let (Some(obj), Some(key)) = (obj, key)
+            && matches!(self.flow.last(), Some(Frame::Place(p)) if *p != Flow::Discard)
+        {
+            let flow_start = self.out.member_flows.len() as u32;
+            let flow_len = flow::chain_into(&self.flow, &mut self.out.member_flows);
+            self.out.members.push(MemberUse {
+                obj,
+                key,
+                lo: self.off(n.span.lo),
+                in_function: self.current(),
+                flow_start,
+                flow_len,
             });
         }
         // An object read through goes no further as a value.

@@ -102,6 +102,25 @@ fn is_text(v: &str) -> bool {
     words >= MIN_TEXT_WORDS
 }
 
+/// The kind a text's own form gives when no place does: a message that
+/// opens with the reminder tag (the protocol's marker for text the model
+/// reads and the user does not) and holds more than the tag, or a skill
+/// file (YAML front matter with `name:` and `description:`, the format
+/// skills are written in).
+fn kind_by_form(text: &str) -> Option<&'static str> {
+    const TAG: &str = "<system-reminder>";
+    let t = text.trim_start();
+    if let Some(rest) = t.strip_prefix(TAG) {
+        let rest = rest.trim().trim_end_matches("</system-reminder>").trim();
+        return is_text(rest).then_some(kinds::SYSTEM_REMINDER);
+    }
+    let front = t.strip_prefix("---\n")?;
+    let end = front.find("\n---")?;
+    let head = &front[..end];
+    let has = |k: &str| head.lines().any(|l| l.starts_with(k));
+    (has("name:") && has("description:")).then_some(kinds::SKILL)
+}
+
 /// Texts whose flow the tracer cannot follow to a model yet (through
 /// members of objects, classes' fields, stores read elsewhere) are taken
 /// by the earlier rule while it learns them: prose addressed to the model
@@ -355,10 +374,24 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
     // A schema's `.describe(…)` is a tool parameter's description when the
     // schema is a tool's input; the other schemas (a protocol's messages,
     // settings files) are not shown to a model.
-    let tool_input = reach.marks.keys().any(
-        |m| matches!(m, Mark::Key { key, .. } if key == "inputSchema" || key == "input_schema"),
-    );
+    let tool_input = reach.marks.iter().any(|(m, h)| {
+        *h <= TOOL_INPUT_HOPS
+            && matches!(m, Mark::Key { key, .. } if key == "inputSchema" || key == "input_schema")
+    });
+    // A text that reaches the user (thrown, rendered, logged) before it
+    // reaches a model is the user's: the far place is reached through
+    // helpers shared by both.
+    let user = reach.user;
+    // A JSON Schema written as a literal: a property's `description`
+    // under `properties`, in a tool's input schema.
+    let schema_property = tool_input
+        && reach
+            .places()
+            .any(|m| matches!(m, Mark::Key { key, .. } if key == "properties"));
     for (mark, hops) in reach.nearest() {
+        if user.is_some_and(|u| u < hops) {
+            return None;
+        }
         // The generic places (a message's content, a command's result, a
         // style's prompt, a file table) are believed only near the text:
         // far away, the trace has passed through helpers that hand
@@ -390,10 +423,13 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     })
                 };
                 match key.as_str() {
+                    "description" if schema_property && !is_tool(keys) => {
+                        return sink(kinds::TOOL_PARAMETER, None);
+                    }
                     // A tool's `description` is its prompt only when it
                     // has no `prompt` (then it describes a call to the user).
                     "description" if is_tool(keys) && has("prompt") => {}
-                    "prompt" | "description" if is_tool(keys) => {
+                    "prompt" | "description" if hops <= FAR_HOPS && is_tool(keys) => {
                         let name = owner("name");
                         return Some(Sink {
                             kind: kinds::TOOL_DESCRIPTION,
@@ -401,7 +437,7 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                             tool: name,
                         });
                     }
-                    "prompt" if *method => {
+                    "prompt" if *method && hops <= FAR_HOPS => {
                         return sink(kinds::TOOL_DESCRIPTION, owner("name"));
                     }
                     "prompt" if near && (has("name") || keys.len() <= 3) => {
@@ -411,12 +447,22 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                         return sink(kinds::AGENT, owner("agentType"));
                     }
                     // The main loop's parameters: the session's system prompt.
-                    "getSystemPrompt" | "systemPrompt" => return sink(kinds::SYSTEM, None),
+                    "getSystemPrompt" | "systemPrompt" if hops <= FAR_HOPS => {
+                        return sink(kinds::SYSTEM, None);
+                    }
                     "getPromptForCommand" if near => return sink(kinds::SKILL, owner("name")),
                     "content" if near && has("isMeta") => {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
-                    "system" if has("messages") => return sink(kinds::SYSTEM, None),
+                    // A tool's result (`{type: "tool_result", tool_use_id,
+                    // content}`): a message the model reads, as reminders
+                    // are (the catalogue files them as such).
+                    "content" if near && has("tool_use_id") => {
+                        return sink(kinds::SYSTEM_REMINDER, None);
+                    }
+                    "system" if hops <= FAR_HOPS && has("messages") => {
+                        return sink(kinds::SYSTEM, None);
+                    }
                     k if near && is_file_key(k) => return sink(kinds::DATA, Some(k.to_string())),
                     _ => {}
                 }
@@ -430,10 +476,37 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
 /// How many hops a generic place (`content`, a command's result, a style's
 /// `prompt`, a file table) may be from the text.
 const NEAR_HOPS: u8 = 3;
+/// How many hops a specific place (a tool's prompt, the session's system
+/// prompt, a request's `system`) may be from the text: the system prompt's
+/// sections go through a registry of section functions, a cache and the
+/// query's options (about seven hops); further, a trace has passed through
+/// helpers that serve every message alike.
+const FAR_HOPS: u8 = 8;
+/// How far a tool's input schema may be from a schema's description (a
+/// schema is built lazily, then returned by the tool's `inputSchema`).
+const TOOL_INPUT_HOPS: u8 = 6;
+
+/// Whether a place shows a text to the user or drops it: thrown, given to
+/// an error's constructor, rendered (`jsx(…, {children})`), logged.
+fn is_user_mark(m: &Mark) -> bool {
+    match m {
+        Mark::Throw => true,
+        Mark::Arg { callee, new, .. } => {
+            (*new && callee.ends_with("Error"))
+                || matches!(
+                    callee.as_str(),
+                    "jsx" | "jsxs" | "jsxDEV" | "createElement" | "log" | "warn" | "error"
+                )
+        }
+        Mark::Key { key, .. } => key == "children",
+        _ => false,
+    }
+}
 
 /// The keys whose values (or methods' results) reach a model, as
 /// `sink_of` reads them.
-const SINK_KEYS: [&str; 9] = [
+const SINK_KEYS: [&str; 10] = [
+    "properties",
     "prompt",
     "description",
     "getSystemPrompt",
@@ -457,7 +530,7 @@ fn is_sink_mark(m: &Mark) -> bool {
 }
 
 pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
-    let mut tracer = Tracer::new(ci, is_sink_mark);
+    let mut tracer = Tracer::with_user(ci, is_sink_mark, is_user_mark);
     let mut found: Vec<Found> = Vec::new();
     for (mi, m) in ci.modules.iter().enumerate() {
         let mut texts: Vec<(&StringLit, Sink)> = Vec::new();
@@ -468,6 +541,15 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
             let reach = tracer.trace(mi as u32, &s.flow, s.in_function);
             if let Some(sink) = sink_of(ci, &reach) {
                 texts.push((s, sink));
+            } else if let Some(kind) = kind_by_form(&s.value) {
+                texts.push((
+                    s,
+                    Sink {
+                        kind,
+                        owner: None,
+                        tool: None,
+                    },
+                ));
             } else if prose::is_prompt(&s.value) {
                 let src = m.source();
                 let lo = s.lo as usize;
@@ -536,16 +618,19 @@ fn assign_ids(found: Vec<Found>) -> Vec<Prompt> {
             .push((f, sites));
     }
     let mut out = Vec::new();
+    // Ids already given: a longer or numbered id that happens to equal
+    // another text's is numbered on (the map's order decides which).
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (s, group) in by_slug {
-        // In the order of their texts (the map's order): deterministic,
-        // and unchanged when unrelated code moves.
-        for (n, (f, mut sites)) in group.into_iter().enumerate() {
+        let ids = colliding_ids(&s, &group);
+        for ((f, mut sites), mut id) in group.into_iter().zip(ids) {
+            let mut n = 1;
+            let base = id.clone();
+            while !taken.insert(id.clone()) {
+                n += 1;
+                id = format!("{base}-{n}");
+            }
             sites.sort();
-            let id = if n == 0 {
-                s.clone()
-            } else {
-                format!("{s}-{}", n + 1)
-            };
             out.push(Prompt {
                 id,
                 kind: f.sink.kind.to_string(),
@@ -564,6 +649,69 @@ fn assign_ids(found: Vec<Found>) -> Vec<Prompt> {
                 sites,
             });
         }
+    }
+    out
+}
+
+/// The most opening words a colliding id takes.
+const MAX_ID_WORDS: usize = 16;
+
+/// The opening words of a text as id words (lower case, `${vN}` holes
+/// left out), at most `n`.
+fn id_words(text: &str, n: usize) -> Vec<String> {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| {
+            !(w.is_empty()
+                || w.len() > 1 && w.starts_with('v') && w[1..].bytes().all(|b| b.is_ascii_digit()))
+        })
+        .take(n)
+        .map(|w| w.to_ascii_lowercase())
+        .collect()
+}
+
+/// The ids of texts whose first six words are the same (`slug`): the
+/// shortest text keeps the slug (a text alone with its opening keeps its
+/// id when a longer one with the same opening comes, as a note added to a
+/// prompt's start does); the others take as many more opening words as
+/// each needs to differ from the rest (so they keep theirs when another
+/// comes or goes, unless they share still more words); those alike in
+/// all their first sixteen words are numbered in the order of their texts.
+fn colliding_ids<T>(slug: &str, group: &[(Found, T)]) -> Vec<String> {
+    if group.len() == 1 {
+        return vec![slug.to_string()];
+    }
+    let keeper = (0..group.len())
+        .min_by(|&a, &b| {
+            let (x, y) = (&group[a].0.text, &group[b].0.text);
+            x.len().cmp(&y.len()).then_with(|| x.cmp(y))
+        })
+        .unwrap_or(0);
+    let words: Vec<Vec<String>> = group
+        .iter()
+        .map(|(f, _)| id_words(&f.text, MAX_ID_WORDS))
+        .collect();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out = Vec::with_capacity(group.len());
+    for (i, w) in words.iter().enumerate() {
+        if i == keeper {
+            out.push(slug.to_string());
+            continue;
+        }
+        // The fewest opening words no other text of the group shares.
+        let k = (ID_WORDS + 1..=w.len()).find(|&k| {
+            words
+                .iter()
+                .enumerate()
+                .all(|(j, o)| j == i || o.len() < k || o[..k] != w[..k])
+        });
+        let base = match k {
+            Some(k) => w[..k].join("-"),
+            None if w.len() > ID_WORDS => w.join("-"),
+            None => slug.to_string(),
+        };
+        let n = seen.entry(base.clone()).or_insert(0);
+        *n += 1;
+        out.push(if *n == 1 { base } else { format!("{base}-{n}") });
     }
     out
 }
@@ -1129,6 +1277,119 @@ var Wd = Wa("Read the whole file before you change any line of it.");
     }
 
     #[test]
+    fn a_text_flows_through_members() {
+        let src = r#"
+var Ka = { plain: "Walk the garden paths slowly and name each flower you pass.",
+  fancy: "Walk the garden paths quickly and count every bench you see." };
+var Kb = { name: "Gardener", inputSchema: Kc, async call(){ return 1; },
+  async prompt(){ return "Tend the garden." + Ka[Kd()]; } };
+class Ke {
+  note = "Remember that the pond freezes before the first snow arrives.";
+  constructor(){ this.hint = "Water the roses at dawn and never at noon, they burn."; }
+  build(){ return { agentType: "keeper", getSystemPrompt: () => this.note + this.hint }; }
+}
+var Kf = {}; Kf.rule = "Close the gate behind you whenever you leave the yard.";
+function Kg(){ return Kh({ content: Kf.rule, isMeta: !0 }); }
+var Ki = {}; Ki.rule = "Open the shed only when the owner says you may enter.";
+function Kj(){ return Ki.other; }
+"#;
+        let v = find_in(src);
+        // A table bound to a name, read back as `name[…]`.
+        for needle in ["name each flower", "count every bench"] {
+            let p = by_text(&v, needle).unwrap_or_else(|| panic!("{needle}"));
+            assert_eq!(p.kind, kinds::TOOL_DESCRIPTION, "{needle}");
+        }
+        // A class field and a value stored in `this`, read by a method.
+        for needle in ["pond freezes", "Water the roses"] {
+            let p = by_text(&v, needle).unwrap_or_else(|| panic!("{needle}"));
+            assert_eq!(
+                (p.kind.as_str(), p.owner.as_deref()),
+                (kinds::AGENT, Some("keeper")),
+                "{needle}"
+            );
+        }
+        // `o.k = text`, read back as `o.k`; another member is not it.
+        assert_eq!(
+            kind_of(&v, "Close the gate"),
+            Some(kinds::SYSTEM_REMINDER.into())
+        );
+        assert_eq!(kind_of(&v, "Open the shed"), None);
+    }
+
+    #[test]
+    fn a_list_pushed_under_conditions_reaches_the_reminder() {
+        // Short sentences pushed into a list in the branches of a long
+        // converter (more uses of the list's name than one binding's
+        // share), joined, then sent as a message for the model only.
+        let mut src = String::from("function Ra(e){ switch(e.type){\n");
+        for i in 0..80 {
+            src.push_str(&format!(
+                "case \"t{i}\": {{ let s = []; if (e.a) s.push(e.b); if (s.length === 0) return []; return [Rb({{ content: s.join(\"\\n\"), isMeta: !0 }})]; }}\n"
+            ));
+        }
+        src.push_str(
+            "case \"last\": { let s = []; if (e.c) s.push(\"The lamps in the hall are lit again now.\"); return [Rb({ content: s.join(\" \"), isMeta: !0 })]; }\n} }\n",
+        );
+        let v = find_in(&src);
+        assert_eq!(
+            kind_of(&v, "The lamps in the hall"),
+            Some(kinds::SYSTEM_REMINDER.into())
+        );
+    }
+
+    #[test]
+    fn a_text_shown_to_the_user_first_is_not_a_prompt() {
+        // A helper hands its text both to an error and, further on, to the
+        // system prompt: thrown first, it is the user's.
+        let src = r#"
+function Ta(e){ return Tb(e); }
+function Tb(e){ return e; }
+var Tc = { systemPrompt: Ta("Keep every answer under three short lines of text.") };
+function Td(){ throw new Error(Ta("The config folder could not be opened at all.")); }
+"#;
+        let v = find_in(src);
+        assert_eq!(kind_of(&v, "Keep every answer"), Some(kinds::SYSTEM.into()));
+        assert_eq!(kind_of(&v, "config folder could not"), None);
+    }
+
+    #[test]
+    fn a_literal_json_schema_gives_parameters() {
+        let src = r#"
+var Pa = { name: "Pointer", async call(){ return 1; }, description: "Point at one spot on the screen and press.",
+  inputSchema: { type: "object", properties: { spot: { type: "array", description: "Where to press, as two numbers from the top left." } } } };
+var Pb = { type: "object", properties: { size: { type: "number", description: "How large the saved window should be." } } };
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "Where to press"),
+            Some(kinds::TOOL_PARAMETER.into())
+        );
+        // A schema no tool takes describes something else.
+        assert_eq!(kind_of(&v, "How large the saved"), None);
+    }
+
+    #[test]
+    fn a_shared_piece_keeps_its_kind_when_code_is_added_around_it() {
+        // Traces are memoised relative to where they enter: a helper's
+        // result reached again through more code means the same.
+        let near = r#"
+var Ga = "Sort the letters by the date they were sent to you.";
+function Gb(){ return Ga; }
+var Gc = { agentType: "sorter", getSystemPrompt: () => Gb() };
+"#;
+        let far = format!(
+            "function Gz(){{ return Gy(Gx(Gw(Gv(Gb())))); }}\n{near}\nvar Gu = \"Post the sorted letters in the box by the door.\";\nfunction Gv(x){{ return x; }}\n"
+        );
+        for src in [near.to_string(), far] {
+            let v = find_in(&src);
+            assert_eq!(
+                by_text(&v, "Sort the letters").map(|p| (p.kind.clone(), p.owner.clone())),
+                Some((kinds::AGENT.to_string(), Some("sorter".to_string())))
+            );
+        }
+    }
+
+    #[test]
     fn ids_hold_when_unrelated_code_moves_and_names_change() {
         let a = find_in(SRC);
         // Minified names change, unrelated code comes and goes, lines move.
@@ -1146,23 +1407,46 @@ var Wd = Wa("Read the whole file before you change any line of it.");
     }
 
     #[test]
-    fn colliding_ids_are_numbered_in_text_order() {
-        let src = r#"
+    fn colliding_ids_take_the_words_they_need_then_numbers() {
+        let two = r#"
 var Qa = { agentType: "one", whenToUse: "Use it when the task needs two short passes, second." };
 var Qb = { agentType: "one", whenToUse: "Use it when the task needs two short passes, first." };
 "#;
-        let v = find_in(src);
+        // Another, longer text with the same opening comes: the two keep
+        // theirs.
+        let three = format!(
+            "{two}var Qc = {{ agentType: \"one\", whenToUse: \"Use it when the task needs one pass over every file the user named.\" }};\n"
+        );
+        for src in [two.to_string(), three] {
+            let v = find_in(&src);
+            let id = |needle: &str| by_text(&v, needle).map(|p| p.id.clone());
+            // The shorter keeps the six words.
+            assert_eq!(
+                id("passes, first."),
+                Some("use-it-when-the-task-needs".into())
+            );
+            assert_eq!(
+                id("passes, second."),
+                Some("use-it-when-the-task-needs-two-short-passes-second".into())
+            );
+        }
+        // Alike in all their first sixteen words: numbered in text order.
+        let long =
+            "Use it when the task needs many short passes over the same files in the same order";
+        let src = format!(
+            "var Qa = {{ agentType: \"one\", whenToUse: \"{long}, second.\" }};\nvar Qb = {{ agentType: \"one\", whenToUse: \"{long}, first.\" }};\n"
+        );
+        let v = find_in(&src);
         let mut got: Vec<(&str, &str)> = v
             .iter()
             .map(|p| (p.id.as_str(), p.text.rsplit(' ').next().unwrap_or("")))
             .collect();
         got.sort();
+        // `first.` is the shorter; the other is alike in sixteen words.
+        let base = "use-it-when-the-task-needs-many-short-passes-over-the-same-files-in-the-same";
         assert_eq!(
             got,
-            [
-                ("use-it-when-the-task-needs", "first."),
-                ("use-it-when-the-task-needs-2", "second."),
-            ]
+            [("use-it-when-the-task-needs", "first."), (base, "second.")]
         );
     }
 

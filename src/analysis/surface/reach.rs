@@ -14,15 +14,16 @@
 
 use crate::js::code::CodeIndex;
 use crate::js::flow::Flow;
-use crate::js::index::{DefKind, FnId};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use crate::js::index::{DefKind, FnId, FnKind};
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use swc_atoms::Atom;
 
 /// How many bindings, returns and imports a trace follows.
 const MAX_HOPS: u8 = 12;
-/// How many uses (or calls) of one binding are followed.
-const MAX_USES: usize = 64;
+/// How many uses (or calls) of one binding are followed (a converter with
+/// one list name in each of its many branches has more than 64).
+const MAX_USES: usize = 128;
 /// How many places one trace keeps.
 const MAX_MARKS: usize = 32;
 
@@ -47,32 +48,81 @@ pub enum Mark {
     Throw,
 }
 
-/// The places one value reaches, each with the fewest hops it took. An
-/// ordered map: when the cap is met, which places are kept must not
+/// The places one value reaches, each with the fewest hops it took, in
+/// the marks' order: when the cap is met, which places are kept must not
 /// depend on a hash seed (the same build gives the same answer every run).
+/// A sorted vector, not a map: a build has hundreds of thousands of
+/// memoised reaches, most of a few places.
 #[derive(Debug, Clone, Default)]
 pub struct Reach {
-    pub marks: BTreeMap<Mark, u8>,
+    pub marks: Vec<(Mark, u8)>,
+    /// Whether the hop budget cut the trace short somewhere (then a
+    /// larger budget may reach more).
+    truncated: bool,
+    /// The fewest hops to a place the caller's `user` question says
+    /// shows the text to a person (kept as a distance, not as places:
+    /// every trace meets some).
+    pub user: Option<u8>,
 }
 
 impl Reach {
     fn add(&mut self, m: Mark, hops: u8) {
-        if let Some(h) = self.marks.get_mut(&m) {
-            *h = (*h).min(hops);
-        } else if self.marks.len() < MAX_MARKS {
-            self.marks.insert(m, hops);
+        match self.marks.binary_search_by(|(x, _)| x.cmp(&m)) {
+            Ok(i) => self.marks[i].1 = self.marks[i].1.min(hops),
+            Err(i) if self.marks.len() < MAX_MARKS => self.marks.insert(i, (m, hops)),
+            Err(_) => {
+                // Full: the nearest places decide a kind, so a nearer one
+                // takes the farthest one's room (ties in the marks' order,
+                // so which stays does not depend on the order they came in).
+                let Some((far, _)) = self
+                    .marks
+                    .iter()
+                    .enumerate()
+                    .max_by(|a, b| a.1.1.cmp(&b.1.1).then_with(|| a.1.0.cmp(&b.1.0)))
+                else {
+                    return;
+                };
+                if (hops, &m) < (self.marks[far].1, &self.marks[far].0) {
+                    self.marks.remove(far);
+                    let i = self
+                        .marks
+                        .binary_search_by(|(x, _)| x.cmp(&m))
+                        .unwrap_or_else(|i| i);
+                    self.marks.insert(i, (m, hops));
+                }
+            }
         }
     }
 
-    fn extend(&mut self, other: &Reach, plus: u8) {
-        for (m, h) in &other.marks {
-            self.add(m.clone(), h.saturating_add(plus));
+    /// The places reached.
+    pub fn places(&self) -> impl Iterator<Item = &Mark> {
+        self.marks.iter().map(|(m, _)| m)
+    }
+
+    /// Adds `other`'s places, each `plus` hops further, those within
+    /// `budget`.
+    fn extend(&mut self, other: &Reach, plus: u8, budget: u8) {
+        if let Some(u) = other.user {
+            let u = u.saturating_add(plus);
+            if u <= budget {
+                self.user = Some(self.user.map_or(u, |x| x.min(u)));
+            }
         }
+        for (m, h) in &other.marks {
+            let h = h.saturating_add(plus);
+            if h <= budget {
+                self.add(m.clone(), h);
+            } else {
+                self.truncated = true;
+            }
+        }
+        self.truncated |= other.truncated;
     }
 
     /// The marks, nearest first (ties in a fixed order).
     pub fn nearest(&self) -> Vec<(&Mark, u8)> {
         let mut v: Vec<(&Mark, u8)> = self.marks.iter().map(|(m, h)| (m, *h)).collect();
+        // Stable: ties stay in the marks' order.
         v.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(b.0)));
         v
     }
@@ -97,6 +147,31 @@ struct ModuleTables<'a> {
     exports: HashMap<&'a str, Vec<&'a str>>,
     /// Named functions by name.
     functions: HashMap<&'a str, Vec<FnId>>,
+    /// Member reads by (object name or `this`, key; empty for `o[…]`).
+    members: HashMap<(&'a str, &'a str), Vec<u32>>,
+}
+
+/// A memoised reach: computed relative to its own entry (hop 0) with a
+/// budget of hops, so that it means the same whichever trace asks first
+/// — a trace that arrives with more budget left recomputes it when the
+/// budget cut it short.
+struct Memo {
+    reach: Rc<Reach>,
+    budget: u8,
+}
+
+/// Whether `memo` answers a question with `budget` hops left.
+fn fresh(memo: Option<&Memo>, budget: u8) -> Option<Rc<Reach>> {
+    memo.filter(|c| c.budget >= budget || !c.reach.truncated)
+        .map(|c| c.reach.clone())
+}
+
+/// What a member read means: `o.key` of a binding (by its scope), or
+/// `this.key` of an object or class (by where it starts).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Holder {
+    Binding(Scope),
+    This(u32),
 }
 
 /// Follows texts to where they go, over a whole build.
@@ -105,11 +180,14 @@ pub struct Tracer<'a> {
     /// The places worth keeping (the caller's question: the rest are
     /// passed through, not remembered).
     keep: fn(&Mark) -> bool,
+    /// The places that show a text to a person (counted in `Reach::user`).
+    user: fn(&Mark) -> bool,
     tables: Vec<ModuleTables<'a>>,
     /// The scopes that declare a name (a declaration, not an assignment).
     declared: HashMap<(u32, &'a str), HashSet<Scope>>,
-    bindings: HashMap<(u32, &'a str, Scope), Rc<Reach>>,
-    returns: HashMap<(u32, FnId), Rc<Reach>>,
+    bindings: HashMap<(u32, &'a str, Scope), Memo>,
+    returns: HashMap<(u32, FnId), Memo>,
+    members: HashMap<(u32, &'a str, &'a str, Holder), Memo>,
     /// Uses and plain calls of a name, grouped by the scope they mean
     /// (made once per name: minified code reuses a few names everywhere).
     scoped: HashMap<(u32, &'a str), Rc<Scoped>>,
@@ -120,6 +198,15 @@ pub struct Tracer<'a> {
 
 impl<'a> Tracer<'a> {
     pub fn new(ci: &'a CodeIndex, keep: fn(&Mark) -> bool) -> Tracer<'a> {
+        Self::with_user(ci, keep, |_| false)
+    }
+
+    /// A tracer that also counts the hops to the places `user` names.
+    pub fn with_user(
+        ci: &'a CodeIndex,
+        keep: fn(&Mark) -> bool,
+        user: fn(&Mark) -> bool,
+    ) -> Tracer<'a> {
         let mut tables = Vec::with_capacity(ci.modules.len());
         for m in &ci.modules {
             let mut uses: HashMap<&str, Vec<u32>> = HashMap::new();
@@ -145,11 +232,19 @@ impl<'a> Tracer<'a> {
                     functions.entry(n.as_str()).or_default().push(i as FnId);
                 }
             }
+            let mut members: HashMap<(&str, &str), Vec<u32>> = HashMap::new();
+            for (i, u) in m.index.members.iter().enumerate() {
+                members
+                    .entry((u.obj.as_str(), u.key.as_str()))
+                    .or_default()
+                    .push(i as u32);
+            }
             tables.push(ModuleTables {
                 uses,
                 calls,
                 exports,
                 functions,
+                members,
             });
         }
         let mut importers: HashMap<(u32, &str), Vec<(u32, &str)>> = HashMap::new();
@@ -171,10 +266,12 @@ impl<'a> Tracer<'a> {
         Tracer {
             ci,
             keep,
+            user,
             tables,
             declared: HashMap::new(),
             bindings: HashMap::new(),
             returns: HashMap::new(),
+            members: HashMap::new(),
             scoped: HashMap::new(),
             importers,
         }
@@ -183,31 +280,85 @@ impl<'a> Tracer<'a> {
     /// Where a value handed to `chain` (in function `at` of module `m`)
     /// goes.
     pub fn trace(&mut self, m: u32, chain: &'a [Flow], at: Option<FnId>) -> Reach {
-        self.chain(m, chain, at, 0)
+        self.chain(m, chain, at, MAX_HOPS, None)
     }
 
-    fn chain(&mut self, m: u32, chain: &'a [Flow], at: Option<FnId>, hops: u8) -> Reach {
+    /// The places of `chain` (hop 0) and where they lead, within
+    /// `budget` hops.
+    ///
+    /// `callee`: the function whose parameter the value came in by. What
+    /// that function returns goes to the call the value came from — the
+    /// places after the argument in the caller's own chain — not to every
+    /// call of the function (a helper that hands back its argument would
+    /// otherwise join every text passed to it with every place any call
+    /// of it reaches).
+    fn chain(
+        &mut self,
+        m: u32,
+        chain: &'a [Flow],
+        at: Option<FnId>,
+        budget: u8,
+        callee: Option<FnId>,
+    ) -> Reach {
         let mut r = Reach::default();
-        if hops > MAX_HOPS {
-            return r;
-        }
-        let keep = self.keep;
+        let (keep, user) = (self.keep, self.user);
         let add = |r: &mut Reach, m: Mark| {
-            if keep(&m) {
-                r.add(m, hops)
+            if user(&m) {
+                r.user = Some(0);
+            } else if keep(&m) {
+                r.add(m, 0)
             }
         };
-        for p in chain {
+        // One hop further, when the budget allows.
+        macro_rules! hop {
+            ($r:expr, $f:expr) => {
+                if budget == 0 {
+                    $r.truncated = true;
+                } else {
+                    let b = $f;
+                    $r.extend(&b, 1, budget);
+                }
+            };
+        }
+        for (i, p) in chain.iter().enumerate() {
             match p {
-                Flow::Key { key, object } => add(
-                    &mut r,
-                    Mark::Key {
-                        key: key.clone(),
-                        module: m,
-                        object: *object,
-                        method: false,
-                    },
-                ),
+                Flow::Key { key, object } => {
+                    add(
+                        &mut r,
+                        Mark::Key {
+                            key: key.clone(),
+                            module: m,
+                            object: *object,
+                            method: false,
+                        },
+                    );
+                    // Read back as `this.key` by the object's own methods
+                    // (a class field, an object's property).
+                    if self.tables[m as usize]
+                        .members
+                        .contains_key(&("this", key.as_str()))
+                    {
+                        hop!(
+                            r,
+                            self.member(m, "this", key.as_str(), Holder::This(*object), budget - 1)
+                        );
+                    }
+                    // In an object bound to a name: read back as `o.key`
+                    // (or `o[…]`) of that binding.
+                    if let Some(Flow::Bind(name)) = chain.get(i + 1) {
+                        let scope = self.scope_of(m, name.as_str(), at);
+                        hop!(
+                            r,
+                            self.member(
+                                m,
+                                name.as_str(),
+                                key.as_str(),
+                                Holder::Binding(scope),
+                                budget - 1
+                            )
+                        );
+                    }
+                }
                 Flow::Arg {
                     callee,
                     index,
@@ -224,31 +375,137 @@ impl<'a> Tracer<'a> {
                     );
                     // Into a function of this module: where its parameter goes.
                     if !*member && !*new {
-                        let b = self.parameter(m, callee.as_str(), *index, at, hops + 1);
-                        r.extend(&b, 0);
+                        hop!(
+                            r,
+                            self.parameter(m, callee.as_str(), *index, at, budget - 1)
+                        );
                     }
                 }
-                Flow::Store(k) => add(&mut r, Mark::Store(k.clone())),
+                Flow::Store { key, obj } => {
+                    add(&mut r, Mark::Store(key.clone()));
+                    // Read back as `o.key` / `this.key`.
+                    let holder = if obj == "this" {
+                        self.this_object(m, at).map(Holder::This)
+                    } else if !obj.is_empty() {
+                        Some(Holder::Binding(self.scope_of(m, obj.as_str(), at)))
+                    } else {
+                        None
+                    };
+                    if let Some(h) = holder {
+                        hop!(r, self.member(m, obj.as_str(), key.as_str(), h, budget - 1));
+                    }
+                }
                 Flow::Throw => add(&mut r, Mark::Throw),
                 Flow::Discard => {}
                 Flow::Bind(name) | Flow::Into(name) => {
-                    let b = self.binding(m, name, at, hops + 1);
-                    r.extend(&b, 0);
+                    hop!(r, self.binding(m, name, at, budget - 1));
                 }
                 Flow::Unpack(names) => {
                     for name in names {
-                        let b = self.binding(m, name, at, hops + 1);
-                        r.extend(&b, 0);
+                        hop!(r, self.binding(m, name, at, budget - 1));
                     }
                 }
                 Flow::Return => {
-                    if let Some(f) = at {
-                        let b = self.returned(m, f, hops + 1);
-                        r.extend(&b, 0);
+                    if let Some(f) = at
+                        && callee != Some(f)
+                    {
+                        hop!(r, self.returned(m, f, budget - 1));
                     }
                 }
             }
         }
+        r
+    }
+
+    /// The object or class whose `this` a function in `at` means: the
+    /// nearest enclosing function that is not an arrow, when it is a
+    /// method (or a property's function).
+    fn this_object(&self, m: u32, at: Option<FnId>) -> Option<u32> {
+        let fns = &self.ci.modules[m as usize].index.functions;
+        let mut f = at?;
+        loop {
+            let func = &fns[f as usize];
+            if func.kind == FnKind::Arrow {
+                f = func.parent?;
+                continue;
+            }
+            return match func.flow.first() {
+                Some(Flow::Key { object, .. }) => Some(*object),
+                _ => None,
+            };
+        }
+    }
+
+    /// Where the value held in `obj.key` goes: the reads of that member
+    /// (and of `obj[…]`) that mean the same holder.
+    fn member(
+        &mut self,
+        m: u32,
+        obj: &'a str,
+        key: &'a str,
+        holder: Holder,
+        budget: u8,
+    ) -> Rc<Reach> {
+        let k = (m, obj, key, holder);
+        if let Some(r) = fresh(self.members.get(&k), budget) {
+            return r;
+        }
+        self.members.insert(
+            k,
+            Memo {
+                reach: Rc::new(Reach::default()),
+                budget: u8::MAX,
+            },
+        );
+        let ci = self.ci;
+        let module = &ci.modules[m as usize];
+        let mut reads: Vec<u32> = Vec::new();
+        for kk in [key, ""] {
+            if let Some(v) = self.tables[m as usize].members.get(&(obj, kk)) {
+                reads.extend(v.iter().copied());
+            }
+            if key.is_empty() {
+                break;
+            }
+        }
+        reads.sort_unstable();
+        let mut r = Reach::default();
+        let mut n = 0;
+        for i in reads {
+            let u = &module.index.members[i as usize];
+            let same = match holder {
+                Holder::This(o) => self.this_object(m, u.in_function) == Some(o),
+                Holder::Binding(s) => self.scope_of(m, obj, u.in_function) == s,
+            };
+            if !same {
+                continue;
+            }
+            n += 1;
+            if n > MAX_USES {
+                break;
+            }
+            let (a, b) = (
+                u.flow_start as usize,
+                u.flow_start as usize + u.flow_len as usize,
+            );
+            let sub = self.chain(
+                m,
+                &module.index.member_flows[a..b],
+                u.in_function,
+                budget,
+                None,
+            );
+            r.extend(&sub, 0, budget);
+        }
+        r.marks.shrink_to_fit();
+        let r = Rc::new(r);
+        self.members.insert(
+            k,
+            Memo {
+                reach: r.clone(),
+                budget,
+            },
+        );
         r
     }
 
@@ -312,48 +569,76 @@ impl<'a> Tracer<'a> {
     }
 
     /// Where the value bound to `name` (as seen from `at`) goes: every use
-    /// of that binding, and its importers in other chunks.
-    fn binding(&mut self, m: u32, name: &'a str, at: Option<FnId>, hops: u8) -> Rc<Reach> {
+    /// of that binding, its reads as `name[…]`, and its importers in other
+    /// chunks.
+    fn binding(&mut self, m: u32, name: &'a str, at: Option<FnId>, budget: u8) -> Rc<Reach> {
         let scope = self.scope_of(m, name, at);
         let key = (m, name, scope);
-        if let Some(r) = self.bindings.get(&key) {
-            return r.clone();
+        if let Some(r) = fresh(self.bindings.get(&key), budget) {
+            return r;
         }
         // A cycle reaches nothing more.
-        self.bindings.insert(key, Rc::new(Reach::default()));
+        self.bindings.insert(
+            key,
+            Memo {
+                reach: Rc::new(Reach::default()),
+                budget: u8::MAX,
+            },
+        );
         let mut r = Reach::default();
-        if hops <= MAX_HOPS {
-            let ci = self.ci;
-            let module = &ci.modules[m as usize];
-            let scoped = self.scoped(m, name);
-            for &i in scoped.uses.get(&scope).into_iter().flatten().take(MAX_USES) {
-                let u = &module.index.uses[i as usize];
-                let sub = self.chain(m, &u.flow, u.in_function, hops);
-                r.extend(&sub, 0);
-            }
-            if scope.is_none_or(|s| module.index.functions[s as usize].parent.is_none()) {
-                let exported: Vec<&str> = self.tables[m as usize]
-                    .exports
-                    .get(name)
-                    .cloned()
-                    .unwrap_or_default();
-                for e in exported {
-                    let importers = self.importers.get(&(m, e)).cloned().unwrap_or_default();
-                    for (im, local) in importers.into_iter().take(MAX_USES) {
-                        let top = self.ci.modules[im as usize]
-                            .index
-                            .definitions
-                            .get(local)
-                            .and_then(|d| d.first())
-                            .and_then(|d| d.in_function);
-                        let sub = self.binding(im, local, top, hops + 1);
-                        r.extend(&sub, 0);
+        let ci = self.ci;
+        let module = &ci.modules[m as usize];
+        let scoped = self.scoped(m, name);
+        // A parameter's value is returned to the call that passed it.
+        let callee = scope.filter(|&f| {
+            module.index.functions[f as usize]
+                .param_names
+                .iter()
+                .any(|p| p == name)
+        });
+        for &i in scoped.uses.get(&scope).into_iter().flatten().take(MAX_USES) {
+            let u = &module.index.uses[i as usize];
+            let sub = self.chain(m, &u.flow, u.in_function, budget, callee);
+            r.extend(&sub, 0, budget);
+        }
+        // An element read back (`xs[i]`: a list of texts, a table).
+        if self.tables[m as usize].members.contains_key(&(name, "")) {
+            let sub = self.member(m, name, "", Holder::Binding(scope), budget);
+            r.extend(&sub, 0, budget);
+        }
+        if scope.is_none_or(|s| module.index.functions[s as usize].parent.is_none()) {
+            let exported: Vec<&str> = self.tables[m as usize]
+                .exports
+                .get(name)
+                .cloned()
+                .unwrap_or_default();
+            for e in exported {
+                let importers = self.importers.get(&(m, e)).cloned().unwrap_or_default();
+                for (im, local) in importers.into_iter().take(MAX_USES) {
+                    if budget == 0 {
+                        r.truncated = true;
+                        break;
                     }
+                    let top = self.ci.modules[im as usize]
+                        .index
+                        .definitions
+                        .get(local)
+                        .and_then(|d| d.first())
+                        .and_then(|d| d.in_function);
+                    let sub = self.binding(im, local, top, budget - 1);
+                    r.extend(&sub, 1, budget);
                 }
             }
         }
+        r.marks.shrink_to_fit();
         let r = Rc::new(r);
-        self.bindings.insert(key, r.clone());
+        self.bindings.insert(
+            key,
+            Memo {
+                reach: r.clone(),
+                budget,
+            },
+        );
         r
     }
 
@@ -365,11 +650,8 @@ impl<'a> Tracer<'a> {
         callee: &'a str,
         index: u8,
         at: Option<FnId>,
-        hops: u8,
+        budget: u8,
     ) -> Rc<Reach> {
-        if hops > MAX_HOPS {
-            return Rc::new(Reach::default());
-        }
         let scope = self.scope_of(m, callee, at);
         let ci = self.ci;
         let module = &ci.modules[m as usize];
@@ -386,17 +668,23 @@ impl<'a> Tracer<'a> {
         };
         let func = &module.index.functions[f as usize];
         match func.param_names.get(index as usize) {
-            Some(p) if !p.is_empty() => self.binding(m, p.as_str(), Some(f), hops),
+            Some(p) if !p.is_empty() => self.binding(m, p.as_str(), Some(f), budget),
             _ => Rc::new(Reach::default()),
         }
     }
 
     /// Where the values function `f` returns go.
-    fn returned(&mut self, m: u32, f: FnId, hops: u8) -> Rc<Reach> {
-        if let Some(r) = self.returns.get(&(m, f)) {
-            return r.clone();
+    fn returned(&mut self, m: u32, f: FnId, budget: u8) -> Rc<Reach> {
+        if let Some(r) = fresh(self.returns.get(&(m, f)), budget) {
+            return r;
         }
-        self.returns.insert((m, f), Rc::new(Reach::default()));
+        self.returns.insert(
+            (m, f),
+            Memo {
+                reach: Rc::new(Reach::default()),
+                budget: u8::MAX,
+            },
+        );
         let ci = self.ci;
         let module = &ci.modules[m as usize];
         let func = &module.index.functions[f as usize];
@@ -412,10 +700,10 @@ impl<'a> Tracer<'a> {
                     method: true,
                 };
                 if (self.keep)(&mark) {
-                    r.add(mark, hops);
+                    r.add(mark, 0);
                 }
-                let sub = self.chain(m, rest, func.parent, hops);
-                r.extend(&sub, 0);
+                let sub = self.chain(m, rest, func.parent, budget, None);
+                r.extend(&sub, 0, budget);
             }
             // A named function: its calls' results, and where it is
             // handed as a value (a callback returns to its caller).
@@ -432,23 +720,34 @@ impl<'a> Tracer<'a> {
                     .take(MAX_USES)
                 {
                     let c = &module.index.calls[i as usize];
-                    let sub = self.chain(m, &c.flow, c.in_function, hops);
-                    r.extend(&sub, 0);
+                    let sub = self.chain(m, &c.flow, c.in_function, budget, None);
+                    r.extend(&sub, 0, budget);
                 }
-                let b = self.binding(m, name, scope_at, hops);
-                r.extend(&b, 1);
+                if budget == 0 {
+                    r.truncated = true;
+                } else {
+                    let b = self.binding(m, name, scope_at, budget - 1);
+                    r.extend(&b, 1, budget);
+                }
             }
             // A function returned, passed or bound otherwise: its result
             // goes where the function goes (a lazy initialiser's value, a
             // callback's result).
             Some(_) => {
-                let sub = self.chain(m, &func.flow, func.parent, hops);
-                r.extend(&sub, 0);
+                let sub = self.chain(m, &func.flow, func.parent, budget, None);
+                r.extend(&sub, 0, budget);
             }
             None => {}
         }
+        r.marks.shrink_to_fit();
         let r = Rc::new(r);
-        self.returns.insert((m, f), r.clone());
+        self.returns.insert(
+            (m, f),
+            Memo {
+                reach: r.clone(),
+                budget,
+            },
+        );
         r
     }
 }
