@@ -22,6 +22,11 @@ fn scan(store: &Path, range: &str) {
 }
 
 fn export(store: &Path, dir: &Path) -> Value {
+    export_platform(store, dir, PLATFORM)
+}
+
+/// Export one platform's branch; its JSON answer (exit 0).
+fn export_platform(store: &Path, dir: &Path, platform: &str) -> Value {
     let (v, code) = run(
         store,
         &[
@@ -30,6 +35,8 @@ fn export(store: &Path, dir: &Path) -> Value {
             "--format",
             "git",
             dir.to_str().unwrap(),
+            "--platform",
+            platform,
         ],
     );
     assert_eq!(code, 0, "{v}");
@@ -443,19 +450,7 @@ fn the_catalogue_repository_is_the_history_one_commit_per_release() {
         &["history", "scan", "2.1.242", "--platform", "linux-x64"],
     );
     assert_eq!(code, 0, "{v}");
-    let (linux, code) = run(
-        &store,
-        &[
-            "history",
-            "export",
-            "--format",
-            "git",
-            repo.to_str().unwrap(),
-            "--platform",
-            "linux-x64",
-        ],
-    );
-    assert_eq!(code, 0, "{linux}");
+    let linux = export_platform(&store, &repo, "linux-x64");
     assert_eq!(linux["appended"], 1, "{linux}");
     assert_eq!(linux["commits"][0]["tag"], "linux-x64/v2.1.242", "{linux}");
     assert_eq!(git(&repo, &["rev-parse", PLATFORM]), head);
@@ -478,19 +473,7 @@ fn the_catalogue_repository_is_the_history_one_commit_per_release() {
         between.lines().all(|f| !f.starts_with("tools/")),
         "{between}"
     );
-    let again = run(
-        &store,
-        &[
-            "history",
-            "export",
-            "--format",
-            "git",
-            repo.to_str().unwrap(),
-            "--platform",
-            "linux-x64",
-        ],
-    )
-    .0;
+    let again = export_platform(&store, &repo, "linux-x64");
     assert_eq!(again["appended"], 0, "{again}");
 
     // 8. The same store seen from another machine (another cache folder,

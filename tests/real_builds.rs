@@ -230,30 +230,23 @@ fn newest_published_version() {
 fn second_fetch_is_a_cache_hit_without_network() {
     fetch("2.1.220", "darwin-arm64");
     // An unreachable registry proves no request is made on a hit.
-    let out = bin()
-        .args(["fetch", "2.1.220", "--platform", "darwin-arm64", "--json"])
-        .env("NPM_CONFIG_REGISTRY", "http://127.0.0.1:9/")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let offline = |args: &[&str]| -> serde_json::Value {
+        let out = bin()
+            .args(args)
+            .env("NPM_CONFIG_REGISTRY", "http://127.0.0.1:9/")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = offline(&["fetch", "2.1.220", "--platform", "darwin-arm64", "--json"]);
     assert_eq!(v["cache_hit"], true);
     assert!(v["integrity"].as_str().unwrap().starts_with("sha512-"));
     // The target form the other commands take names the same build.
-    let out = bin()
-        .args(["fetch", "npm:2.1.220/darwin-arm64", "--json"])
-        .env("NPM_CONFIG_REGISTRY", "http://127.0.0.1:9/")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let w: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let w = offline(&["fetch", "npm:2.1.220/darwin-arm64", "--json"]);
     assert_eq!((&w["path"], &w["platform"]), (&v["path"], &v["platform"]));
 }
