@@ -262,12 +262,18 @@ impl ModuleIndex {
     /// module's own binding (or none at all).
     pub fn binding_scope(&self, name: &str, at: Option<FnId>) -> Option<FnId> {
         let defs = self.definitions.get(name)?;
+        self.innermost(at, |x| {
+            defs.iter()
+                .any(|d| d.kind != DefKind::Assign && d.in_function == Some(x))
+        })
+    }
+
+    /// The innermost of `at` and the functions around it that `declares`
+    /// (a caller that asks often keeps the declaring functions in a set).
+    pub fn innermost(&self, at: Option<FnId>, declares: impl Fn(FnId) -> bool) -> Option<FnId> {
         let mut f = at;
         while let Some(x) = f {
-            if defs
-                .iter()
-                .any(|d| d.kind != DefKind::Assign && d.in_function == Some(x))
-            {
+            if declares(x) {
                 return Some(x);
             }
             f = self.functions[x as usize].parent;
@@ -291,12 +297,15 @@ impl ModuleIndex {
             }
             n
         };
+        // The module's own binding (or none) shadows nothing: the common
+        // case, answered without measuring every binding of the name.
+        let scope = self.binding_scope(name, at)?;
+        let scope = Some(scope);
         let outermost = defs
             .iter()
             .filter(|d| d.kind != DefKind::Assign)
             .map(|d| depth(d.in_function))
             .min()?;
-        let scope = self.binding_scope(name, at);
         if depth(scope) <= outermost {
             return None;
         }

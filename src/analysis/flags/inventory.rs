@@ -183,11 +183,18 @@ impl SiteReader<'_, '_> {
                 },
                 _ => continue,
             };
+            // A local of the callee's name (a parameter, a binding) nested
+            // inside the outermost one.
+            let shadowing = if c.member {
+                None
+            } else {
+                m.index.shadowing(&c.name, c.in_function)
+            };
             let accessor = if c.member {
                 // A method call is configuration, unless it reads through a
                 // registry (`reg.read(name, d)`, `reg.reader?.(name, d)`).
                 self.registries.member_kind(ci, mi, c)
-            } else if m.index.shadowing(&c.name, c.in_function) == Some(DefKind::Param) {
+            } else if shadowing == Some(DefKind::Param) {
                 // A parameter of the same name as an outer getter is not
                 // that getter (a bundled library's `e("__assign", …)`
                 // inside `function (e) {…}`); a local with a value is the
@@ -206,10 +213,7 @@ impl SiteReader<'_, '_> {
             // getter must be the outer one itself: a local of the same name
             // (`let t = (k) => o[k]`, `let {track: r} = ctx`) is read by
             // name only, which is no evidence for a name of any shape.
-            if !is_flag_name(&flag)
-                && (kind != FlagKind::Feature
-                    || (!c.member && m.index.shadowing(&c.name, c.in_function).is_some()))
-            {
+            if !is_flag_name(&flag) && (kind != FlagKind::Feature || shadowing.is_some()) {
                 continue;
             }
             if a0.string.is_some() {

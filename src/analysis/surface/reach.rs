@@ -525,14 +525,7 @@ impl<'a> Tracer<'a> {
                 })
                 .unwrap_or_default()
         });
-        let mut f = at;
-        while let Some(x) = f {
-            if declared.contains(&Some(x)) {
-                return Some(x);
-            }
-            f = module.index.functions[x as usize].parent;
-        }
-        None
+        module.index.innermost(at, |x| declared.contains(&Some(x)))
     }
 
     /// The uses and calls of `name` in module `m`, by scope.
