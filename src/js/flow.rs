@@ -107,7 +107,10 @@ pub(super) enum Frame {
 }
 
 /// Methods of a text whose receiver flows to the place of the call
-/// unchanged in kind (a text in, a text out).
+/// unchanged in kind (a text in, a text out). A promise's `then` and
+/// `finally` too: the callback mostly wraps the value it is handed
+/// (`section().then((t) => cached("name", t))`), and what it returns goes
+/// to the call's place as well.
 pub(super) fn passes_receiver(method: &str) -> bool {
     matches!(
         method,
@@ -130,6 +133,8 @@ pub(super) fn passes_receiver(method: &str) -> bool {
             | "all"
             | "allSettled"
             | "resolve"
+            | "then"
+            | "finally"
     )
 }
 

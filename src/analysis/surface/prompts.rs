@@ -530,44 +530,35 @@ fn is_sink_mark(m: &Mark) -> bool {
 }
 
 pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
+    // Every literal that could be a text, in module order.
+    let candidates: Vec<(u32, &StringLit)> = ci
+        .modules
+        .iter()
+        .enumerate()
+        .flat_map(|(mi, m)| {
+            m.index
+                .strings
+                .iter()
+                .filter(|s| is_text(&s.value))
+                .map(move |s| (mi as u32, s))
+        })
+        .collect();
     let mut tracer = Tracer::with_user(ci, is_sink_mark, is_user_mark);
+    let mut sa: Vec<Option<Sink>> = candidates
+        .iter()
+        .map(|&(mi, s)| sink_for(ci, &mut tracer, mi, s))
+        .collect();
     let mut found: Vec<Found> = Vec::new();
-    for (mi, m) in ci.modules.iter().enumerate() {
-        let mut texts: Vec<(&StringLit, Sink)> = Vec::new();
-        for s in &m.index.strings {
-            if !is_text(&s.value) {
-                continue;
-            }
-            let reach = tracer.trace(mi as u32, &s.flow, s.in_function);
-            if let Some(sink) = sink_of(ci, &reach) {
-                texts.push((s, sink));
-            } else if let Some(kind) = kind_by_form(&s.value) {
-                texts.push((
-                    s,
-                    Sink {
-                        kind,
-                        owner: None,
-                        tool: None,
-                    },
-                ));
-            } else if prose::is_prompt(&s.value) {
-                let src = m.source();
-                let lo = s.lo as usize;
-                let mut w0 = lo.saturating_sub(prose::PLACE_WINDOW);
-                while !src.is_char_boundary(w0) {
-                    w0 += 1;
-                }
-                let kind = prose::kind_of(&src[w0..lo], &s.value);
-                texts.push((
-                    s,
-                    Sink {
-                        kind,
-                        owner: None,
-                        tool: None,
-                    },
-                ));
-            }
-        }
+    let mut at = 0;
+    while at < candidates.len() {
+        let mi = candidates[at].0;
+        let end = at + candidates[at..].partition_point(|c| c.0 == mi);
+        let m = &ci.modules[mi as usize];
+        let texts: Vec<(&StringLit, Sink)> = candidates[at..end]
+            .iter()
+            .zip(sa[at..end].iter_mut())
+            .filter_map(|(&(_, s), sink)| sink.take().map(|k| (s, k)))
+            .collect();
         // A literal inside a model-facing template's `${…}` is part of it.
         let outer: Vec<(u32, u32)> = texts
             .iter()
@@ -580,8 +571,42 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
             }
             found.push(found_at(m, s, sink));
         }
+        at = end;
     }
     assign_ids(found)
+}
+
+/// Where a literal goes decides whether it is a prompt, and its kind; a
+/// text that reaches no model-facing place may still say what it is by
+/// its form, or (for now) by the prose rule.
+fn sink_for<'a>(
+    ci: &CodeIndex,
+    tracer: &mut Tracer<'a>,
+    mi: u32,
+    s: &'a StringLit,
+) -> Option<Sink> {
+    let reach = tracer.trace(mi, &s.flow, s.in_function);
+    if let Some(sink) = sink_of(ci, &reach) {
+        return Some(sink);
+    }
+    let by_form = |kind| Sink {
+        kind,
+        owner: None,
+        tool: None,
+    };
+    if let Some(kind) = kind_by_form(&s.value) {
+        return Some(by_form(kind));
+    }
+    if !prose::is_prompt(&s.value) {
+        return None;
+    }
+    let src = ci.modules[mi as usize].source();
+    let lo = s.lo as usize;
+    let mut w0 = lo.saturating_sub(prose::PLACE_WINDOW);
+    while !src.is_char_boundary(w0) {
+        w0 += 1;
+    }
+    Some(by_form(prose::kind_of(&src[w0..lo], &s.value)))
 }
 
 /// One prompt per (kind, text), with every site; ids from kind, owner and
@@ -1273,6 +1298,62 @@ var Wd = Wa("Read the whole file before you change any line of it.");
         assert_eq!(
             (p.kind.as_str(), p.owner.as_deref()),
             (kinds::AGENT, Some("lister"))
+        );
+        // Passed to a function another chunk exports (under the name it is
+        // imported by), whose parameter reaches a reminder — as the same
+        // code in one bundle would.
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-a.js",
+                r#"function Za(Zb){ return { content: Zb, isMeta: true }; }
+export { Za as m };
+"#,
+            ),
+            (
+                "/$bunfs/root/chunk-b.js",
+                r#"import { m as Qa } from "./chunk-a.js";
+var Qc = Qa("Check the open files again before you answer this turn.");
+"#,
+            ),
+        ]);
+        assert_eq!(
+            kind_of(&find(&ci), "Check the open files again"),
+            Some(kinds::SYSTEM_REMINDER.into()),
+            "an argument of another chunk's function"
+        );
+    }
+
+    #[test]
+    fn sections_of_a_registry_reach_the_system_prompt() {
+        // The main prompt's sections: functions kept in `{name, compute}`
+        // objects, computed together, their results spread into the
+        // prompt the main loop is given.
+        let src = r#"
+var Sa = "Use plain words when you name someone you have not met.";
+function Sb(e, t){ return { name: e, compute: t, cacheBreak: false }; }
+async function Sc(e){ return Promise.all(e.map(async (r) => { let o = await r.compute(); return o; })); }
+async function Sd(t){
+  let m = [Sb("pronouns", () => Sa), Sb("other", () => null)], g = await Sc(m);
+  return [...g].filter((x) => x !== null);
+}
+async function Se(){ let p = await Sd(1); return loop({ systemPrompt: p, userContext: {}, systemContext: {} }); }
+"#;
+        assert_eq!(
+            kind_of(&find_in(src), "Use plain words"),
+            Some(kinds::SYSTEM.into())
+        );
+    }
+
+    #[test]
+    fn a_promise_passes_its_value_on() {
+        let src = r#"
+async function Pa(){ return "Keep each reply under ten lines unless asked."; }
+function Pb(){ return Pa().then((t) => cache("brevity", t)); }
+var Pc = { agentType: "brief", getSystemPrompt: () => Pb() };
+"#;
+        assert_eq!(
+            kind_of(&find_in(src), "Keep each reply"),
+            Some(kinds::AGENT.into())
         );
     }
 

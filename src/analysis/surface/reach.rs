@@ -15,7 +15,9 @@
 use crate::js::code::CodeIndex;
 use crate::js::flow::Flow;
 use crate::js::index::{DefKind, FnId, FnKind};
-use std::collections::{HashMap, HashSet};
+// Fx: the keys are short names and small numbers, hashed millions of
+// times per build (SipHash was a tenth of the trace's time).
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 use swc_atoms::Atom;
 
@@ -131,10 +133,21 @@ impl Reach {
 type Scope = Option<FnId>;
 
 /// A name's uses and calls by the scope of the binding they mean.
+/// Flat and sorted by scope (then by position), not maps of lists: a
+/// build has tens of thousands of names, most used in a few scopes.
 #[derive(Default)]
 struct Scoped {
-    uses: HashMap<Scope, Vec<u32>>,
-    calls: HashMap<Scope, Vec<u32>>,
+    uses: Vec<(Scope, u32)>,
+    calls: Vec<(Scope, u32)>,
+}
+
+/// The entries of `scope` in a list sorted by scope.
+fn in_scope(v: &[(Scope, u32)], scope: Scope) -> impl Iterator<Item = u32> + '_ {
+    let from = v.partition_point(|(s, _)| *s < scope);
+    v[from..]
+        .iter()
+        .take_while(move |(s, _)| *s == scope)
+        .map(|(_, i)| *i)
 }
 
 /// Per-module lookups, built once.
@@ -145,6 +158,10 @@ struct ModuleTables<'a> {
     calls: HashMap<&'a str, Vec<u32>>,
     /// Exported names of module-level bindings: local → exported.
     exports: HashMap<&'a str, Vec<&'a str>>,
+    /// The local binding behind each exported name: exported → local.
+    exported: HashMap<&'a str, &'a str>,
+    /// Names imported from another chunk: local → (module, exported).
+    imported: HashMap<&'a str, (u32, &'a str)>,
     /// Named functions by name.
     functions: HashMap<&'a str, Vec<FnId>>,
     /// Member reads by (object name or `this`, key; empty for `o[…]`).
@@ -184,7 +201,7 @@ pub struct Tracer<'a> {
     user: fn(&Mark) -> bool,
     tables: Vec<ModuleTables<'a>>,
     /// The scopes that declare a name (a declaration, not an assignment).
-    declared: HashMap<(u32, &'a str), HashSet<Scope>>,
+    declared: HashMap<(u32, &'a str), Vec<Scope>>,
     bindings: HashMap<(u32, &'a str, Scope), Memo>,
     returns: HashMap<(u32, FnId), Memo>,
     members: HashMap<(u32, &'a str, &'a str, Holder), Memo>,
@@ -209,30 +226,43 @@ impl<'a> Tracer<'a> {
     ) -> Tracer<'a> {
         let mut tables = Vec::with_capacity(ci.modules.len());
         for m in &ci.modules {
-            let mut uses: HashMap<&str, Vec<u32>> = HashMap::new();
+            let mut uses: HashMap<&str, Vec<u32>> = HashMap::default();
             for (i, u) in m.index.uses.iter().enumerate() {
                 uses.entry(u.name.as_str()).or_default().push(i as u32);
             }
-            let mut calls: HashMap<&str, Vec<u32>> = HashMap::new();
+            let mut calls: HashMap<&str, Vec<u32>> = HashMap::default();
             for (i, c) in m.index.calls.iter().enumerate() {
                 if !c.member {
                     calls.entry(c.name.as_str()).or_default().push(i as u32);
                 }
             }
-            let mut exports: HashMap<&str, Vec<&str>> = HashMap::new();
+            let mut exports: HashMap<&str, Vec<&str>> = HashMap::default();
+            let mut exported: HashMap<&str, &str> = HashMap::default();
             for e in m.index.export_table.iter().chain(&m.index.esm_exports) {
                 exports
                     .entry(e.local.as_str())
                     .or_default()
                     .push(e.original.as_str());
+                exported.insert(e.original.as_str(), e.local.as_str());
             }
-            let mut functions: HashMap<&str, Vec<FnId>> = HashMap::new();
+            let mut imported: HashMap<&str, (u32, &str)> = HashMap::default();
+            if ci.modules.len() > 1 {
+                for im in &m.index.imports {
+                    if im.local.is_empty() {
+                        continue;
+                    }
+                    if let Some(from) = ci.resolve_import_position(m, &im.source) {
+                        imported.insert(im.local.as_str(), (from as u32, im.imported.as_str()));
+                    }
+                }
+            }
+            let mut functions: HashMap<&str, Vec<FnId>> = HashMap::default();
             for (i, f) in m.index.functions.iter().enumerate() {
                 if let Some(n) = &f.name {
                     functions.entry(n.as_str()).or_default().push(i as FnId);
                 }
             }
-            let mut members: HashMap<(&str, &str), Vec<u32>> = HashMap::new();
+            let mut members: HashMap<(&str, &str), Vec<u32>> = HashMap::default();
             for (i, u) in m.index.members.iter().enumerate() {
                 members
                     .entry((u.obj.as_str(), u.key.as_str()))
@@ -243,11 +273,13 @@ impl<'a> Tracer<'a> {
                 uses,
                 calls,
                 exports,
+                exported,
+                imported,
                 functions,
                 members,
             });
         }
-        let mut importers: HashMap<(u32, &str), Vec<(u32, &str)>> = HashMap::new();
+        let mut importers: HashMap<(u32, &str), Vec<(u32, &str)>> = HashMap::default();
         if ci.modules.len() > 1 {
             for (mi, m) in ci.modules.iter().enumerate() {
                 for im in &m.index.imports {
@@ -268,11 +300,11 @@ impl<'a> Tracer<'a> {
             keep,
             user,
             tables,
-            declared: HashMap::new(),
-            bindings: HashMap::new(),
-            returns: HashMap::new(),
-            members: HashMap::new(),
-            scoped: HashMap::new(),
+            declared: HashMap::default(),
+            bindings: HashMap::default(),
+            returns: HashMap::default(),
+            members: HashMap::default(),
+            scoped: HashMap::default(),
             importers,
         }
     }
@@ -518,14 +550,20 @@ impl<'a> Tracer<'a> {
                 .definitions
                 .get(name)
                 .map(|ds| {
-                    ds.iter()
+                    let mut v: Vec<Scope> = ds
+                        .iter()
                         .filter(|d| d.kind != DefKind::Assign)
                         .map(|d| d.in_function)
-                        .collect()
+                        .collect();
+                    v.sort_unstable();
+                    v.dedup();
+                    v
                 })
                 .unwrap_or_default()
         });
-        module.index.innermost(at, |x| declared.contains(&Some(x)))
+        module
+            .index
+            .innermost(at, |x| declared.binary_search(&Some(x)).is_ok())
     }
 
     /// The uses and calls of `name` in module `m`, by scope.
@@ -544,7 +582,7 @@ impl<'a> Tracer<'a> {
         for i in uses {
             let at = module.index.uses[i as usize].in_function;
             let s = self.scope_of(m, name, at);
-            out.uses.entry(s).or_default().push(i);
+            out.uses.push((s, i));
         }
         let calls = self.tables[m as usize]
             .calls
@@ -554,8 +592,11 @@ impl<'a> Tracer<'a> {
         for i in calls {
             let at = module.index.calls[i as usize].in_function;
             let s = self.scope_of(m, name, at);
-            out.calls.entry(s).or_default().push(i);
+            out.calls.push((s, i));
         }
+        // Stable: each scope's entries stay in the order of the source.
+        out.uses.sort_by_key(|&(s, _)| s);
+        out.calls.sort_by_key(|&(s, _)| s);
         let out = Rc::new(out);
         self.scoped.insert((m, name), out.clone());
         out
@@ -589,7 +630,7 @@ impl<'a> Tracer<'a> {
                 .iter()
                 .any(|p| p == name)
         });
-        for &i in scoped.uses.get(&scope).into_iter().flatten().take(MAX_USES) {
+        for i in in_scope(&scoped.uses, scope).take(MAX_USES) {
             let u = &module.index.uses[i as usize];
             let sub = self.chain(m, &u.flow, u.in_function, budget, callee);
             r.extend(&sub, 0, budget);
@@ -607,19 +648,18 @@ impl<'a> Tracer<'a> {
                 .unwrap_or_default();
             for e in exported {
                 let importers = self.importers.get(&(m, e)).cloned().unwrap_or_default();
+                // An import is not a hop: a code-split build's chunks are
+                // one bundle's modules, and the same text must reach the
+                // same places in both forms of the build.
                 for (im, local) in importers.into_iter().take(MAX_USES) {
-                    if budget == 0 {
-                        r.truncated = true;
-                        break;
-                    }
                     let top = self.ci.modules[im as usize]
                         .index
                         .definitions
                         .get(local)
                         .and_then(|d| d.first())
                         .and_then(|d| d.in_function);
-                    let sub = self.binding(im, local, top, budget - 1);
-                    r.extend(&sub, 1, budget);
+                    let sub = self.binding(im, local, top, budget);
+                    r.extend(&sub, 0, budget);
                 }
             }
         }
@@ -645,25 +685,41 @@ impl<'a> Tracer<'a> {
         at: Option<FnId>,
         budget: u8,
     ) -> Rc<Reach> {
-        let scope = self.scope_of(m, callee, at);
         let ci = self.ci;
-        let module = &ci.modules[m as usize];
-        let Some(f) = self.tables[m as usize]
-            .functions
-            .get(callee)
-            .and_then(|fs| {
-                fs.iter()
-                    .copied()
-                    .find(|&f| module.index.functions[f as usize].parent == scope)
-            })
-        else {
-            return Rc::new(Reach::default());
-        };
-        let func = &module.index.functions[f as usize];
-        match func.param_names.get(index as usize) {
-            Some(p) if !p.is_empty() => self.binding(m, p.as_str(), Some(f), budget),
-            _ => Rc::new(Reach::default()),
+        let (mut m, mut callee, mut at) = (m, callee, at);
+        // A function of another chunk, imported under a local name: where
+        // its parameter goes there (an import is no hop; a few re-exports
+        // at most, so a cycle of them ends).
+        for _ in 0..4 {
+            let scope = self.scope_of(m, callee, at);
+            let module = &ci.modules[m as usize];
+            let local = self.tables[m as usize]
+                .functions
+                .get(callee)
+                .and_then(|fs| {
+                    fs.iter()
+                        .copied()
+                        .find(|&f| module.index.functions[f as usize].parent == scope)
+                });
+            if let Some(f) = local {
+                let func = &module.index.functions[f as usize];
+                return match func.param_names.get(index as usize) {
+                    Some(p) if !p.is_empty() => self.binding(m, p.as_str(), Some(f), budget),
+                    _ => Rc::new(Reach::default()),
+                };
+            }
+            let Some(&(from, name)) = self.tables[m as usize].imported.get(callee) else {
+                break;
+            };
+            let Some(&there) = self.tables[from as usize].exported.get(name) else {
+                break;
+            };
+            if scope.is_some() {
+                break;
+            }
+            (m, callee, at) = (from, there, None);
         }
+        Rc::new(Reach::default())
     }
 
     /// Where the values function `f` returns go.
@@ -705,13 +761,7 @@ impl<'a> Tracer<'a> {
                 let scope_at = func.parent;
                 let scope = self.scope_of(m, name, scope_at);
                 let scoped = self.scoped(m, name);
-                for &i in scoped
-                    .calls
-                    .get(&scope)
-                    .into_iter()
-                    .flatten()
-                    .take(MAX_USES)
-                {
+                for i in in_scope(&scoped.calls, scope).take(MAX_USES) {
                     let c = &module.index.calls[i as usize];
                     let sub = self.chain(m, &c.flow, c.in_function, budget, None);
                     r.extend(&sub, 0, budget);
