@@ -157,13 +157,26 @@ fn one_version_on_three_platforms() {
         // macOS-only one, this build's text keeps the shorter id, so it
         // shows as a change, and its macOS id as removed.
         let gone = strs(&d["prompts"]["removed"]);
+        // The computer-use skill's body is in every build, but only the
+        // macOS build registers the skill (its module ships there only):
+        // there the text reaches the skill's prompt, elsewhere nothing —
+        // the same text, its kind `skill` on macOS only.
+        let mut kind_only = 0;
         for c in d["prompts"]["changed"].as_array().unwrap() {
             let id = c["id"].as_str().unwrap();
+            if c["sha256_a"] == c["sha256_b"] && c["words"].as_str() == Some("skill → other") {
+                kind_only += 1;
+                continue;
+            }
             assert!(
                 gone.iter().any(|g| g.starts_with(&format!("{id}-"))),
                 "darwin vs {other}: {id} changed: {c}"
             );
         }
+        assert!(
+            kind_only <= 1,
+            "darwin vs {other}: {kind_only} kind-only changes"
+        );
     }
 
     // Environment variables, each platform-specific in the build itself:
@@ -234,8 +247,13 @@ fn one_version_on_three_platforms() {
         .filter(|p| !renamed(p["id"].as_str().unwrap()))
         .collect();
     let mac_only_modules: BTreeSet<String> = mac_only.iter().flat_map(|p| modules_of(p)).collect();
+    // At most six modules: the computer-use executor and prompts, and
+    // since texts follow calls into other chunks, a few shared chunks
+    // whose texts are handed to the macOS-only computer-use modules (its
+    // skill's descriptions, a schema's parameter descriptions) and so
+    // reach a model on macOS only.
     assert!(
-        mac_only_modules.len() <= 4 && !mac_only_modules.is_disjoint(&windir_modules),
+        mac_only_modules.len() <= 6 && !mac_only_modules.is_disjoint(&windir_modules),
         "{mac_only_modules:?} vs WINDIR in {windir_modules:?}"
     );
     let (linux_text, win_text) = (build_text(&linux), build_text(&win));
