@@ -225,7 +225,8 @@ impl<'a> Tracer<'a> {
         user: fn(&Mark) -> bool,
     ) -> Tracer<'a> {
         let mut tables = Vec::with_capacity(ci.modules.len());
-        for m in &ci.modules {
+        let mut importers: HashMap<(u32, &str), Vec<(u32, &str)>> = HashMap::default();
+        for (mi, m) in ci.modules.iter().enumerate() {
             let mut uses: HashMap<&str, Vec<u32>> = HashMap::default();
             for (i, u) in m.index.uses.iter().enumerate() {
                 uses.entry(u.name.as_str()).or_default().push(i as u32);
@@ -253,6 +254,10 @@ impl<'a> Tracer<'a> {
                     }
                     if let Some(from) = ci.resolve_import_position(m, &im.source) {
                         imported.insert(im.local.as_str(), (from as u32, im.imported.as_str()));
+                        importers
+                            .entry((from as u32, im.imported.as_str()))
+                            .or_default()
+                            .push((mi as u32, im.local.as_str()));
                     }
                 }
             }
@@ -278,22 +283,6 @@ impl<'a> Tracer<'a> {
                 functions,
                 members,
             });
-        }
-        let mut importers: HashMap<(u32, &str), Vec<(u32, &str)>> = HashMap::default();
-        if ci.modules.len() > 1 {
-            for (mi, m) in ci.modules.iter().enumerate() {
-                for im in &m.index.imports {
-                    if im.local.is_empty() {
-                        continue;
-                    }
-                    if let Some(from) = ci.resolve_import_position(m, &im.source) {
-                        importers
-                            .entry((from as u32, im.imported.as_str()))
-                            .or_default()
-                            .push((mi as u32, im.local.as_str()));
-                    }
-                }
-            }
         }
         Tracer {
             ci,
