@@ -530,34 +530,15 @@ fn is_sink_mark(m: &Mark) -> bool {
 }
 
 pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
-    // Every literal that could be a text, in module order.
-    let candidates: Vec<(u32, &StringLit)> = ci
-        .modules
-        .iter()
-        .enumerate()
-        .flat_map(|(mi, m)| {
-            m.index
-                .strings
-                .iter()
-                .filter(|s| is_text(&s.value))
-                .map(move |s| (mi as u32, s))
-        })
-        .collect();
     let mut tracer = Tracer::with_user(ci, is_sink_mark, is_user_mark);
-    let mut sa: Vec<Option<Sink>> = candidates
-        .iter()
-        .map(|&(mi, s)| sink_for(ci, &mut tracer, mi, s))
-        .collect();
     let mut found: Vec<Found> = Vec::new();
-    let mut at = 0;
-    while at < candidates.len() {
-        let mi = candidates[at].0;
-        let end = at + candidates[at..].partition_point(|c| c.0 == mi);
-        let m = &ci.modules[mi as usize];
-        let texts: Vec<(&StringLit, Sink)> = candidates[at..end]
+    for (mi, m) in ci.modules.iter().enumerate() {
+        let texts: Vec<(&StringLit, Sink)> = m
+            .index
+            .strings
             .iter()
-            .zip(sa[at..end].iter_mut())
-            .filter_map(|(&(_, s), sink)| sink.take().map(|k| (s, k)))
+            .filter(|s| is_text(&s.value))
+            .filter_map(|s| sink_for(ci, &mut tracer, mi as u32, s).map(|k| (s, k)))
             .collect();
         // A literal inside a model-facing template's `${…}` is part of it.
         let outer: Vec<(u32, u32)> = texts
@@ -571,7 +552,6 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
             }
             found.push(found_at(m, s, sink));
         }
-        at = end;
     }
     assign_ids(found)
 }

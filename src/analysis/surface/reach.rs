@@ -697,15 +697,16 @@ impl<'a> Tracer<'a> {
                     _ => Rc::new(Reach::default()),
                 };
             }
+            // A name declared in a function here is not the import.
+            if scope.is_some() {
+                break;
+            }
             let Some(&(from, name)) = self.tables[m as usize].imported.get(callee) else {
                 break;
             };
             let Some(&there) = self.tables[from as usize].exported.get(name) else {
                 break;
             };
-            if scope.is_some() {
-                break;
-            }
             (m, callee, at) = (from, there, None);
         }
         Rc::new(Reach::default())
