@@ -268,6 +268,13 @@ impl ModuleIndex {
         })
     }
 
+    /// The calls that start in `lo..hi` (calls are in source order).
+    pub fn calls_within(&self, lo: u32, hi: u32) -> &[Call] {
+        let a = self.calls.partition_point(|c| c.lo < lo);
+        let b = self.calls.partition_point(|c| c.lo < hi);
+        &self.calls[a..b.max(a)]
+    }
+
     /// The innermost of `at` and the functions around it that `declares`
     /// (a caller that asks often keeps the declaring functions in a set).
     pub fn innermost(&self, at: Option<FnId>, declares: impl Fn(FnId) -> bool) -> Option<FnId> {

@@ -3,7 +3,7 @@
 
 use super::registries::Registries;
 use super::{AccessorKind, reads_flag_store};
-use crate::js::code::{CodeIndex, IndexedModule};
+use crate::js::code::CodeIndex;
 use crate::js::index::{Call, FnId};
 use std::collections::HashMap;
 
@@ -27,13 +27,6 @@ pub struct Classifier<'a> {
     /// Registries whose reader is known, so a wrapper reading through one
     /// is classified like a wrapper of a getter.
     registries: Registries,
-}
-
-pub(super) fn calls_within(m: &IndexedModule, lo: u32, hi: u32) -> &[Call] {
-    let calls = &m.index.calls;
-    let a = calls.partition_point(|c| c.lo < lo);
-    let b = calls.partition_point(|c| c.lo < hi);
-    &calls[a..b.max(a)]
 }
 
 impl<'a> Classifier<'a> {
@@ -149,7 +142,9 @@ impl<'a> Classifier<'a> {
         let Some(p) = first_param else {
             return AccessorKind::Other;
         };
-        let callees: Vec<&Call> = calls_within(module, f.lo, f.hi)
+        let callees: Vec<&Call> = module
+            .index
+            .calls_within(f.lo, f.hi)
             .iter()
             .filter(|c| c.arg0.as_ref().and_then(|a| a.ident.as_deref()) == Some(p.as_str()))
             .collect();

@@ -1,7 +1,7 @@
 //! Registries: flag readers the app registers at start-up into an instance
 //! of a class, and reads through (`reg.reader?.(name, d)`).
 
-use super::accessors::{Classifier, MAX_ACCESSOR_BYTES, calls_within};
+use super::accessors::{Classifier, MAX_ACCESSOR_BYTES};
 use super::holders::{holder_getter_of, holders};
 use super::{AccessorKind, MAX_READ_NAME};
 use crate::js::code::{CodeIndex, IndexedModule};
@@ -391,7 +391,9 @@ pub(super) fn registered_kind(
     let Some(p) = f.first_param.clone() else {
         return AccessorKind::Other;
     };
-    let callees: Vec<String> = calls_within(module, f.lo, f.hi)
+    let callees: Vec<String> = module
+        .index
+        .calls_within(f.lo, f.hi)
         .iter()
         .filter(|c| {
             !c.member && c.arg0.as_ref().and_then(|x| x.ident.as_deref()) == Some(p.as_str())

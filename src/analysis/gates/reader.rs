@@ -330,9 +330,9 @@ impl<'a> GateReader<'a> {
         }
         let calls: Vec<crate::js::index::Call> = module
             .index
-            .calls
+            .calls_within(f.lo, f.hi)
             .iter()
-            .filter(|c| c.lo >= f.lo && c.lo < f.hi && !c.member)
+            .filter(|c| !c.member)
             .cloned()
             .collect();
         for c in calls {

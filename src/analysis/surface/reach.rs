@@ -211,7 +211,16 @@ pub struct Tracer<'a> {
     /// Importers of each module's exported names: (module, exported) →
     /// [(module, local)].
     importers: HashMap<(u32, &'a str), Vec<(u32, &'a str)>>,
+    /// The scope each member read's object means, per module, found on
+    /// first need (`UNSEEN` until then): a common minified name is read
+    /// as `e.x` thousands of times, and every key of it asks again.
+    member_scopes: Vec<Vec<u32>>,
 }
+
+/// A member read whose object's scope is not found yet.
+const UNSEEN: u32 = u32::MAX;
+/// A member read whose object is the module's (no function declares it).
+const TOP_LEVEL: u32 = u32::MAX - 1;
 
 impl<'a> Tracer<'a> {
     pub fn new(ci: &'a CodeIndex, keep: fn(&Mark) -> bool) -> Tracer<'a> {
@@ -295,6 +304,7 @@ impl<'a> Tracer<'a> {
             members: HashMap::default(),
             scoped: HashMap::default(),
             importers,
+            member_scopes: vec![Vec::new(); ci.modules.len()],
         }
     }
 
@@ -496,7 +506,7 @@ impl<'a> Tracer<'a> {
             let u = &module.index.members[i as usize];
             let same = match holder {
                 Holder::This(o) => self.this_object(m, u.in_function) == Some(o),
-                Holder::Binding(s) => self.scope_of(m, obj, u.in_function) == s,
+                Holder::Binding(s) => self.member_scope(m, obj, i) == s,
             };
             if !same {
                 continue;
@@ -528,6 +538,25 @@ impl<'a> Tracer<'a> {
             },
         );
         r
+    }
+
+    /// The scope whose declaration the object of member read `i` means.
+    fn member_scope(&mut self, m: u32, obj: &'a str, i: u32) -> Scope {
+        let n = self.ci.modules[m as usize].index.members.len();
+        let cached = self.member_scopes[m as usize].get(i as usize).copied();
+        match cached {
+            Some(TOP_LEVEL) => return None,
+            Some(UNSEEN) | None => {}
+            Some(f) => return Some(f),
+        }
+        let at = self.ci.modules[m as usize].index.members[i as usize].in_function;
+        let s = self.scope_of(m, obj, at);
+        let cache = &mut self.member_scopes[m as usize];
+        if cache.is_empty() {
+            cache.resize(n, UNSEEN);
+        }
+        cache[i as usize] = s.unwrap_or(TOP_LEVEL);
+        s
     }
 
     /// The scope whose declaration of `name` a reference in `at` means.

@@ -31,6 +31,24 @@ impl Snippet {
 /// looked for sits in a definition of its own, far smaller.
 const MAX_SNIPPET: usize = 8 << 20;
 
+/// The shortest of `spans` (sorted) holding `at`. Walks back from the last
+/// span starting at or before `at`, and stops once a span starting further
+/// back could only be longer: a build has a hundred thousand definitions
+/// and a needle hundreds of hits.
+fn smallest_around(spans: &[(u32, u32, bool)], at: u32) -> Option<(u32, u32, bool)> {
+    let end = spans.partition_point(|&(lo, _, _)| lo <= at);
+    let mut best: Option<(u32, u32, bool)> = None;
+    for &(lo, hi, wrap) in spans[..end].iter().rev() {
+        if best.is_some_and(|(blo, bhi, _)| at - lo >= bhi - blo) {
+            break;
+        }
+        if at < hi && best.is_none_or(|(blo, bhi, _)| hi - lo < bhi - blo) {
+            best = Some((lo, hi, wrap));
+        }
+    }
+    best
+}
+
 /// Every definition value holding one of `needles` (the smallest holding
 /// each hit), re-parsed. Modules are read side by side.
 pub fn snippets_with(ci: &CodeIndex, needles: &[&str]) -> Vec<Snippet> {
@@ -49,7 +67,7 @@ pub fn snippets_with(ci: &CodeIndex, needles: &[&str]) -> Vec<Snippet> {
             hits.sort_unstable();
             // Definitions with a value, as (lo, hi, wrap): a declaration is
             // parsed as an expression in parentheses.
-            let defs: Vec<(u32, u32, bool)> = m
+            let mut defs: Vec<(u32, u32, bool)> = m
                 .index
                 .definitions
                 .values()
@@ -60,14 +78,11 @@ pub fn snippets_with(ci: &CodeIndex, needles: &[&str]) -> Vec<Snippet> {
                     (d.kind != DefKind::Param).then_some((lo, hi, wrap))
                 })
                 .collect();
+            defs.sort_unstable();
+            defs.dedup();
             let mut spans: Vec<(u32, u32, bool)> = hits
                 .iter()
-                .filter_map(|&h| {
-                    defs.iter()
-                        .filter(|(lo, hi, _)| *lo <= h && h < *hi)
-                        .min_by_key(|(lo, hi, _)| hi - lo)
-                        .copied()
-                })
+                .filter_map(|&h| smallest_around(&defs, h))
                 .collect();
             spans.sort_unstable();
             spans.dedup();
@@ -264,5 +279,29 @@ pub fn fn_returns_all(e: &Expr) -> Option<Returns<'_>> {
         },
         Expr::Fn(f) => returns_all(f.function.body.as_ref()?),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::smallest_around;
+
+    #[test]
+    fn the_shortest_span_around_a_place_is_found() {
+        // Nested (0..100 ⊃ 10..50 ⊃ 20..30), a sibling after (60..70), and
+        // one that ends before the place (12..15).
+        let mut spans = vec![
+            (0, 100, false),
+            (10, 50, true),
+            (12, 15, false),
+            (20, 30, false),
+            (60, 70, false),
+        ];
+        spans.sort_unstable();
+        assert_eq!(smallest_around(&spans, 25), Some((20, 30, false)));
+        assert_eq!(smallest_around(&spans, 16), Some((10, 50, true)));
+        assert_eq!(smallest_around(&spans, 55), Some((0, 100, false)));
+        assert_eq!(smallest_around(&spans, 65), Some((60, 70, false)));
+        assert_eq!(smallest_around(&spans, 100), None);
     }
 }
