@@ -451,7 +451,10 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                         return sink(kinds::SYSTEM, None);
                     }
                     "getPromptForCommand" if near => return sink(kinds::SKILL, owner("name")),
-                    "content" if near && has("isMeta") => {
+                    // A system message (`{type: "system", level, content,
+                    // isMeta}`) is shown in the transcript, never sent: the
+                    // request builder drops messages of that type.
+                    "content" if near && has("isMeta") && !is_ui_message(keys, &owner) => {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
                     // A tool's result (`{type: "tool_result", tool_use_id,
@@ -471,6 +474,12 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
         }
     }
     None
+}
+
+/// Whether an object is a message for the transcript only: of type
+/// `system`, or with a display `level`.
+fn is_ui_message(keys: &[Atom], value_of: &dyn Fn(&str) -> Option<String>) -> bool {
+    keys.iter().any(|k| k == "level") || value_of("type").as_deref() == Some("system")
 }
 
 /// How many hops a generic place (`content`, a command's result, a style's
@@ -1219,6 +1228,29 @@ var Qz = "Some words that go nowhere at all.";
         ] {
             assert_eq!(kind_of(&v, needle), None, "{needle}");
         }
+    }
+
+    #[test]
+    fn a_system_message_for_the_transcript_is_not_a_reminder() {
+        // The same helper shape as a reminder's, but the message is of
+        // type `system` with a display level: the transcript shows it, the
+        // request builder drops it.
+        let v = find_in(
+            r#"
+function Sa(Sb, Sc){ return { type: "system", subtype: "informational", content: Sb, isMeta: !1, level: Sc }; }
+function Sd(Se){ return Sf({ content: Se, isMeta: !0, level: "warning" }); }
+function Sg(Sh){ return Si({ content: Sh, isMeta: !0 }); }
+Sa(`The stop hook failed to run: ${Sj}`, "warning");
+Sd("The remote session is not connected.");
+Sg("The settings file changed since the last turn.");
+"#,
+        );
+        assert_eq!(kind_of(&v, "The stop hook failed"), None);
+        assert_eq!(kind_of(&v, "The remote session is not"), None);
+        assert_eq!(
+            kind_of(&v, "The settings file changed").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
     }
 
     #[test]
