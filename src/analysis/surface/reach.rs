@@ -542,18 +542,16 @@ impl<'a> Tracer<'a> {
 
     /// The scope whose declaration the object of member read `i` means.
     fn member_scope(&mut self, m: u32, obj: &'a str, i: u32) -> Scope {
-        let n = self.ci.modules[m as usize].index.members.len();
-        let cached = self.member_scopes[m as usize].get(i as usize).copied();
-        match cached {
-            Some(TOP_LEVEL) => return None,
-            Some(UNSEEN) | None => {}
-            Some(f) => return Some(f),
+        let index = &self.ci.modules[m as usize].index;
+        match self.member_scopes[m as usize].get(i as usize) {
+            Some(&TOP_LEVEL) => return None,
+            Some(&f) if f != UNSEEN => return Some(f),
+            _ => {}
         }
-        let at = self.ci.modules[m as usize].index.members[i as usize].in_function;
-        let s = self.scope_of(m, obj, at);
+        let s = self.scope_of(m, obj, index.members[i as usize].in_function);
         let cache = &mut self.member_scopes[m as usize];
         if cache.is_empty() {
-            cache.resize(n, UNSEEN);
+            cache.resize(index.members.len(), UNSEEN);
         }
         cache[i as usize] = s.unwrap_or(TOP_LEVEL);
         s
