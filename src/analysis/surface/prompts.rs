@@ -388,9 +388,13 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
         && reach
             .places()
             .any(|m| matches!(m, Mark::Key { key, .. } if key == "properties"));
+    // A message of the model's API (`{role, content}`: a side request's
+    // prompt) is where every message ends up, reminders and tool results
+    // too: it decides only when no more specific place is reached.
+    let mut api_message = None;
     for (mark, hops) in reach.nearest() {
         if user.is_some_and(|u| u < hops) {
-            return None;
+            return api_message;
         }
         // The generic places (a message's content, a command's result, a
         // style's prompt, a file table) are believed only near the text:
@@ -450,7 +454,26 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     "getSystemPrompt" | "systemPrompt" if hops <= FAR_HOPS => {
                         return sink(kinds::SYSTEM, None);
                     }
-                    "getPromptForCommand" if near => return sink(kinds::SKILL, owner("name")),
+                    // A command's prompt: a skill's body is assembled by
+                    // helpers (a file table, effort tiers, sections) a few
+                    // calls away from the command object.
+                    "getPromptForCommand" if hops <= FAR_HOPS => {
+                        return sink(kinds::SKILL, owner("name"));
+                    }
+                    // When to use a skill: listed to the model with its name.
+                    // (Not for a skill the model may not invoke: it is not
+                    // listed.)
+                    "whenToUse"
+                        if near && has("getPromptForCommand") && !has("disableModelInvocation") =>
+                    {
+                        return sink(kinds::SKILL, owner("name"));
+                    }
+                    // A forked agent's opening messages (`{promptMessages,
+                    // forkLabel, querySource…}`): its task.
+                    "promptMessages" if hops <= FAR_HOPS => {
+                        let label = owner("forkLabel").or_else(|| owner("querySource"));
+                        return sink(kinds::AGENT, label);
+                    }
                     // A system message (`{type: "system", level, content,
                     // isMeta}`) is shown in the transcript, never sent: the
                     // request builder drops messages of that type.
@@ -463,6 +486,15 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     "content" if near && has("tool_use_id") => {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
+                    // A result a tool hands back to the model in the MCP
+                    // shape (`{content, isError}`, `{content,
+                    // structuredContent}`): read as a tool result is.
+                    "content" if near && (has("isError") || has("structuredContent")) => {
+                        return sink(kinds::SYSTEM_REMINDER, None);
+                    }
+                    "content" if near && has("role") && api_message.is_none() => {
+                        api_message = sink(kinds::AGENT, None);
+                    }
                     "system" if hops <= FAR_HOPS && has("messages") => {
                         return sink(kinds::SYSTEM, None);
                     }
@@ -473,7 +505,7 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
             _ => {}
         }
     }
-    None
+    api_message
 }
 
 /// Whether an object is a message for the transcript only: of type
@@ -496,7 +528,8 @@ const FAR_HOPS: u8 = 8;
 const TOOL_INPUT_HOPS: u8 = 6;
 
 /// Whether a place shows a text to the user or drops it: thrown, given to
-/// an error's constructor, rendered (`jsx(…, {children})`), logged.
+/// an error's constructor, rendered (`jsx(…, {children})`), logged — or
+/// makes it a command's permission rule.
 fn is_user_mark(m: &Mark) -> bool {
     match m {
         Mark::Throw => true,
@@ -507,15 +540,24 @@ fn is_user_mark(m: &Mark) -> bool {
                     "jsx" | "jsxs" | "jsxDEV" | "createElement" | "log" | "warn" | "error"
                 )
         }
-        Mark::Key { key, .. } => key == "children",
+        // A command's permission rules: a text that becomes one is a
+        // pattern the permission checker matches, whatever else the
+        // command object it sits in reaches.
+        Mark::Key { key, .. } => {
+            matches!(
+                key.as_str(),
+                "children" | "allowedTools" | "disallowedTools"
+            )
+        }
         _ => false,
     }
 }
 
 /// The keys whose values (or methods' results) reach a model, as
 /// `sink_of` reads them.
-const SINK_KEYS: [&str; 10] = [
+const SINK_KEYS: [&str; 11] = [
     "properties",
+    "promptMessages",
     "prompt",
     "description",
     "getSystemPrompt",
@@ -1251,6 +1293,70 @@ Sg("The settings file changed since the last turn.");
             kind_of(&v, "The settings file changed").as_deref(),
             Some(kinds::SYSTEM_REMINDER)
         );
+    }
+
+    #[test]
+    fn forked_agents_tool_results_api_messages_and_far_skill_bodies() {
+        let v = find_in(
+            r#"
+function Fa(Fb){ return { type: "user", message: { role: "user", content: Fb } }; }
+async function Fc(){ return Fd({ promptMessages: [Fa("Sum up what the session did so far in five words.")], forkLabel: "sum_up", maxTurns: 1 }); }
+function Fe(Ff){ return { content: [{ type: "text", text: Ff }], isError: !0 }; }
+function Fg(){ return Fe("The window you named is gone; list the windows again."); }
+function Fh(){ return { content: [{ type: "text", text: "Two rows matched the query." }], structuredContent: Fi }; }
+function Fj(){ return Fk.create({ model: Fl, max_tokens: 9, messages: [{ role: "user", content: "Name this branch in three words." }] }); }
+function Fm(Fn){ return Fo({ content: Fn, isMeta: !0 }); }
+function Fp(Fq){ Fm(Fq); return { role: "user", content: Fq }; }
+Fp("The queued note came from another session.");
+var Fr = "Depth.\n\nCheck each change sits at the right depth.";
+function Fs(Ft){ return [Ft]; }
+function Fu(Fv){ return Fs(Fv).join("\n"); }
+function Fw(Fx){ return Fu(Fx); }
+function Fy(){ return Fw(Fr); }
+var Fz = { type: "prompt", name: "review", whenToUse: "Use when the user asks for a careful review.",
+  async getPromptForCommand(){ return [{ type: "text", text: Fy() }]; } };
+var Ga = ["gh pr edit *--force*"];
+var Gb = Gc([...Ga]);
+var Gd = { type: "prompt", name: "ship", disallowedTools: Gb,
+  async getPromptForCommand(){ return [{ type: "text", text: `Never run ${Gb.join(", ")} here.` }]; } };
+var Ge = { type: "prompt", name: "batch", whenToUse: "Use when many files need the same change.",
+  disableModelInvocation: !0, async getPromptForCommand(){ return []; } };
+"#,
+        );
+        let p = by_text(&v, "Sum up what the session").expect("a forked agent's prompt");
+        assert_eq!(p.kind, kinds::AGENT);
+        assert_eq!(p.owner.as_deref(), Some("sum_up"));
+        for needle in ["The window you named", "Two rows matched"] {
+            assert_eq!(
+                kind_of(&v, needle).as_deref(),
+                Some(kinds::SYSTEM_REMINDER),
+                "{needle}"
+            );
+        }
+        assert_eq!(
+            kind_of(&v, "Name this branch").as_deref(),
+            Some(kinds::AGENT)
+        );
+        // Reaching a reminder's helper and an API message: the reminder
+        // decides, being the more specific place.
+        assert_eq!(
+            kind_of(&v, "The queued note").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+        // Four calls away from the command's prompt.
+        let p = by_text(&v, "Check each change sits").expect("a far skill piece");
+        assert_eq!(p.kind, kinds::SKILL);
+        assert_eq!(p.owner.as_deref(), Some("review"));
+        assert_eq!(
+            kind_of(&v, "Use when the user asks").as_deref(),
+            Some(kinds::SKILL)
+        );
+        // A permission rule of the command, even when its prompt names it;
+        // the text the rule is put in is the prompt.
+        assert_eq!(kind_of(&v, "gh pr edit"), None);
+        assert_eq!(kind_of(&v, "Never run").as_deref(), Some(kinds::SKILL));
+        // A skill the model may not invoke is not listed to it.
+        assert_eq!(kind_of(&v, "Use when many files"), None);
     }
 
     #[test]
