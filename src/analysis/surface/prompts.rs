@@ -450,6 +450,11 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     "getSystemPrompt" | "systemPrompt" | "whenToUse" if has("agentType") => {
                         return sink(kinds::AGENT, owner("agentType"));
                     }
+                    // A side request (`{systemPrompt, userPrompt, options}`):
+                    // a task of its own, as an agent's.
+                    "systemPrompt" | "userPrompt" if hops <= FAR_HOPS && has("userPrompt") => {
+                        return sink(kinds::AGENT, None);
+                    }
                     // The main loop's parameters: the session's system prompt.
                     "getSystemPrompt" | "systemPrompt" if hops <= FAR_HOPS => {
                         return sink(kinds::SYSTEM, None);
@@ -490,6 +495,13 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     // shape (`{content, isError}`, `{content,
                     // structuredContent}`): read as a tool result is.
                     "content" if near && (has("isError") || has("structuredContent")) => {
+                        return sink(kinds::SYSTEM_REMINDER, None);
+                    }
+                    // A permission decision that denies a call: its message
+                    // (or feedback) is the call's result the model reads.
+                    "message" | "feedback"
+                        if near && owner("behavior").as_deref() == Some("deny") =>
+                    {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
                     "content" if near && has("role") && api_message.is_none() => {
@@ -555,9 +567,12 @@ fn is_user_mark(m: &Mark) -> bool {
 
 /// The keys whose values (or methods' results) reach a model, as
 /// `sink_of` reads them.
-const SINK_KEYS: [&str; 11] = [
+const SINK_KEYS: [&str; 14] = [
     "properties",
     "promptMessages",
+    "userPrompt",
+    "message",
+    "feedback",
     "prompt",
     "description",
     "getSystemPrompt",
@@ -1319,6 +1334,9 @@ var Ga = ["gh pr edit *--force*"];
 var Gb = Gc([...Ga]);
 var Gd = { type: "prompt", name: "ship", disallowedTools: Gb,
   async getPromptForCommand(){ return [{ type: "text", text: `Never run ${Gb.join(", ")} here.` }]; } };
+async function Gf(Gg){ return Gh({ systemPrompt: Gi(["You name sessions in three words."]), userPrompt: "Name this session: " + Gg, options: { querySource: "namer" } }); }
+function Gj(){ return { behavior: "deny", message: "No tools are needed to name a session." }; }
+function Gk(){ return { behavior: "ask", message: "Allow the namer to read the folder?" }; }
 var Ge = { type: "prompt", name: "batch", whenToUse: "Use when many files need the same change.",
   disableModelInvocation: !0, async getPromptForCommand(){ return []; } };
 "#,
@@ -1357,6 +1375,20 @@ var Ge = { type: "prompt", name: "batch", whenToUse: "Use when many files need t
         assert_eq!(kind_of(&v, "Never run").as_deref(), Some(kinds::SKILL));
         // A skill the model may not invoke is not listed to it.
         assert_eq!(kind_of(&v, "Use when many files"), None);
+        // A side request's system and user prompts.
+        for needle in ["You name sessions", "Name this session"] {
+            assert_eq!(
+                kind_of(&v, needle).as_deref(),
+                Some(kinds::AGENT),
+                "{needle}"
+            );
+        }
+        // A denied call's message is its result; an ask is the user's.
+        assert_eq!(
+            kind_of(&v, "No tools are needed").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+        assert_eq!(kind_of(&v, "Allow the namer"), None);
     }
 
     #[test]
