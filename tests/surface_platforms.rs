@@ -217,8 +217,8 @@ fn one_version_on_three_platforms() {
     // also lacks one message of the entry point (a POSIX path check).
     let gone_linux = strs(&d_linux["prompts"]["removed"]);
     let gone_win = strs(&d_win["prompts"]["removed"]);
-    // The computer-use tools' descriptions and their pieces, and its
-    // prompts (295 on 2.1.332 as of this analysis).
+    // The computer-use tools' descriptions and their pieces, its prompts
+    // and its results' messages (1,036 on 2.1.332 as of this analysis).
     assert!(gone_linux.len() >= 60, "{gone_linux:?}");
     assert!(gone_linux.is_subset(&gone_win));
     let extra: BTreeSet<String> = gone_win.difference(&gone_linux).cloned().collect();
@@ -261,15 +261,28 @@ fn one_version_on_three_platforms() {
     // (in the stand-in they carry for the macOS-only computer-use module)
     // is found on macOS only, where the real module's flows reach a tool.
     let mut elsewhere = Vec::new();
+    let mut short = Vec::new();
     for p in &mac_only {
         let part = static_part(p);
-        // A piece of a tool's description or a parameter's can be a few
-        // words.
-        assert!(part.len() >= 10, "{}", p["id"]);
+        // A piece of a tool's description, a parameter's or a tool's
+        // result can be a few words between holes (`the ${v1}, so ${v2}
+        // sent.`, `${v1} must be a string.`): a static run under twenty
+        // bytes occurs in any build, so it says nothing about where else
+        // the text is — left out, and counted.
+        if part.len() < 20 {
+            short.push(p["id"].to_string());
+            continue;
+        }
         if linux_text.contains(&part) || win_text.contains(&part) {
             elsewhere.push(p["id"].to_string());
         }
     }
+    assert!(
+        short.len() * 20 <= mac_only.len(),
+        "{} of {}: {short:?}",
+        short.len(),
+        mac_only.len()
+    );
     assert!(elsewhere.len() <= 2, "{elsewhere:?}");
     let entry_only = prompts(&s_linux, &extra);
     assert_eq!(entry_only.len(), 1);
