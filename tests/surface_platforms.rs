@@ -265,10 +265,10 @@ fn one_version_on_three_platforms() {
     for p in &mac_only {
         let part = static_part(p);
         // A piece of a tool's description, a parameter's or a tool's
-        // result can be a few words between holes (`the ${v1}, so ${v2}
-        // sent.`, `${v1} must be a string.`): a static run under twenty
-        // bytes occurs in any build, so it says nothing about where else
-        // the text is — left out, and counted.
+        // result can be a few words between holes (made up: `${v1} is not
+        // a ${v2}.`): a static run under twenty bytes occurs in any build,
+        // so it says nothing about where else the text is — left out, and
+        // counted.
         if part.len() < 20 {
             short.push(p["id"].to_string());
             continue;
