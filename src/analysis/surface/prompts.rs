@@ -1341,54 +1341,39 @@ var Ge = { type: "prompt", name: "batch", whenToUse: "Use when many files need t
   disableModelInvocation: !0, async getPromptForCommand(){ return []; } };
 "#,
         );
+        let kind = |needle: &str| kind_of(&v, needle);
         let p = by_text(&v, "Sum up what the session").expect("a forked agent's prompt");
         assert_eq!(p.kind, kinds::AGENT);
         assert_eq!(p.owner.as_deref(), Some("sum_up"));
-        for needle in ["The window you named", "Two rows matched"] {
-            assert_eq!(
-                kind_of(&v, needle).as_deref(),
-                Some(kinds::SYSTEM_REMINDER),
-                "{needle}"
-            );
+        // Tool results of the MCP shape; a side request's system and user
+        // prompts; a message of the model's API.
+        for (needle, want) in [
+            ("The window you named", kinds::SYSTEM_REMINDER),
+            ("Two rows matched", kinds::SYSTEM_REMINDER),
+            ("You name sessions", kinds::AGENT),
+            ("Name this session", kinds::AGENT),
+            ("Name this branch", kinds::AGENT),
+            // Reaching a reminder's helper and an API message: the
+            // reminder decides, being the more specific place.
+            ("The queued note", kinds::SYSTEM_REMINDER),
+            // A denied call's message is its result.
+            ("No tools are needed", kinds::SYSTEM_REMINDER),
+            ("Use when the user asks", kinds::SKILL),
+            // The text a permission rule is put in is the prompt.
+            ("Never run", kinds::SKILL),
+        ] {
+            assert_eq!(kind(needle).as_deref(), Some(want), "{needle}");
         }
-        assert_eq!(
-            kind_of(&v, "Name this branch").as_deref(),
-            Some(kinds::AGENT)
-        );
-        // Reaching a reminder's helper and an API message: the reminder
-        // decides, being the more specific place.
-        assert_eq!(
-            kind_of(&v, "The queued note").as_deref(),
-            Some(kinds::SYSTEM_REMINDER)
-        );
         // Four calls away from the command's prompt.
         let p = by_text(&v, "Check each change sits").expect("a far skill piece");
         assert_eq!(p.kind, kinds::SKILL);
         assert_eq!(p.owner.as_deref(), Some("review"));
-        assert_eq!(
-            kind_of(&v, "Use when the user asks").as_deref(),
-            Some(kinds::SKILL)
-        );
-        // A permission rule of the command, even when its prompt names it;
-        // the text the rule is put in is the prompt.
-        assert_eq!(kind_of(&v, "gh pr edit"), None);
-        assert_eq!(kind_of(&v, "Never run").as_deref(), Some(kinds::SKILL));
-        // A skill the model may not invoke is not listed to it.
-        assert_eq!(kind_of(&v, "Use when many files"), None);
-        // A side request's system and user prompts.
-        for needle in ["You name sessions", "Name this session"] {
-            assert_eq!(
-                kind_of(&v, needle).as_deref(),
-                Some(kinds::AGENT),
-                "{needle}"
-            );
+        // Not prompts: a command's permission rule, even when its prompt
+        // names it; the `whenToUse` of a skill the model may not invoke
+        // (it is not listed); an ask's message (the user's).
+        for needle in ["gh pr edit", "Use when many files", "Allow the namer"] {
+            assert_eq!(kind(needle), None, "{needle}");
         }
-        // A denied call's message is its result; an ask is the user's.
-        assert_eq!(
-            kind_of(&v, "No tools are needed").as_deref(),
-            Some(kinds::SYSTEM_REMINDER)
-        );
-        assert_eq!(kind_of(&v, "Allow the namer"), None);
     }
 
     #[test]
