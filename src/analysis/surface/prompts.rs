@@ -1459,6 +1459,71 @@ var Qc = Qa("Check the open files again before you answer this turn.");
     }
 
     #[test]
+    fn a_text_reaches_the_same_places_whichever_trace_meets_a_cycle_first() {
+        // Two helpers that hand their argument to each other: the first
+        // text enters the cycle at `Pa`, the second at `Pb`. Found with a
+        // memo that answered "nothing" for a helper met again, `Pb`'s
+        // reach was remembered without `Pa`'s message and the second
+        // text was lost.
+        let src = r#"
+function Pa(x){ Pb(x); return { content: x, isMeta: true }; }
+function Pb(y){ if (Pz) Pa(y); }
+var Pd = Pa("Look at the first note before you go on with the task.");
+var Pe = Pb("Look at the second note before you go on with the task.");
+"#;
+        let v = find_in(src);
+        for needle in ["Look at the first note", "Look at the second note"] {
+            assert_eq!(
+                kind_of(&v, needle),
+                Some(kinds::SYSTEM_REMINDER.into()),
+                "{needle}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_result_of_another_chunks_function_reaches_its_caller() {
+        // A section built by a function one chunk exports, called by the
+        // chunk that assembles an agent's prompt — as in one bundle.
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-a.js",
+                "function Ra(){ return \"Reply with the path of the file and nothing else.\"; }\nexport { Ra as r };\n",
+            ),
+            (
+                "/$bunfs/root/chunk-b.js",
+                "import { r as Rb } from \"./chunk-a.js\";\nvar Rc = { agentType: \"pather\", getSystemPrompt: () => Rb() };\n",
+            ),
+        ]);
+        let v = find(&ci);
+        let p = by_text(&v, "Reply with the path").expect("found across chunks");
+        assert_eq!(
+            (p.kind.as_str(), p.owner.as_deref()),
+            (kinds::AGENT, Some("pather"))
+        );
+    }
+
+    #[test]
+    fn a_chain_deeper_than_the_tracer_nests_ends() {
+        // A hostile file: each binding the next one's value, far deeper
+        // than any build (the tracer stops nesting, and finds nothing
+        // past its hops, rather than exhausting the stack).
+        let mut src =
+            String::from("var a0 = \"Keep going until every step of the chain is done.\";\n");
+        for i in 1..40_000 {
+            src.push_str(&format!("var a{i} = a{};\n", i - 1));
+        }
+        src.push_str("var z = { agentType: \"chain\", getSystemPrompt: () => a39999 };\n");
+        assert_eq!(kind_of(&find_in(&src), "Keep going until"), None);
+        // Near enough, the same text is the agent's.
+        let near = "var a0 = \"Keep going until every step of the chain is done.\";\nvar a1 = a0;\nvar z = { agentType: \"chain\", getSystemPrompt: () => a1 };\n";
+        assert_eq!(
+            kind_of(&find_in(near), "Keep going until"),
+            Some(kinds::AGENT.into())
+        );
+    }
+
+    #[test]
     fn sections_of_a_registry_reach_the_system_prompt() {
         // The main prompt's sections: functions kept in `{name, compute}`
         // objects, computed together, their results spread into the

@@ -18,6 +18,7 @@ use crate::js::index::{DefKind, FnId, FnKind};
 // Fx: the keys are short names and small numbers, hashed millions of
 // times per build (SipHash was a tenth of the trace's time).
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 use std::rc::Rc;
 use swc_atoms::Atom;
 
@@ -34,10 +35,13 @@ const MAX_MARKS: usize = 32;
 pub enum Mark {
     /// The value of property `key` of the object starting at `object` in
     /// module `module` — or returned by the method `key` (`method`).
+    ///
+    /// The numbers first: places are compared millions of times, and
+    /// most differ in their object.
     Key {
-        key: Atom,
         module: u32,
         object: u32,
+        key: Atom,
         method: bool,
     },
     /// Argument `index` of a call of `callee` (a method's name, or a
@@ -58,9 +62,9 @@ pub enum Mark {
 #[derive(Debug, Clone, Default)]
 pub struct Reach {
     pub marks: Vec<(Mark, u8)>,
-    /// Whether the hop budget cut the trace short somewhere (then a
-    /// larger budget may reach more).
-    truncated: bool,
+    /// The reaches of a cycle still being found that this one adds:
+    /// empty once every reach it met is found (see [`Node`]).
+    cycle: Option<Box<Cycle>>,
     /// The fewest hops to a place the caller's `user` question says
     /// shows the text to a person (kept as a distance, not as places:
     /// every trace meets some).
@@ -68,10 +72,18 @@ pub struct Reach {
 }
 
 impl Reach {
-    fn add(&mut self, m: Mark, hops: u8) {
+    /// Adds a place (or a shorter way to it); whether anything changed.
+    fn add(&mut self, m: Mark, hops: u8) -> bool {
         match self.marks.binary_search_by(|(x, _)| x.cmp(&m)) {
-            Ok(i) => self.marks[i].1 = self.marks[i].1.min(hops),
-            Err(i) if self.marks.len() < MAX_MARKS => self.marks.insert(i, (m, hops)),
+            Ok(i) if hops < self.marks[i].1 => {
+                self.marks[i].1 = hops;
+                true
+            }
+            Ok(_) => false,
+            Err(i) if self.marks.len() < MAX_MARKS => {
+                self.marks.insert(i, (m, hops));
+                true
+            }
             Err(_) => {
                 // Full: the nearest places decide a kind, so a nearer one
                 // takes the farthest one's room (ties in the marks' order,
@@ -82,7 +94,7 @@ impl Reach {
                     .enumerate()
                     .max_by(|a, b| a.1.1.cmp(&b.1.1).then_with(|| a.1.0.cmp(&b.1.0)))
                 else {
-                    return;
+                    return false;
                 };
                 if (hops, &m) < (self.marks[far].1, &self.marks[far].0) {
                     self.marks.remove(far);
@@ -91,6 +103,9 @@ impl Reach {
                         .binary_search_by(|(x, _)| x.cmp(&m))
                         .unwrap_or_else(|i| i);
                     self.marks.insert(i, (m, hops));
+                    true
+                } else {
+                    false
                 }
             }
         }
@@ -102,23 +117,39 @@ impl Reach {
     }
 
     /// Adds `other`'s places, each `plus` hops further, those within
-    /// `budget`.
-    fn extend(&mut self, other: &Reach, plus: u8, budget: u8) {
+    /// `MAX_HOPS`, and the cycle's reaches it adds; whether any place
+    /// changed.
+    fn extend(&mut self, other: &Reach, plus: u8) -> bool {
+        let mut changed = false;
         if let Some(u) = other.user {
             let u = u.saturating_add(plus);
-            if u <= budget {
-                self.user = Some(self.user.map_or(u, |x| x.min(u)));
+            if u <= MAX_HOPS && self.user.is_none_or(|x| u < x) {
+                self.user = Some(u);
+                changed = true;
             }
         }
         for (m, h) in &other.marks {
             let h = h.saturating_add(plus);
-            if h <= budget {
-                self.add(m.clone(), h);
-            } else {
-                self.truncated = true;
+            if h <= MAX_HOPS {
+                changed |= self.add(m.clone(), h);
             }
         }
-        self.truncated |= other.truncated;
+        if let Some(c) = &other.cycle {
+            let mine = self.cycle.get_or_insert_with(|| {
+                Box::new(Cycle {
+                    low: c.low,
+                    adds: Vec::new(),
+                })
+            });
+            mine.low = mine.low.min(c.low);
+            for &(n, h) in &c.adds {
+                let h = h.saturating_add(plus);
+                if h <= MAX_HOPS {
+                    mine.adds.push((n, h));
+                }
+            }
+        }
+        changed
     }
 
     /// The marks, nearest first (ties in a fixed order).
@@ -168,20 +199,52 @@ struct ModuleTables<'a> {
     members: HashMap<(&'a str, &'a str), Vec<u32>>,
 }
 
-/// A memoised reach: computed relative to its own entry (hop 0) with a
-/// budget of hops, so that it means the same whichever trace asks first
-/// — a trace that arrives with more budget left recomputes it when the
-/// budget cut it short.
-struct Memo {
-    reach: Rc<Reach>,
-    budget: u8,
+/// Where a cycle stands in a reach still being found: the reaches of
+/// the cycle it adds (each a [`Node`], with the hops to it), and the
+/// earliest reach on the tracer's stack it met (Tarjan's low link).
+#[derive(Debug, Clone)]
+struct Cycle {
+    low: u32,
+    adds: Vec<(u32, u8)>,
 }
 
-/// Whether `memo` answers a question with `budget` hops left.
-fn fresh(memo: Option<&Memo>, budget: u8) -> Option<Rc<Reach>> {
-    memo.filter(|c| c.budget >= budget || !c.reach.truncated)
-        .map(|c| c.reach.clone())
+/// A reach of a binding, a function's returns or a member: found once,
+/// relative to its own entry (hop 0) and with the whole hop budget, so
+/// that it means the same whichever trace asks first (a trace further
+/// away keeps fewer of its places).
+///
+/// Bindings and helpers call each other in cycles, and a reach on a
+/// cycle is only known when the whole cycle is. So the reaches are
+/// found as Tarjan's algorithm finds strongly connected components:
+/// one that met a reach still open (on the stack) waits, with its own
+/// places and the open ones it adds; when the first of a cycle is done,
+/// the cycle's places are spread through it until nothing changes, and
+/// each reach is found once. A reach's number is the order it was first
+/// asked for in.
+enum Node {
+    Done(Rc<Reach>),
+    /// Being found (on the stack).
+    Open,
+    /// Found but for the cycle it is part of (on the stack).
+    Waiting(Box<Reach>),
 }
+
+/// A reach that adds reach `n`, still on the stack, whose cycle's first
+/// reach is `low`.
+fn pending(n: u32, low: u32) -> Reach {
+    Reach {
+        cycle: Some(Box::new(Cycle {
+            low,
+            adds: vec![(n, 0)],
+        })),
+        ..Reach::default()
+    }
+}
+
+/// How deep reaches may nest while being found: a chain of bindings in
+/// a hostile file must not take unbounded stack (about 1.3 KB a level;
+/// deeper, a reach is empty). The deepest of 2.1.332 is 3,709.
+const MAX_DEPTH: usize = 16_384;
 
 /// What a member read means: `o.key` of a binding (by its scope), or
 /// `this.key` of an object or class (by where it starts).
@@ -202,9 +265,17 @@ pub struct Tracer<'a> {
     tables: Vec<ModuleTables<'a>>,
     /// The scopes that declare a name (a declaration, not an assignment).
     declared: HashMap<(u32, &'a str), Vec<Scope>>,
-    bindings: HashMap<(u32, &'a str, Scope), Memo>,
-    returns: HashMap<(u32, FnId), Memo>,
-    members: HashMap<(u32, &'a str, &'a str, Holder), Memo>,
+    bindings: HashMap<(u32, &'a str, Scope), u32>,
+    returns: HashMap<(u32, FnId), u32>,
+    members: HashMap<(u32, &'a str, &'a str, Holder), u32>,
+    /// Every reach asked for, by the numbers the maps above give.
+    nodes: Vec<Node>,
+    /// Tarjan's stack: reaches open or waiting for their cycle.
+    stack: Vec<u32>,
+    /// How many reaches are being found, one inside the other.
+    depth: usize,
+    /// The reach of most reaches.
+    nothing: Rc<Reach>,
     /// Uses and plain calls of a name, grouped by the scope they mean
     /// (made once per name: minified code reuses a few names everywhere).
     scoped: HashMap<(u32, &'a str), Rc<Scoped>>,
@@ -303,6 +374,10 @@ impl<'a> Tracer<'a> {
             returns: HashMap::default(),
             members: HashMap::default(),
             scoped: HashMap::default(),
+            nodes: Vec::new(),
+            stack: Vec::new(),
+            depth: 0,
+            nothing: Rc::default(),
             importers,
             member_scopes: vec![Vec::new(); ci.modules.len()],
         }
@@ -311,11 +386,140 @@ impl<'a> Tracer<'a> {
     /// Where a value handed to `chain` (in function `at` of module `m`)
     /// goes.
     pub fn trace(&mut self, m: u32, chain: &'a [Flow], at: Option<FnId>) -> Reach {
-        self.chain(m, chain, at, MAX_HOPS, None)
+        self.chain(m, chain, at, None)
+    }
+
+    /// What is known of reach `n`: found, or (on the stack) a reach that
+    /// adds it once its cycle is found.
+    fn recall(&self, n: u32) -> Rc<Reach> {
+        match &self.nodes[n as usize] {
+            Node::Done(r) => r.clone(),
+            Node::Open | Node::Waiting(_) => Rc::new(pending(n, n)),
+        }
+    }
+
+    /// `r` to keep: most reaches reach nothing, and share one.
+    fn share(&self, r: Reach) -> Rc<Reach> {
+        if r.marks.is_empty() && r.user.is_none() && r.cycle.is_none() {
+            self.nothing.clone()
+        } else {
+            Rc::new(r)
+        }
+    }
+
+    /// Starts finding a new reach: its number, or `None` when too deep.
+    fn open(&mut self) -> Option<u32> {
+        if self.depth >= MAX_DEPTH {
+            return None;
+        }
+        let n = self.nodes.len() as u32;
+        self.nodes.push(Node::Open);
+        self.stack.push(n);
+        self.depth += 1;
+        Some(n)
+    }
+
+    /// Ends finding reach `n`, whose own places (and the open reaches it
+    /// adds) are `r`: done, unless it is part of a cycle whose first
+    /// reach is still open; the last of a cycle finds the whole cycle.
+    fn close(&mut self, n: u32, mut r: Reach) -> Rc<Reach> {
+        self.depth -= 1;
+        r.marks.shrink_to_fit();
+        if let Some(c) = &mut r.cycle {
+            // Adding itself changes nothing (the hops only grow).
+            c.adds.retain(|&(x, _)| x != n);
+        }
+        let low = r.cycle.as_ref().map_or(n, |c| c.low.min(n));
+        if low < n {
+            self.nodes[n as usize] = Node::Waiting(Box::new(r));
+            return Rc::new(pending(n, low));
+        }
+        let Some(from) = self.stack.iter().rposition(|&x| x == n) else {
+            return Rc::new(r);
+        };
+        if from + 1 == self.stack.len() {
+            // Alone: no cycle through it (the usual case).
+            self.stack.pop();
+            r.cycle = None;
+            let r = self.share(r);
+            self.nodes[n as usize] = Node::Done(r.clone());
+            return r;
+        }
+        let members: Vec<u32> = self.stack.split_off(from);
+        self.nodes[n as usize] = Node::Waiting(Box::new(r));
+        self.settle(&members);
+        self.recall(n)
+    }
+
+    /// Finds the reaches of one cycle (Tarjan's component, its first
+    /// reach first): each adds the others' places, again until nothing
+    /// changes — the hops only shrink and the places are few, so this
+    /// ends.
+    fn settle(&mut self, members: &[u32]) {
+        let mut reaches: Vec<Reach> = Vec::with_capacity(members.len());
+        let mut adds: Vec<Vec<(usize, u8)>> = Vec::with_capacity(members.len());
+        let mut sorted: Vec<(u32, usize)> =
+            members.iter().enumerate().map(|(i, &x)| (x, i)).collect();
+        sorted.sort_unstable();
+        for &x in members {
+            let Node::Waiting(reach) = std::mem::replace(&mut self.nodes[x as usize], Node::Open)
+            else {
+                reaches.push(Reach::default());
+                adds.push(Vec::new());
+                continue;
+            };
+            let mut reach = *reach;
+            let mut mine = Vec::new();
+            for (y, h) in reach.cycle.take().map(|c| c.adds).unwrap_or_default() {
+                match sorted.binary_search_by_key(&y, |&(z, _)| z) {
+                    Ok(k) => mine.push((sorted[k].1, h)),
+                    // Not of this cycle: found already.
+                    Err(_) => {
+                        if let Node::Done(d) = &self.nodes[y as usize] {
+                            let d = d.clone();
+                            reach.extend(&d, h);
+                        }
+                    }
+                }
+            }
+            mine.sort_unstable();
+            mine.dedup_by_key(|&mut (k, _)| k);
+            reaches.push(reach);
+            adds.push(mine);
+        }
+        // Each reach that changed is spread to those that add it, until
+        // none changes (the deepest first: they were found last, from
+        // the most places).
+        let mut added_by: Vec<Vec<(usize, u8)>> = vec![Vec::new(); reaches.len()];
+        for (i, a) in adds.iter().enumerate() {
+            for &(k, h) in a {
+                if k != i {
+                    added_by[k].push((i, h));
+                }
+            }
+        }
+        let mut queued = vec![true; reaches.len()];
+        let mut queue: VecDeque<usize> = (0..reaches.len()).rev().collect();
+        while let Some(k) = queue.pop_front() {
+            queued[k] = false;
+            let from = std::mem::take(&mut reaches[k]);
+            for &(i, h) in &added_by[k] {
+                if reaches[i].extend(&from, h) && !queued[i] {
+                    queued[i] = true;
+                    queue.push_back(i);
+                }
+            }
+            reaches[k] = from;
+        }
+        for (x, mut r) in members.iter().zip(reaches) {
+            r.marks.shrink_to_fit();
+            let r = self.share(r);
+            self.nodes[*x as usize] = Node::Done(r);
+        }
     }
 
     /// The places of `chain` (hop 0) and where they lead, within
-    /// `budget` hops.
+    /// `MAX_HOPS` hops.
     ///
     /// `callee`: the function whose parameter the value came in by. What
     /// that function returns goes to the call the value came from — the
@@ -328,7 +532,19 @@ impl<'a> Tracer<'a> {
         m: u32,
         chain: &'a [Flow],
         at: Option<FnId>,
-        budget: u8,
+        callee: Option<FnId>,
+    ) -> Reach {
+        // Reaches nest as deep as the build's bindings chain (thousands):
+        // more stack when little is left, rather than a crash.
+        crate::js::depth::guard(|| self.places(m, chain, at, callee))
+    }
+
+    /// [`Self::chain`], on enough stack.
+    fn places(
+        &mut self,
+        m: u32,
+        chain: &'a [Flow],
+        at: Option<FnId>,
         callee: Option<FnId>,
     ) -> Reach {
         let mut r = Reach::default();
@@ -337,19 +553,15 @@ impl<'a> Tracer<'a> {
             if user(&m) {
                 r.user = Some(0);
             } else if keep(&m) {
-                r.add(m, 0)
+                r.add(m, 0);
             }
         };
-        // One hop further, when the budget allows.
+        // One hop further.
         macro_rules! hop {
-            ($r:expr, $f:expr) => {
-                if budget == 0 {
-                    $r.truncated = true;
-                } else {
-                    let b = $f;
-                    $r.extend(&b, 1, budget);
-                }
-            };
+            ($r:expr, $f:expr) => {{
+                let b = $f;
+                $r.extend(&b, 1);
+            }};
         }
         for (i, p) in chain.iter().enumerate() {
             match p {
@@ -371,7 +583,7 @@ impl<'a> Tracer<'a> {
                     {
                         hop!(
                             r,
-                            self.member(m, "this", key.as_str(), Holder::This(*object), budget - 1)
+                            self.member(m, "this", key.as_str(), Holder::This(*object))
                         );
                     }
                     // In an object bound to a name: read back as `o.key`
@@ -380,13 +592,7 @@ impl<'a> Tracer<'a> {
                         let scope = self.scope_of(m, name.as_str(), at);
                         hop!(
                             r,
-                            self.member(
-                                m,
-                                name.as_str(),
-                                key.as_str(),
-                                Holder::Binding(scope),
-                                budget - 1
-                            )
+                            self.member(m, name.as_str(), key.as_str(), Holder::Binding(scope),)
                         );
                     }
                 }
@@ -406,10 +612,7 @@ impl<'a> Tracer<'a> {
                     );
                     // Into a function of this module: where its parameter goes.
                     if !*member && !*new {
-                        hop!(
-                            r,
-                            self.parameter(m, callee.as_str(), *index, at, budget - 1)
-                        );
+                        hop!(r, self.parameter(m, callee.as_str(), *index, at));
                     }
                 }
                 Flow::Store { key, obj } => {
@@ -423,24 +626,24 @@ impl<'a> Tracer<'a> {
                         None
                     };
                     if let Some(h) = holder {
-                        hop!(r, self.member(m, obj.as_str(), key.as_str(), h, budget - 1));
+                        hop!(r, self.member(m, obj.as_str(), key.as_str(), h));
                     }
                 }
                 Flow::Throw => add(&mut r, Mark::Throw),
                 Flow::Discard => {}
                 Flow::Bind(name) | Flow::Into(name) => {
-                    hop!(r, self.binding(m, name, at, budget - 1));
+                    hop!(r, self.binding(m, name, at));
                 }
                 Flow::Unpack(names) => {
                     for name in names {
-                        hop!(r, self.binding(m, name, at, budget - 1));
+                        hop!(r, self.binding(m, name, at));
                     }
                 }
                 Flow::Return => {
                     if let Some(f) = at
                         && callee != Some(f)
                     {
-                        hop!(r, self.returned(m, f, budget - 1));
+                        hop!(r, self.returned(m, f));
                     }
                 }
             }
@@ -469,25 +672,15 @@ impl<'a> Tracer<'a> {
 
     /// Where the value held in `obj.key` goes: the reads of that member
     /// (and of `obj[…]`) that mean the same holder.
-    fn member(
-        &mut self,
-        m: u32,
-        obj: &'a str,
-        key: &'a str,
-        holder: Holder,
-        budget: u8,
-    ) -> Rc<Reach> {
+    fn member(&mut self, m: u32, obj: &'a str, key: &'a str, holder: Holder) -> Rc<Reach> {
         let k = (m, obj, key, holder);
-        if let Some(r) = fresh(self.members.get(&k), budget) {
-            return r;
+        if let Some(&n) = self.members.get(&k) {
+            return self.recall(n);
         }
-        self.members.insert(
-            k,
-            Memo {
-                reach: Rc::new(Reach::default()),
-                budget: u8::MAX,
-            },
-        );
+        let Some(n) = self.open() else {
+            return Rc::default();
+        };
+        self.members.insert(k, n);
         let ci = self.ci;
         let module = &ci.modules[m as usize];
         let mut reads: Vec<u32> = Vec::new();
@@ -501,7 +694,7 @@ impl<'a> Tracer<'a> {
         }
         reads.sort_unstable();
         let mut r = Reach::default();
-        let mut n = 0;
+        let mut seen = 0;
         for i in reads {
             let u = &module.index.members[i as usize];
             let same = match holder {
@@ -511,47 +704,34 @@ impl<'a> Tracer<'a> {
             if !same {
                 continue;
             }
-            n += 1;
-            if n > MAX_USES {
+            seen += 1;
+            if seen > MAX_USES {
                 break;
             }
             let (a, b) = (
                 u.flow_start as usize,
                 u.flow_start as usize + u.flow_len as usize,
             );
-            let sub = self.chain(
-                m,
-                &module.index.member_flows[a..b],
-                u.in_function,
-                budget,
-                None,
-            );
-            r.extend(&sub, 0, budget);
+            let sub = self.chain(m, &module.index.member_flows[a..b], u.in_function, None);
+            r.extend(&sub, 0);
         }
-        r.marks.shrink_to_fit();
-        let r = Rc::new(r);
-        self.members.insert(
-            k,
-            Memo {
-                reach: r.clone(),
-                budget,
-            },
-        );
-        r
+        self.close(n, r)
     }
 
     /// The scope whose declaration the object of member read `i` means.
     fn member_scope(&mut self, m: u32, obj: &'a str, i: u32) -> Scope {
-        let index = &self.ci.modules[m as usize].index;
-        match self.member_scopes[m as usize].get(i as usize) {
-            Some(&TOP_LEVEL) => return None,
-            Some(&f) if f != UNSEEN => return Some(f),
-            _ => {}
+        let n = self.ci.modules[m as usize].index.members.len();
+        let cached = self.member_scopes[m as usize].get(i as usize).copied();
+        match cached {
+            Some(TOP_LEVEL) => return None,
+            Some(UNSEEN) | None => {}
+            Some(f) => return Some(f),
         }
-        let s = self.scope_of(m, obj, index.members[i as usize].in_function);
+        let at = self.ci.modules[m as usize].index.members[i as usize].in_function;
+        let s = self.scope_of(m, obj, at);
         let cache = &mut self.member_scopes[m as usize];
         if cache.is_empty() {
-            cache.resize(index.members.len(), UNSEEN);
+            cache.resize(n, UNSEEN);
         }
         cache[i as usize] = s.unwrap_or(TOP_LEVEL);
         s
@@ -590,20 +770,20 @@ impl<'a> Tracer<'a> {
         let ci = self.ci;
         let module = &ci.modules[m as usize];
         let mut out = Scoped::default();
+        // Taken, not copied: asked once per name (memoised below).
         let uses = self.tables[m as usize]
             .uses
-            .get(name)
-            .cloned()
+            .remove(name)
             .unwrap_or_default();
         for i in uses {
             let at = module.index.uses[i as usize].in_function;
             let s = self.scope_of(m, name, at);
             out.uses.push((s, i));
         }
+        // Taken, not copied: asked once per name (memoised below).
         let calls = self.tables[m as usize]
             .calls
-            .get(name)
-            .cloned()
+            .remove(name)
             .unwrap_or_default();
         for i in calls {
             let at = module.index.calls[i as usize].in_function;
@@ -621,20 +801,16 @@ impl<'a> Tracer<'a> {
     /// Where the value bound to `name` (as seen from `at`) goes: every use
     /// of that binding, its reads as `name[…]`, and its importers in other
     /// chunks.
-    fn binding(&mut self, m: u32, name: &'a str, at: Option<FnId>, budget: u8) -> Rc<Reach> {
+    fn binding(&mut self, m: u32, name: &'a str, at: Option<FnId>) -> Rc<Reach> {
         let scope = self.scope_of(m, name, at);
         let key = (m, name, scope);
-        if let Some(r) = fresh(self.bindings.get(&key), budget) {
-            return r;
+        if let Some(&n) = self.bindings.get(&key) {
+            return self.recall(n);
         }
-        // A cycle reaches nothing more.
-        self.bindings.insert(
-            key,
-            Memo {
-                reach: Rc::new(Reach::default()),
-                budget: u8::MAX,
-            },
-        );
+        let Some(n) = self.open() else {
+            return Rc::default();
+        };
+        self.bindings.insert(key, n);
         let mut r = Reach::default();
         let ci = self.ci;
         let module = &ci.modules[m as usize];
@@ -648,13 +824,13 @@ impl<'a> Tracer<'a> {
         });
         for i in in_scope(&scoped.uses, scope).take(MAX_USES) {
             let u = &module.index.uses[i as usize];
-            let sub = self.chain(m, &u.flow, u.in_function, budget, callee);
-            r.extend(&sub, 0, budget);
+            let sub = self.chain(m, &u.flow, u.in_function, callee);
+            r.extend(&sub, 0);
         }
         // An element read back (`xs[i]`: a list of texts, a table).
         if self.tables[m as usize].members.contains_key(&(name, "")) {
-            let sub = self.member(m, name, "", Holder::Binding(scope), budget);
-            r.extend(&sub, 0, budget);
+            let sub = self.member(m, name, "", Holder::Binding(scope));
+            r.extend(&sub, 0);
         }
         if scope.is_none_or(|s| module.index.functions[s as usize].parent.is_none()) {
             let exported: Vec<&str> = self.tables[m as usize]
@@ -674,33 +850,17 @@ impl<'a> Tracer<'a> {
                         .get(local)
                         .and_then(|d| d.first())
                         .and_then(|d| d.in_function);
-                    let sub = self.binding(im, local, top, budget);
-                    r.extend(&sub, 0, budget);
+                    let sub = self.binding(im, local, top);
+                    r.extend(&sub, 0);
                 }
             }
         }
-        r.marks.shrink_to_fit();
-        let r = Rc::new(r);
-        self.bindings.insert(
-            key,
-            Memo {
-                reach: r.clone(),
-                budget,
-            },
-        );
-        r
+        self.close(n, r)
     }
 
     /// Where argument `index` of a call of `callee` (seen from `at`) goes
     /// inside the function: the uses of its parameter.
-    fn parameter(
-        &mut self,
-        m: u32,
-        callee: &'a str,
-        index: u8,
-        at: Option<FnId>,
-        budget: u8,
-    ) -> Rc<Reach> {
+    fn parameter(&mut self, m: u32, callee: &'a str, index: u8, at: Option<FnId>) -> Rc<Reach> {
         let ci = self.ci;
         let (mut m, mut callee, mut at) = (m, callee, at);
         // A function of another chunk, imported under a local name: where
@@ -720,7 +880,7 @@ impl<'a> Tracer<'a> {
             if let Some(f) = local {
                 let func = &module.index.functions[f as usize];
                 return match func.param_names.get(index as usize) {
-                    Some(p) if !p.is_empty() => self.binding(m, p.as_str(), Some(f), budget),
+                    Some(p) if !p.is_empty() => self.binding(m, p.as_str(), Some(f)),
                     _ => Rc::new(Reach::default()),
                 };
             }
@@ -739,18 +899,49 @@ impl<'a> Tracer<'a> {
         Rc::new(Reach::default())
     }
 
-    /// Where the values function `f` returns go.
-    fn returned(&mut self, m: u32, f: FnId, budget: u8) -> Rc<Reach> {
-        if let Some(r) = fresh(self.returns.get(&(m, f)), budget) {
-            return r;
+    /// Where the results of calls of `name` (a top-level function of
+    /// module `m`) in the chunks that import it go.
+    fn imported_calls(&mut self, m: u32, name: &'a str, mut left: usize) -> Reach {
+        let mut r = Reach::default();
+        let exported: Vec<&str> = self.tables[m as usize]
+            .exports
+            .get(name)
+            .cloned()
+            .unwrap_or_default();
+        for e in exported {
+            let importers = self.importers.get(&(m, e)).cloned().unwrap_or_default();
+            for (im, local) in importers {
+                let module = &self.ci.modules[im as usize];
+                let top = module
+                    .index
+                    .definitions
+                    .get(local)
+                    .and_then(|d| d.first())
+                    .and_then(|d| d.in_function);
+                let scoped = self.scoped(im, local);
+                for i in in_scope(&scoped.calls, top) {
+                    if left == 0 {
+                        return r;
+                    }
+                    left -= 1;
+                    let c = &module.index.calls[i as usize];
+                    let sub = self.chain(im, &c.flow, c.in_function, None);
+                    r.extend(&sub, 0);
+                }
+            }
         }
-        self.returns.insert(
-            (m, f),
-            Memo {
-                reach: Rc::new(Reach::default()),
-                budget: u8::MAX,
-            },
-        );
+        r
+    }
+
+    /// Where the values function `f` returns go.
+    fn returned(&mut self, m: u32, f: FnId) -> Rc<Reach> {
+        if let Some(&n) = self.returns.get(&(m, f)) {
+            return self.recall(n);
+        }
+        let Some(n) = self.open() else {
+            return Rc::default();
+        };
+        self.returns.insert((m, f), n);
         let ci = self.ci;
         let module = &ci.modules[m as usize];
         let func = &module.index.functions[f as usize];
@@ -768,8 +959,8 @@ impl<'a> Tracer<'a> {
                 if (self.keep)(&mark) {
                     r.add(mark, 0);
                 }
-                let sub = self.chain(m, rest, func.parent, budget, None);
-                r.extend(&sub, 0, budget);
+                let sub = self.chain(m, rest, func.parent, None);
+                r.extend(&sub, 0);
             }
             // A named function: its calls' results, and where it is
             // handed as a value (a callback returns to its caller).
@@ -778,36 +969,32 @@ impl<'a> Tracer<'a> {
                 let scope_at = func.parent;
                 let scope = self.scope_of(m, name, scope_at);
                 let scoped = self.scoped(m, name);
+                let mut calls = 0;
                 for i in in_scope(&scoped.calls, scope).take(MAX_USES) {
                     let c = &module.index.calls[i as usize];
-                    let sub = self.chain(m, &c.flow, c.in_function, budget, None);
-                    r.extend(&sub, 0, budget);
+                    let sub = self.chain(m, &c.flow, c.in_function, None);
+                    r.extend(&sub, 0);
+                    calls += 1;
                 }
-                if budget == 0 {
-                    r.truncated = true;
-                } else {
-                    let b = self.binding(m, name, scope_at, budget - 1);
-                    r.extend(&b, 1, budget);
+                // Called from other chunks under the names they import it
+                // by (an import is no hop, as for its arguments; the calls
+                // counted together, as in one bundle).
+                if scope.is_none_or(|s| module.index.functions[s as usize].parent.is_none()) {
+                    let sub = self.imported_calls(m, name, MAX_USES - calls);
+                    r.extend(&sub, 0);
                 }
+                let b = self.binding(m, name, scope_at);
+                r.extend(&b, 1);
             }
             // A function returned, passed or bound otherwise: its result
             // goes where the function goes (a lazy initialiser's value, a
             // callback's result).
             Some(_) => {
-                let sub = self.chain(m, &func.flow, func.parent, budget, None);
-                r.extend(&sub, 0, budget);
+                let sub = self.chain(m, &func.flow, func.parent, None);
+                r.extend(&sub, 0);
             }
             None => {}
         }
-        r.marks.shrink_to_fit();
-        let r = Rc::new(r);
-        self.returns.insert(
-            (m, f),
-            Memo {
-                reach: r.clone(),
-                budget,
-            },
-        );
-        r
+        self.close(n, r)
     }
 }
