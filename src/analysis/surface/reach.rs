@@ -833,26 +833,12 @@ impl<'a> Tracer<'a> {
             r.extend(&sub, 0);
         }
         if scope.is_none_or(|s| module.index.functions[s as usize].parent.is_none()) {
-            let exported: Vec<&str> = self.tables[m as usize]
-                .exports
-                .get(name)
-                .cloned()
-                .unwrap_or_default();
-            for e in exported {
-                let importers = self.importers.get(&(m, e)).cloned().unwrap_or_default();
-                // An import is not a hop: a code-split build's chunks are
-                // one bundle's modules, and the same text must reach the
-                // same places in both forms of the build.
-                for (im, local) in importers.into_iter().take(MAX_USES) {
-                    let top = self.ci.modules[im as usize]
-                        .index
-                        .definitions
-                        .get(local)
-                        .and_then(|d| d.first())
-                        .and_then(|d| d.in_function);
-                    let sub = self.binding(im, local, top);
-                    r.extend(&sub, 0);
-                }
+            // An import is not a hop: a code-split build's chunks are one
+            // bundle's modules, and the same text must reach the same
+            // places in both forms of the build.
+            for (im, local, top) in self.importers_of(m, name).into_iter().take(MAX_USES) {
+                let sub = self.binding(im, local, top);
+                r.extend(&sub, 0);
             }
         }
         self.close(n, r)
@@ -899,35 +885,44 @@ impl<'a> Tracer<'a> {
         Rc::new(Reach::default())
     }
 
-    /// Where the results of calls of `name` (a top-level function of
-    /// module `m`) in the chunks that import it go.
-    fn imported_calls(&mut self, m: u32, name: &'a str, mut left: usize) -> Reach {
-        let mut r = Reach::default();
-        let exported: Vec<&str> = self.tables[m as usize]
+    /// The bindings other chunks import `name` (a top-level binding of
+    /// module `m`) as: each chunk, its local name, and that name's scope.
+    fn importers_of(&self, m: u32, name: &str) -> Vec<(u32, &'a str, Scope)> {
+        let mut out = Vec::new();
+        for e in self.tables[m as usize]
             .exports
             .get(name)
-            .cloned()
-            .unwrap_or_default();
-        for e in exported {
-            let importers = self.importers.get(&(m, e)).cloned().unwrap_or_default();
-            for (im, local) in importers {
-                let module = &self.ci.modules[im as usize];
-                let top = module
+            .into_iter()
+            .flatten()
+        {
+            for &(im, local) in self.importers.get(&(m, *e)).into_iter().flatten() {
+                let top = self.ci.modules[im as usize]
                     .index
                     .definitions
                     .get(local)
                     .and_then(|d| d.first())
                     .and_then(|d| d.in_function);
-                let scoped = self.scoped(im, local);
-                for i in in_scope(&scoped.calls, top) {
-                    if left == 0 {
-                        return r;
-                    }
-                    left -= 1;
-                    let c = &module.index.calls[i as usize];
-                    let sub = self.chain(im, &c.flow, c.in_function, None);
-                    r.extend(&sub, 0);
+                out.push((im, local, top));
+            }
+        }
+        out
+    }
+
+    /// Where the results of calls of `name` (a top-level function of
+    /// module `m`) in the chunks that import it go.
+    fn imported_calls(&mut self, m: u32, name: &'a str, mut left: usize) -> Reach {
+        let mut r = Reach::default();
+        for (im, local, top) in self.importers_of(m, name) {
+            let module = &self.ci.modules[im as usize];
+            let scoped = self.scoped(im, local);
+            for i in in_scope(&scoped.calls, top) {
+                if left == 0 {
+                    return r;
                 }
+                left -= 1;
+                let c = &module.index.calls[i as usize];
+                let sub = self.chain(im, &c.flow, c.in_function, None);
+                r.extend(&sub, 0);
             }
         }
         r
