@@ -57,6 +57,7 @@ impl Facts {
         syms: impl FnOnce() -> Result<&'s [Symbol], E> + Send,
         times: &mut Vec<(&'static str, Duration)>,
     ) -> Result<Facts, E> {
+        super::analyses_start();
         let t = Instant::now();
         let ((surface, ts), rest) = rayon::join(
             || {
