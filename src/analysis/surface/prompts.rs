@@ -554,11 +554,13 @@ fn is_user_mark(m: &Mark) -> bool {
         }
         // A command's permission rules: a text that becomes one is a
         // pattern the permission checker matches, whatever else the
-        // command object it sits in reaches.
+        // command object it sits in reaches. A command's menu line and a
+        // tool's search hint (matched locally against what the model
+        // searches for, never sent) are the interface's too.
         Mark::Key { key, .. } => {
             matches!(
                 key.as_str(),
-                "children" | "allowedTools" | "disallowedTools"
+                "children" | "allowedTools" | "disallowedTools" | "menuDescription" | "searchHint"
             )
         }
         _ => false,
@@ -1455,6 +1457,26 @@ var Qc = Qa("Check the open files again before you answer this turn.");
             kind_of(&find(&ci), "Check the open files again"),
             Some(kinds::SYSTEM_REMINDER.into()),
             "an argument of another chunk's function"
+        );
+    }
+
+    #[test]
+    fn a_tools_search_hint_and_a_commands_menu_line_are_the_interfaces() {
+        // Both reach a reminder here, as they may through shared helpers
+        // in a build; the keys they start at say who reads them.
+        let src = r#"
+var Fa = { name: "Finder", searchHint: "find files by their name or pattern", inputSchema: Fs, async prompt(){ return "Find files by name before you read them."; } };
+var Fc = { content: Fa.searchHint, isMeta: true };
+var Fd = { type: "prompt", name: "tidy", menuDescription: "tidy up the changed code quickly", getPromptForCommand(){ return "Tidy the changed code without changing what it does."; } };
+var Fe = { content: Fd.menuDescription, isMeta: true };
+"#;
+        let v = find_in(src);
+        for needle in ["find files by their", "tidy up the changed"] {
+            assert_eq!(kind_of(&v, needle), None, "{needle}");
+        }
+        assert_eq!(
+            kind_of(&v, "Find files by name"),
+            Some(kinds::TOOL_DESCRIPTION.into())
         );
     }
 
