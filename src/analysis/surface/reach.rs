@@ -457,22 +457,23 @@ impl<'a> Tracer<'a> {
     /// ends.
     fn settle(&mut self, members: &[u32]) {
         let mut reaches: Vec<Reach> = Vec::with_capacity(members.len());
-        let mut adds: Vec<Vec<(usize, u8)>> = Vec::with_capacity(members.len());
+        // Who adds each reach, and with how many hops.
+        let mut added_by: Vec<Vec<(usize, u8)>> = vec![Vec::new(); members.len()];
         let mut sorted: Vec<(u32, usize)> =
             members.iter().enumerate().map(|(i, &x)| (x, i)).collect();
         sorted.sort_unstable();
-        for &x in members {
+        for (i, &x) in members.iter().enumerate() {
             let Node::Waiting(reach) = std::mem::replace(&mut self.nodes[x as usize], Node::Open)
             else {
                 reaches.push(Reach::default());
-                adds.push(Vec::new());
                 continue;
             };
             let mut reach = *reach;
             let mut mine = Vec::new();
             for (y, h) in reach.cycle.take().map(|c| c.adds).unwrap_or_default() {
                 match sorted.binary_search_by_key(&y, |&(z, _)| z) {
-                    Ok(k) => mine.push((sorted[k].1, h)),
+                    Ok(k) if k != i => mine.push((sorted[k].1, h)),
+                    Ok(_) => {}
                     // Not of this cycle: found already.
                     Err(_) => {
                         if let Node::Done(d) = &self.nodes[y as usize] {
@@ -482,22 +483,17 @@ impl<'a> Tracer<'a> {
                     }
                 }
             }
+            // The fewest hops to each.
             mine.sort_unstable();
             mine.dedup_by_key(|&mut (k, _)| k);
+            for (k, h) in mine {
+                added_by[k].push((i, h));
+            }
             reaches.push(reach);
-            adds.push(mine);
         }
         // Each reach that changed is spread to those that add it, until
         // none changes (the deepest first: they were found last, from
         // the most places).
-        let mut added_by: Vec<Vec<(usize, u8)>> = vec![Vec::new(); reaches.len()];
-        for (i, a) in adds.iter().enumerate() {
-            for &(k, h) in a {
-                if k != i {
-                    added_by[k].push((i, h));
-                }
-            }
-        }
         let mut queued = vec![true; reaches.len()];
         let mut queue: VecDeque<usize> = (0..reaches.len()).rev().collect();
         while let Some(k) = queue.pop_front() {
@@ -592,7 +588,7 @@ impl<'a> Tracer<'a> {
                         let scope = self.scope_of(m, name.as_str(), at);
                         hop!(
                             r,
-                            self.member(m, name.as_str(), key.as_str(), Holder::Binding(scope),)
+                            self.member(m, name.as_str(), key.as_str(), Holder::Binding(scope))
                         );
                     }
                 }
@@ -678,7 +674,7 @@ impl<'a> Tracer<'a> {
             return self.recall(n);
         }
         let Some(n) = self.open() else {
-            return Rc::default();
+            return self.nothing.clone();
         };
         self.members.insert(k, n);
         let ci = self.ci;
@@ -720,18 +716,16 @@ impl<'a> Tracer<'a> {
 
     /// The scope whose declaration the object of member read `i` means.
     fn member_scope(&mut self, m: u32, obj: &'a str, i: u32) -> Scope {
-        let n = self.ci.modules[m as usize].index.members.len();
-        let cached = self.member_scopes[m as usize].get(i as usize).copied();
-        match cached {
-            Some(TOP_LEVEL) => return None,
-            Some(UNSEEN) | None => {}
-            Some(f) => return Some(f),
+        let index = &self.ci.modules[m as usize].index;
+        match self.member_scopes[m as usize].get(i as usize) {
+            Some(&TOP_LEVEL) => return None,
+            Some(&f) if f != UNSEEN => return Some(f),
+            _ => {}
         }
-        let at = self.ci.modules[m as usize].index.members[i as usize].in_function;
-        let s = self.scope_of(m, obj, at);
+        let s = self.scope_of(m, obj, index.members[i as usize].in_function);
         let cache = &mut self.member_scopes[m as usize];
         if cache.is_empty() {
-            cache.resize(n, UNSEEN);
+            cache.resize(index.members.len(), UNSEEN);
         }
         cache[i as usize] = s.unwrap_or(TOP_LEVEL);
         s
@@ -808,7 +802,7 @@ impl<'a> Tracer<'a> {
             return self.recall(n);
         }
         let Some(n) = self.open() else {
-            return Rc::default();
+            return self.nothing.clone();
         };
         self.bindings.insert(key, n);
         let mut r = Reach::default();
@@ -934,7 +928,7 @@ impl<'a> Tracer<'a> {
             return self.recall(n);
         }
         let Some(n) = self.open() else {
-            return Rc::default();
+            return self.nothing.clone();
         };
         self.returns.insert((m, f), n);
         let ci = self.ci;
