@@ -140,6 +140,30 @@ pub struct ExportEntry {
     pub original: String,
     pub local: String,
     pub lo: u32,
+    /// The namespace object an export table fills (`ns`, when a name);
+    /// `None` for an ESM export (the module is the namespace).
+    #[serde(skip)]
+    pub namespace: Option<Atom>,
+}
+
+/// A name bound to a whole module's exports, read as `alias.name` and
+/// called as `alias.name(…)`: how a bundle reaches into a lazily loaded
+/// module.
+#[derive(Debug, Clone)]
+pub struct Namespace {
+    pub alias: Atom,
+    pub of: NamespaceOf,
+    /// Where the alias is bound.
+    pub in_function: Option<FnId>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NamespaceOf {
+    /// `x = import.meta.require("…/chunk.js")`: a code-split build's chunk.
+    Chunk(String),
+    /// `x = ns` or `x = (init(), wrap(ns))`: the namespace object an export
+    /// table of this module fills.
+    Table(Atom),
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -168,6 +192,12 @@ pub struct ModuleIndex {
     /// in source order; their chains are ranges of `member_flows`.
     pub members: Vec<MemberUse>,
     pub member_flows: Vec<Flow>,
+    /// Calls of a namespace's members (`alias.name(…)`, see `namespaces`)
+    /// whose result goes somewhere; their chains are ranges of
+    /// `member_flows`.
+    pub member_calls: Vec<MemberUse>,
+    /// Names bound to a module's exports.
+    pub namespaces: Vec<Namespace>,
     /// From export tables (`helper(ns, {name: () => local})`).
     pub export_table: Vec<ExportEntry>,
     /// ESM `export { local as exported }` and `export function exported`.
@@ -232,6 +262,7 @@ impl ModuleIndex {
         // Recurses once per AST level (up to the limit): run where it fits.
         super::depth::with_stack(|| program.visit_with(&mut v));
         let mut out = v.out;
+        table_namespaces(&mut out);
         prune_members(&mut out, &v.held);
         out.objects.sort_by_key(|o| o.lo);
         for (i, f) in out.functions.iter().enumerate() {
@@ -415,23 +446,89 @@ impl Held {
     }
 }
 
-/// Keeps the member reads `held` can give a value to, and their chains.
-fn prune_members(out: &mut ModuleIndex, held: &Held) {
-    let members = std::mem::take(&mut out.members);
-    let flows = std::mem::take(&mut out.member_flows);
-    for mut u in members {
-        if !held.holds(&u, &out.functions) {
+/// The names bound to an export table's namespace object: the object
+/// itself, and `x = ns` or `x = wrap(ns)` (a bundler's CommonJS view of
+/// it, often after its initialiser: `x = (init(), wrap(ns))`).
+fn table_namespaces(out: &mut ModuleIndex) {
+    let tables: std::collections::HashSet<&Atom> = out
+        .export_table
+        .iter()
+        .filter_map(|e| e.namespace.as_ref())
+        .collect();
+    if tables.is_empty() {
+        return;
+    }
+    let mut found = Vec::new();
+    for ns in &tables {
+        let at = out
+            .definitions
+            .get(ns.as_str())
+            .and_then(|d| d.first())
+            .and_then(|d| d.in_function);
+        found.push(Namespace {
+            alias: (*ns).clone(),
+            of: NamespaceOf::Table((*ns).clone()),
+            in_function: at,
+        });
+    }
+    for u in &out.uses {
+        if !tables.contains(&u.name) {
             continue;
         }
+        let alias = match &*u.flow {
+            [Flow::Bind(x), ..] => x,
+            [
+                Flow::Arg {
+                    index: 0,
+                    new: false,
+                    member: false,
+                    ..
+                },
+                Flow::Bind(x),
+                ..,
+            ] => x,
+            _ => continue,
+        };
+        found.push(Namespace {
+            alias: alias.clone(),
+            of: NamespaceOf::Table(u.name.clone()),
+            in_function: u.in_function,
+        });
+    }
+    // Source order: the same build gives the same answer every run.
+    found.sort_by(|a, b| (a.alias.as_str(), a.in_function).cmp(&(b.alias.as_str(), b.in_function)));
+    out.namespaces.extend(found);
+}
+
+/// Keeps the member reads `held` can give a value to, the member reads
+/// and calls of namespaces, and their chains.
+fn prune_members(out: &mut ModuleIndex, held: &Held) {
+    let aliases: std::collections::HashSet<Atom> =
+        out.namespaces.iter().map(|n| n.alias.clone()).collect();
+    let members = std::mem::take(&mut out.members);
+    let calls = std::mem::take(&mut out.member_calls);
+    let flows = std::mem::take(&mut out.member_flows);
+    let keep = |mut u: MemberUse, into: &mut Vec<MemberUse>, flows_out: &mut Vec<Flow>| {
         let (a, b) = (
             u.flow_start as usize,
             u.flow_start as usize + u.flow_len as usize,
         );
-        u.flow_start = out.member_flows.len() as u32;
-        out.member_flows.extend_from_slice(&flows[a..b]);
-        out.members.push(u);
+        u.flow_start = flows_out.len() as u32;
+        flows_out.extend_from_slice(&flows[a..b]);
+        into.push(u);
+    };
+    for u in members {
+        if aliases.contains(&u.obj) || held.holds(&u, &out.functions) {
+            keep(u, &mut out.members, &mut out.member_flows);
+        }
+    }
+    for u in calls {
+        if aliases.contains(&u.obj) {
+            keep(u, &mut out.member_calls, &mut out.member_flows);
+        }
     }
     out.members.shrink_to_fit();
+    out.member_calls.shrink_to_fit();
     out.member_flows.shrink_to_fit();
 }
 
@@ -564,6 +661,18 @@ impl Indexer {
         }
         f.visit_children_with(self);
         self.stack.pop();
+    }
+
+    /// A method's computed key (`[expr]() {…}`): walked as a key-value
+    /// property's key is, where the object or class is. Bundled
+    /// TypeScript puts whole helpers there (`[(x = async function () {…},
+    /// Symbol.asyncIterator)]() {…}`). Called after the method is
+    /// recorded: its span starts at the key, and functions are recorded
+    /// in start order.
+    fn computed_key(&mut self, key: &PropName) {
+        if let PropName::Computed(c) = key {
+            c.visit_with(self);
+        }
     }
 
     fn bind_pat(&mut self, pat: &Pat, kind: DefKind, value: Option<swc_common::Span>) {
@@ -740,9 +849,9 @@ impl Indexer {
 
     /// One call site: its callee's name (an identifier, or a member's
     /// property through `.` or `?.`) and its first two arguments.
-    fn record_call(&mut self, span: swc_common::Span, callee: &Expr, args: &[ExprOrSpread]) {
+    fn record_call(&mut self, span: swc_common::Span, callee_expr: &Expr, args: &[ExprOrSpread]) {
         let (lo, hi) = self.span(span);
-        let callee = match callee {
+        let callee = match callee_expr {
             Expr::OptChain(OptChainExpr { base, .. }) => match &**base {
                 OptChainBase::Member(m) => Some(m),
                 _ => None,
@@ -777,6 +886,23 @@ impl Indexer {
             })
         };
         let (arg0, arg1) = (arg(0), arg(1));
+        // `x.name(…)`: kept if `x` turns out to be a namespace (pruned
+        // once the module is walked).
+        if member
+            && let Some(obj) = member_object(callee_expr)
+            && matches!(self.flow.last(), Some(Frame::Place(p)) if *p != Flow::Discard)
+        {
+            let flow_start = self.out.member_flows.len() as u32;
+            let flow_len = flow::chain_into(&self.flow, &mut self.out.member_flows);
+            self.out.member_calls.push(MemberUse {
+                obj,
+                key: name.clone(),
+                lo,
+                in_function: self.current(),
+                flow_start,
+                flow_len,
+            });
+        }
         self.out.calls.push(Call {
             name,
             member,
@@ -803,6 +929,44 @@ fn prop_name(k: &PropName) -> Option<String> {
 
 fn is_fn_expr(e: &Expr) -> bool {
     matches!(e, Expr::Fn(_) | Expr::Arrow(_))
+}
+
+/// `x` of a callee `x.name` or `x?.name`.
+fn member_object(callee: &Expr) -> Option<Atom> {
+    let m = match callee {
+        Expr::Member(m) => m,
+        Expr::OptChain(OptChainExpr { base, .. }) => match &**base {
+            OptChainBase::Member(m) => m,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    match &*m.obj {
+        Expr::Ident(i) => Some(i.sym.clone()),
+        _ => None,
+    }
+}
+
+/// `import.meta.require("…")`: the source it names.
+fn meta_require(call: &CallExpr) -> Option<String> {
+    let Callee::Expr(callee) = &call.callee else {
+        return None;
+    };
+    let Expr::Member(m) = &**callee else {
+        return None;
+    };
+    if !matches!(&*m.obj, Expr::MetaProp(mp) if mp.kind == MetaPropKind::ImportMeta)
+        || !matches!(&m.prop, MemberProp::Ident(r) if &*r.sym == "require")
+    {
+        return None;
+    }
+    match call.args.as_slice() {
+        [arg] if arg.spread.is_none() => match &*arg.expr {
+            Expr::Lit(Lit::Str(src)) => Some(src.value.to_string_lossy().into_owned()),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `() => ident` — the getter shape of export tables.
@@ -965,7 +1129,15 @@ impl Visit for Indexer {
     fn visit_class_method(&mut self, n: &ClassMethod) {
         if self.depth.part(&n.key) {
             self.function(prop_name(&n.key), FnKind::Method, &n.function);
+            self.computed_key(&n.key);
         }
+    }
+
+    /// `#name() {…}`: a method like any other (its returns and its `this`
+    /// are its own, not the enclosing function's).
+    fn visit_private_method(&mut self, n: &PrivateMethod) {
+        let name = format!("#{}", n.key.name);
+        self.function(Some(name), FnKind::Method, &n.function);
     }
 
     /// A constructor is a method of its class (what it stores in `this`
@@ -1001,6 +1173,23 @@ impl Visit for Indexer {
     fn visit_method_prop(&mut self, n: &MethodProp) {
         if self.depth.part(&n.key) {
             self.function(prop_name(&n.key), FnKind::Method, &n.function);
+            self.computed_key(&n.key);
+        }
+    }
+
+    /// `get key() {…}`: a method whose result is the property's value.
+    fn visit_getter_prop(&mut self, n: &GetterProp) {
+        if self.depth.part(&n.key) {
+            self.function(prop_name(&n.key), FnKind::Method, &n.function);
+            self.computed_key(&n.key);
+        }
+    }
+
+    /// `set key(v) {…}`: a method (what it stores in `this` is the object's).
+    fn visit_setter_prop(&mut self, n: &SetterProp) {
+        if self.depth.part(&n.key) {
+            self.function(prop_name(&n.key), FnKind::Method, &n.function);
+            self.computed_key(&n.key);
         }
     }
 
@@ -1168,6 +1357,16 @@ impl Visit for Indexer {
         if let Callee::Expr(e) = &n.callee {
             self.record_call(n.span, e, &n.args);
         }
+        // `x = import.meta.require("…/chunk.js")`: a chunk's namespace.
+        if let Some(src) = meta_require(n)
+            && let Some(Frame::Place(Flow::Bind(x))) = self.flow.last()
+        {
+            self.out.namespaces.push(Namespace {
+                alias: x.clone(),
+                of: NamespaceOf::Chunk(src),
+                in_function: self.current(),
+            });
+        }
         // helper(ns, { name: () => local, … })
         if let [_, second] = n.args.as_slice()
             && second.spread.is_none()
@@ -1186,6 +1385,10 @@ impl Visit for Indexer {
                     original: key,
                     local: target.sym.to_string(),
                     lo: self.off(target.span.lo),
+                    namespace: match &*n.args[0].expr {
+                        Expr::Ident(i) => Some(i.sym.clone()),
+                        _ => None,
+                    },
                 });
             }
             if entries.len() == obj.props.len() {
@@ -1233,17 +1436,12 @@ impl Visit for Indexer {
         // import.meta.require("/$bunfs/root/chunk-x.js").name — how code-split
         // builds reach into another chunk lazily.
         if let (Expr::Call(call), MemberProp::Ident(prop)) = (&*n.obj, &n.prop)
-            && let Callee::Expr(callee) = &call.callee
-            && let Expr::Member(m) = &**callee
-            && matches!(&*m.obj, Expr::MetaProp(mp) if mp.kind == MetaPropKind::ImportMeta)
-            && matches!(&m.prop, MemberProp::Ident(r) if &*r.sym == "require")
-            && let [arg] = call.args.as_slice()
-            && let Expr::Lit(Lit::Str(src)) = &*arg.expr
+            && let Some(source) = meta_require(call)
         {
             self.out.imports.push(ImportEntry {
                 local: String::new(),
                 imported: prop.sym.to_string(),
-                source: src.value.to_string_lossy().into_owned(),
+                source,
                 lo: self.off(prop.span.lo),
             });
         }
@@ -1295,6 +1493,7 @@ impl Visit for Indexer {
                         original: exported,
                         local,
                         lo: self.off(s.orig.span().lo),
+                        namespace: None,
                     });
                 }
             }
@@ -1321,6 +1520,7 @@ impl Visit for Indexer {
                 original: name.clone(),
                 local: name,
                 lo: self.off(span.lo),
+                namespace: None,
             });
         }
         n.visit_children_with(self);

@@ -485,6 +485,18 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     "content" if near && has("isMeta") && !is_ui_message(keys, &owner) => {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
+                    // A prompt queued for the model's next turn (`{value,
+                    // mode: "prompt", isMeta}`: a loop's tick, a scheduled
+                    // fire): hidden from the transcript, read as a
+                    // reminder is. Specific enough to be believed far off
+                    // (the tick is chosen by helpers of another module).
+                    "value"
+                        if hops <= FAR_HOPS
+                            && has("isMeta")
+                            && owner("mode").as_deref() == Some("prompt") =>
+                    {
+                        return sink(kinds::SYSTEM_REMINDER, None);
+                    }
                     // A tool's result (`{type: "tool_result", tool_use_id,
                     // content}`): a message the model reads, as reminders
                     // are (the catalogue files them as such).
@@ -587,10 +599,23 @@ const SINK_KEYS: [&str; 14] = [
 ];
 
 /// Whether a place can decide a text's kind (the tracer keeps no other).
-fn is_sink_mark(m: &Mark) -> bool {
+fn is_sink_mark(ci: &CodeIndex, m: &Mark) -> bool {
     match m {
-        Mark::Key { key, .. } => {
-            SINK_KEYS.contains(&key.as_str()) || key == "input_schema" || is_file_key(key)
+        Mark::Key {
+            key,
+            module,
+            object,
+            ..
+        } => {
+            SINK_KEYS.contains(&key.as_str())
+                || key == "input_schema"
+                || is_file_key(key)
+                // `value` only of a queued prompt (every other object has
+                // one too: kept, it would crowd out the places that decide).
+                || (key == "value" && {
+                    let keys = ci.modules[*module as usize].index.object_keys(*object);
+                    keys.iter().any(|k| k == "mode") && keys.iter().any(|k| k == "isMeta")
+                })
         }
         Mark::Arg { callee, .. } => callee == "describe",
         _ => false,
@@ -1523,6 +1548,79 @@ var Pe = Pb("Look at the second note before you go on with the task.");
             (p.kind.as_str(), p.owner.as_deref()),
             (kinds::AGENT, Some("pather"))
         );
+    }
+
+    #[test]
+    fn a_lazily_loaded_modules_exports_are_read_and_called_through_its_namespace() {
+        // A bundle's lazily initialised module: its export table fills a
+        // namespace object, and other code reads and calls its members
+        // through a name bound to it (`(init(), wrap(ns))`).
+        let src = r#"
+var Na = {}; Nb(Na, { TIDY_PROMPT: () => Nc, tickPrompt: () => Nd });
+var Nc; var Ne = Nf(() => { Nc = "Tidy every file in the folder, one at a time, and say what changed."; });
+function Ng(){ return "Run the scheduled check again and report only what is new since the last one."; }
+function Nd(Nh){ return Ng() ?? Nh; }
+var Ni; var Nj = Nf(() => { Ni = (Ne(), Nk(Na)); });
+var Nl = { type: "prompt", name: "tidy", async getPromptForCommand(){ return [{ type: "text", text: Ni.TIDY_PROMPT }]; } };
+function Nm(Nn){ let No = (Np) => ({ value: Np, mode: "prompt", isMeta: !0, priority: "later" }); Nn.enqueue(No(Ni.tickPrompt(1))); }
+"#;
+        tidy_is_a_skill_and_the_tick_a_reminder(&find_in(src));
+    }
+
+    #[test]
+    fn a_chunks_exports_are_read_through_a_name_bound_to_it() {
+        // A code-split build's lazily loaded chunk: bound whole, then read
+        // and called as `name.export`.
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-a.js",
+                "var Ra = \"Tidy every file in the folder, one at a time, and say what changed.\";\nfunction Rb(){ return \"Run the scheduled check again and report only what is new.\"; }\nexport { Ra as TIDY_PROMPT, Rb as tickPrompt };\n",
+            ),
+            (
+                "/$bunfs/root/chunk-b.js",
+                "var Rc = import.meta.require(\"/$bunfs/root/chunk-a.js\");\nvar Rd = { type: \"prompt\", name: \"tidy\", async getPromptForCommand(){ return [{ type: \"text\", text: Rc.TIDY_PROMPT }]; } };\nfunction Re(Rf){ Rf.enqueue({ value: Rc.tickPrompt(), mode: \"prompt\", isMeta: !0 }); }\n",
+            ),
+        ]);
+        tidy_is_a_skill_and_the_tick_a_reminder(&find(&ci));
+    }
+
+    /// The two texts of the namespace tests: an exported binding read as
+    /// `x.NAME`, an exported function's result called as `x.name(…)`.
+    fn tidy_is_a_skill_and_the_tick_a_reminder(v: &[Prompt]) {
+        assert_eq!(kind_of(v, "Tidy every file").as_deref(), Some(kinds::SKILL));
+        assert_eq!(
+            kind_of(v, "Run the scheduled check").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+    }
+
+    #[test]
+    fn texts_in_getters_private_methods_and_computed_keys_are_followed() {
+        // Bundled TypeScript: a helper assigned inside a method's computed
+        // key, a getter's result, a private method's result (its own, not
+        // the enclosing function's, whose result is an agent's prompt).
+        let src = r#"
+var Ga = "Write a short summary of the work so far so that you can pick it up later.";
+var Gb;
+class Gc { [(Gb = async function(){ let Gd = this.x ?? Ga; return this.client.create({ messages: [{ role: "user", content: Gd }] }); }, Symbol.iterator)](){ return 1; } }
+var Ge = { name: "Reader", inputSchema: Gf, get prompt(){ return "Read the file at the path given and return its lines."; } };
+function Gg(){ class Gh { #Gi(){ return "Show the list of files that were deleted today."; } } return "You help with files."; }
+var Gj = { agentType: "filer", getSystemPrompt: Gg };
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "Write a short summary").as_deref(),
+            Some(kinds::AGENT)
+        );
+        assert_eq!(
+            kind_of(&v, "Read the file at the path").as_deref(),
+            Some(kinds::TOOL_DESCRIPTION)
+        );
+        assert_eq!(
+            kind_of(&v, "You help with files").as_deref(),
+            Some(kinds::AGENT)
+        );
+        assert_eq!(kind_of(&v, "Show the list of files"), None);
     }
 
     #[test]

@@ -13,8 +13,8 @@
 //! `e`s of minified code are not one variable.
 
 use crate::js::code::CodeIndex;
-use crate::js::flow::Flow;
-use crate::js::index::{DefKind, FnId, FnKind};
+use crate::js::flow::{Flow, MemberUse};
+use crate::js::index::{DefKind, FnId, FnKind, NamespaceOf};
 // Fx: the keys are short names and small numbers, hashed millions of
 // times per build (SipHash was a tenth of the trace's time).
 use rustc_hash::FxHashMap as HashMap;
@@ -187,8 +187,9 @@ struct ModuleTables<'a> {
     uses: HashMap<&'a str, Vec<u32>>,
     /// Calls of a plain identifier by name.
     calls: HashMap<&'a str, Vec<u32>>,
-    /// Exported names of module-level bindings: local → exported.
-    exports: HashMap<&'a str, Vec<&'a str>>,
+    /// Exported names of module-level bindings: local → (exported, the
+    /// export table's namespace object; `None` for an ESM export).
+    exports: HashMap<&'a str, Vec<(&'a str, Option<&'a str>)>>,
     /// The local binding behind each exported name: exported → local.
     exported: HashMap<&'a str, &'a str>,
     /// Names imported from another chunk: local → (module, exported).
@@ -197,6 +198,35 @@ struct ModuleTables<'a> {
     functions: HashMap<&'a str, Vec<FnId>>,
     /// Member reads by (object name or `this`, key; empty for `o[…]`).
     members: HashMap<(&'a str, &'a str), Vec<u32>>,
+    /// Calls of a namespace's members by (alias, key).
+    member_calls: HashMap<(&'a str, &'a str), Vec<u32>>,
+    /// The module's own scope: `None`, or the function wrapping the whole
+    /// module (a CommonJS-wrapped bundle).
+    top: Scope,
+}
+
+/// Member reads (or calls) by (object, key): their positions.
+fn by_object_and_key(uses: &[MemberUse]) -> HashMap<(&str, &str), Vec<u32>> {
+    let mut out: HashMap<(&str, &str), Vec<u32>> = HashMap::default();
+    for (i, u) in uses.iter().enumerate() {
+        out.entry((u.obj.as_str(), u.key.as_str()))
+            .or_default()
+            .push(i as u32);
+    }
+    out
+}
+
+/// The scope of a module's own bindings (those it can export): Bun's
+/// CommonJS wrapper (`(function(exports, require, module, …) {…})`) when
+/// it wraps the module — not any function at the top of a chunk, whose
+/// locals are its own.
+fn module_top(m: &crate::js::code::IndexedModule) -> Scope {
+    let f = m.index.functions.first()?;
+    let wrapper = f.parent.is_none()
+        && f.kind == FnKind::Expression
+        && f.first_param.as_deref() == Some("exports")
+        && m.index.functions[1..].iter().all(|g| g.parent.is_some());
+    wrapper.then_some(0)
 }
 
 /// Where a cycle stands in a reach still being found: the reaches of
@@ -258,8 +288,9 @@ enum Holder {
 pub struct Tracer<'a> {
     ci: &'a CodeIndex,
     /// The places worth keeping (the caller's question: the rest are
-    /// passed through, not remembered).
-    keep: fn(&Mark) -> bool,
+    /// passed through, not remembered). Given the build, to look at a
+    /// place's object.
+    keep: fn(&CodeIndex, &Mark) -> bool,
     /// The places that show a text to a person (counted in `Reach::user`).
     user: fn(&Mark) -> bool,
     tables: Vec<ModuleTables<'a>>,
@@ -282,11 +313,19 @@ pub struct Tracer<'a> {
     /// Importers of each module's exported names: (module, exported) →
     /// [(module, local)].
     importers: HashMap<(u32, &'a str), Vec<(u32, &'a str)>>,
+    /// The names bound to a module's namespace (see [`Aliases`]).
+    aliases: Aliases<'a>,
     /// The scope each member read's object means, per module, found on
     /// first need (`UNSEEN` until then): a common minified name is read
     /// as `e.x` thousands of times, and every key of it asks again.
     member_scopes: Vec<Vec<u32>>,
 }
+
+/// The names bound to each namespace — (module, export table's namespace
+/// object, or `None` for a chunk's own exports) → [(module, alias, the
+/// function it is bound in)]: a lazily loaded module's exports are read
+/// and called as `alias.name`.
+type Aliases<'a> = HashMap<(u32, Option<&'a str>), Vec<(u32, &'a str, Option<FnId>)>>;
 
 /// A member read whose object's scope is not found yet.
 const UNSEEN: u32 = u32::MAX;
@@ -294,18 +333,19 @@ const UNSEEN: u32 = u32::MAX;
 const TOP_LEVEL: u32 = u32::MAX - 1;
 
 impl<'a> Tracer<'a> {
-    pub fn new(ci: &'a CodeIndex, keep: fn(&Mark) -> bool) -> Tracer<'a> {
+    pub fn new(ci: &'a CodeIndex, keep: fn(&CodeIndex, &Mark) -> bool) -> Tracer<'a> {
         Self::with_user(ci, keep, |_| false)
     }
 
     /// A tracer that also counts the hops to the places `user` names.
     pub fn with_user(
         ci: &'a CodeIndex,
-        keep: fn(&Mark) -> bool,
+        keep: fn(&CodeIndex, &Mark) -> bool,
         user: fn(&Mark) -> bool,
     ) -> Tracer<'a> {
         let mut tables = Vec::with_capacity(ci.modules.len());
         let mut importers: HashMap<(u32, &str), Vec<(u32, &str)>> = HashMap::default();
+        let mut aliases: Aliases<'a> = HashMap::default();
         for (mi, m) in ci.modules.iter().enumerate() {
             let mut uses: HashMap<&str, Vec<u32>> = HashMap::default();
             for (i, u) in m.index.uses.iter().enumerate() {
@@ -317,13 +357,13 @@ impl<'a> Tracer<'a> {
                     calls.entry(c.name.as_str()).or_default().push(i as u32);
                 }
             }
-            let mut exports: HashMap<&str, Vec<&str>> = HashMap::default();
+            let mut exports: HashMap<&str, Vec<(&str, Option<&str>)>> = HashMap::default();
             let mut exported: HashMap<&str, &str> = HashMap::default();
             for e in m.index.export_table.iter().chain(&m.index.esm_exports) {
                 exports
                     .entry(e.local.as_str())
                     .or_default()
-                    .push(e.original.as_str());
+                    .push((e.original.as_str(), e.namespace.as_deref()));
                 exported.insert(e.original.as_str(), e.local.as_str());
             }
             let mut imported: HashMap<&str, (u32, &str)> = HashMap::default();
@@ -347,12 +387,22 @@ impl<'a> Tracer<'a> {
                     functions.entry(n.as_str()).or_default().push(i as FnId);
                 }
             }
-            let mut members: HashMap<(&str, &str), Vec<u32>> = HashMap::default();
-            for (i, u) in m.index.members.iter().enumerate() {
-                members
-                    .entry((u.obj.as_str(), u.key.as_str()))
-                    .or_default()
-                    .push(i as u32);
+            let members = by_object_and_key(&m.index.members);
+            let member_calls = by_object_and_key(&m.index.member_calls);
+            for ns in &m.index.namespaces {
+                let of = match &ns.of {
+                    NamespaceOf::Table(t) => Some((mi as u32, Some(t.as_str()))),
+                    NamespaceOf::Chunk(src) => {
+                        ci.resolve_import_position(m, src).map(|t| (t as u32, None))
+                    }
+                };
+                if let Some(of) = of {
+                    aliases.entry(of).or_default().push((
+                        mi as u32,
+                        ns.alias.as_str(),
+                        ns.in_function,
+                    ));
+                }
             }
             tables.push(ModuleTables {
                 uses,
@@ -362,6 +412,8 @@ impl<'a> Tracer<'a> {
                 imported,
                 functions,
                 members,
+                member_calls,
+                top: module_top(m),
             });
         }
         Tracer {
@@ -379,6 +431,7 @@ impl<'a> Tracer<'a> {
             depth: 0,
             nothing: Rc::default(),
             importers,
+            aliases,
             member_scopes: vec![Vec::new(); ci.modules.len()],
         }
     }
@@ -544,11 +597,11 @@ impl<'a> Tracer<'a> {
         callee: Option<FnId>,
     ) -> Reach {
         let mut r = Reach::default();
-        let (keep, user) = (self.keep, self.user);
+        let (keep, user, ci) = (self.keep, self.user, self.ci);
         let add = |r: &mut Reach, m: Mark| {
             if user(&m) {
                 r.user = Some(0);
-            } else if keep(&m) {
+            } else if keep(ci, &m) {
                 r.add(m, 0);
             }
         };
@@ -826,12 +879,18 @@ impl<'a> Tracer<'a> {
             let sub = self.member(m, name, "", Holder::Binding(scope));
             r.extend(&sub, 0);
         }
-        if scope.is_none_or(|s| module.index.functions[s as usize].parent.is_none()) {
+        if scope == self.tables[m as usize].top {
             // An import is not a hop: a code-split build's chunks are one
             // bundle's modules, and the same text must reach the same
             // places in both forms of the build.
             for (im, local, top) in self.importers_of(m, name).into_iter().take(MAX_USES) {
                 let sub = self.binding(im, local, top);
+                r.extend(&sub, 0);
+            }
+            // Read as `alias.name` through a namespace (no hop either: the
+            // same module's export, reached lazily).
+            for (am, alias, scope, key) in self.namespace_uses(m, name) {
+                let sub = self.member(am, alias, key, Holder::Binding(scope));
                 r.extend(&sub, 0);
             }
         }
@@ -883,7 +942,7 @@ impl<'a> Tracer<'a> {
     /// module `m`) as: each chunk, its local name, and that name's scope.
     fn importers_of(&self, m: u32, name: &str) -> Vec<(u32, &'a str, Scope)> {
         let mut out = Vec::new();
-        for e in self.tables[m as usize]
+        for (e, _) in self.tables[m as usize]
             .exports
             .get(name)
             .into_iter()
@@ -902,10 +961,53 @@ impl<'a> Tracer<'a> {
         out
     }
 
+    /// The namespaces module `m` exports its top-level binding `name`
+    /// through: each alias (module, name, scope) and the key it is read
+    /// by there.
+    fn namespace_uses(&mut self, m: u32, name: &str) -> Vec<(u32, &'a str, Scope, &'a str)> {
+        let mut out = Vec::new();
+        let Some(exports) = self.tables[m as usize].exports.get(name) else {
+            return out;
+        };
+        for &(key, ns) in exports {
+            for &(am, alias, at) in self.aliases.get(&(m, ns)).into_iter().flatten() {
+                out.push((am, alias, at, key));
+            }
+        }
+        out.into_iter()
+            .map(|(am, alias, at, key)| (am, alias, self.scope_of(am, alias, at), key))
+            .collect()
+    }
+
     /// Where the results of calls of `name` (a top-level function of
-    /// module `m`) in the chunks that import it go.
+    /// module `m`) in the chunks that import it, and through namespaces
+    /// (`alias.name(…)`), go.
     fn imported_calls(&mut self, m: u32, name: &'a str, mut left: usize) -> Reach {
         let mut r = Reach::default();
+        for (am, alias, scope, key) in self.namespace_uses(m, name) {
+            let module = &self.ci.modules[am as usize];
+            let calls = self.tables[am as usize]
+                .member_calls
+                .get(&(alias, key))
+                .cloned()
+                .unwrap_or_default();
+            for i in calls {
+                let c = &module.index.member_calls[i as usize];
+                if self.scope_of(am, alias, c.in_function) != scope {
+                    continue;
+                }
+                if left == 0 {
+                    return r;
+                }
+                left -= 1;
+                let (a, b) = (
+                    c.flow_start as usize,
+                    c.flow_start as usize + c.flow_len as usize,
+                );
+                let sub = self.chain(am, &module.index.member_flows[a..b], c.in_function, None);
+                r.extend(&sub, 0);
+            }
+        }
         for (im, local, top) in self.importers_of(m, name) {
             let module = &self.ci.modules[im as usize];
             let scoped = self.scoped(im, local);
@@ -945,7 +1047,7 @@ impl<'a> Tracer<'a> {
                     object: *object,
                     method: true,
                 };
-                if (self.keep)(&mark) {
+                if (self.keep)(self.ci, &mark) {
                     r.add(mark, 0);
                 }
                 let sub = self.chain(m, rest, func.parent, None);
@@ -968,7 +1070,7 @@ impl<'a> Tracer<'a> {
                 // Called from other chunks under the names they import it
                 // by (an import is no hop, as for its arguments; the calls
                 // counted together, as in one bundle).
-                if scope.is_none_or(|s| module.index.functions[s as usize].parent.is_none()) {
+                if scope == self.tables[m as usize].top {
                     let sub = self.imported_calls(m, name, MAX_USES - calls);
                     r.extend(&sub, 0);
                 }
