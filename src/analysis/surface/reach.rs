@@ -969,8 +969,13 @@ impl<'a> Tracer<'a> {
         let Some(exports) = self.tables[m as usize].exports.get(name) else {
             return out;
         };
-        for &(key, ns) in exports {
+        // At most as many as a binding's uses: a hostile file can bind one
+        // namespace to any number of names.
+        'all: for &(key, ns) in exports {
             for &(am, alias, at) in self.aliases.get(&(m, ns)).into_iter().flatten() {
+                if out.len() == MAX_USES {
+                    break 'all;
+                }
                 out.push((am, alias, at, key));
             }
         }
