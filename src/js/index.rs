@@ -495,7 +495,8 @@ fn table_namespaces(out: &mut ModuleIndex) {
             in_function: u.in_function,
         });
     }
-    // Source order: the same build gives the same answer every run.
+    // Sorted (the set above iterates in a hash's order): the same build
+    // gives the same answer every run, whichever aliases a cap keeps.
     found.sort_by(|a, b| (a.alias.as_str(), a.in_function).cmp(&(b.alias.as_str(), b.in_function)));
     out.namespaces.extend(found);
 }
