@@ -98,6 +98,14 @@ pub struct MemberUse {
     pub flow_len: u8,
 }
 
+impl MemberUse {
+    /// Where its chain is in the module's `member_flows`.
+    pub fn flows(&self) -> std::ops::Range<usize> {
+        let a = self.flow_start as usize;
+        a..a + self.flow_len as usize
+    }
+}
+
 /// A frame of the walk: a place, or the edge of a function (its body's
 /// values go to its own places, not to where the function goes).
 #[derive(Debug, Clone)]

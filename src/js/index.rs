@@ -510,12 +510,9 @@ fn prune_members(out: &mut ModuleIndex, held: &Held) {
     let calls = std::mem::take(&mut out.member_calls);
     let flows = std::mem::take(&mut out.member_flows);
     let keep = |mut u: MemberUse, into: &mut Vec<MemberUse>, flows_out: &mut Vec<Flow>| {
-        let (a, b) = (
-            u.flow_start as usize,
-            u.flow_start as usize + u.flow_len as usize,
-        );
+        let range = u.flows();
         u.flow_start = flows_out.len() as u32;
-        flows_out.extend_from_slice(&flows[a..b]);
+        flows_out.extend_from_slice(&flows[range]);
         into.push(u);
     };
     for u in members {

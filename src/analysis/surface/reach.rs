@@ -757,11 +757,12 @@ impl<'a> Tracer<'a> {
             if seen > MAX_USES {
                 break;
             }
-            let (a, b) = (
-                u.flow_start as usize,
-                u.flow_start as usize + u.flow_len as usize,
+            let sub = self.chain(
+                m,
+                &module.index.member_flows[u.flows()],
+                u.in_function,
+                None,
             );
-            let sub = self.chain(m, &module.index.member_flows[a..b], u.in_function, None);
             r.extend(&sub, 0);
         }
         self.close(n, r)
@@ -948,14 +949,9 @@ impl<'a> Tracer<'a> {
             .into_iter()
             .flatten()
         {
+            // An import binds its name in the importer's own scope.
             for &(im, local) in self.importers.get(&(m, *e)).into_iter().flatten() {
-                let top = self.ci.modules[im as usize]
-                    .index
-                    .definitions
-                    .get(local)
-                    .and_then(|d| d.first())
-                    .and_then(|d| d.in_function);
-                out.push((im, local, top));
+                out.push((im, local, self.tables[im as usize].top));
             }
         }
         out
@@ -1005,11 +1001,12 @@ impl<'a> Tracer<'a> {
                     return r;
                 }
                 left -= 1;
-                let (a, b) = (
-                    c.flow_start as usize,
-                    c.flow_start as usize + c.flow_len as usize,
+                let sub = self.chain(
+                    am,
+                    &module.index.member_flows[c.flows()],
+                    c.in_function,
+                    None,
                 );
-                let sub = self.chain(am, &module.index.member_flows[a..b], c.in_function, None);
                 r.extend(&sub, 0);
             }
         }
