@@ -32,6 +32,11 @@ fingerprint() {
 }
 before="$(fingerprint)"
 
+# A clean checkout gains nothing from incremental compilation, and its
+# files (gigabytes for this crate) count against the disk the downloaded
+# builds need too: CI once ran out of space while fetching one.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
