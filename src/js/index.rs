@@ -40,6 +40,10 @@ pub struct Function {
     pub parent: Option<FnId>,
     /// Its parameters' names, in order (empty for a pattern).
     pub param_names: Vec<Atom>,
+    /// The properties its object-pattern parameters take apart: (the
+    /// parameter's index, the key, the local name) for `function f({content:
+    /// e, isMeta})` — a text passed as `f({content: text})` is `e` inside.
+    pub param_keys: Box<[(u8, Atom, Atom)]>,
     /// Where the function itself goes ([`flow`]): a method or property
     /// value is `Key(name)`, a bound function `Bind(name)`, a callback an
     /// argument.
@@ -634,6 +638,7 @@ impl Indexer {
                     _ => Atom::default(),
                 })
                 .collect(),
+            param_keys: param_keys(params),
             flow: match kind {
                 FnKind::Method => Box::new([self.key(name_atom)]),
                 FnKind::Declaration => Box::new([Flow::Bind(name_atom)]),
@@ -695,6 +700,45 @@ impl Indexer {
             _ => {}
         }
     }
+}
+
+/// The keys object-pattern parameters take apart, and the names they bind
+/// (see [`Function::param_keys`]); a key that is nested, computed or given
+/// to a pattern of its own is left out.
+fn param_keys(params: &[&Pat]) -> Box<[(u8, Atom, Atom)]> {
+    let mut out = Vec::new();
+    for (i, p) in params.iter().enumerate().take(u8::MAX as usize) {
+        let p = match p {
+            Pat::Assign(a) => &*a.left,
+            p => p,
+        };
+        let Pat::Object(o) = p else { continue };
+        for prop in &o.props {
+            match prop {
+                ObjectPatProp::KeyValue(kv) => {
+                    let local = match &*kv.value {
+                        Pat::Ident(b) => &b.id.sym,
+                        Pat::Assign(a) => match a.left.as_ident() {
+                            Some(b) => &b.id.sym,
+                            None => continue,
+                        },
+                        _ => continue,
+                    };
+                    let key = match &kv.key {
+                        PropName::Ident(k) => k.sym.clone(),
+                        PropName::Str(k) => k.value.to_string_lossy().as_ref().into(),
+                        _ => continue,
+                    };
+                    out.push((i as u8, key, local.clone()));
+                }
+                ObjectPatProp::Assign(a) => {
+                    out.push((i as u8, a.key.sym.clone(), a.key.sym.clone()))
+                }
+                ObjectPatProp::Rest(_) => {}
+            }
+        }
+    }
+    out.into_boxed_slice()
 }
 
 impl Indexer {

@@ -516,7 +516,15 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
-                    "content" if near && has("role") && api_message.is_none() => {
+                    // (Not an assistant's message: one made here is a
+                    // stand-in — an API error, an interruption — shown in
+                    // the transcript, not a prompt.)
+                    "content"
+                        if near
+                            && has("role")
+                            && api_message.is_none()
+                            && owner("role").as_deref() != Some("assistant") =>
+                    {
                         api_message = sink(kinds::AGENT, None);
                     }
                     "system" if hops <= FAR_HOPS && has("messages") => {
@@ -552,9 +560,10 @@ const FAR_HOPS: u8 = 8;
 const TOOL_INPUT_HOPS: u8 = 6;
 
 /// Whether a place shows a text to the user or drops it: thrown, given to
-/// an error's constructor, rendered (`jsx(…, {children})`), logged — or
-/// makes it a command's permission rule.
-fn is_user_mark(m: &Mark) -> bool {
+/// an error's constructor, rendered (`jsx(…, {children})`), logged, made
+/// a stand-in for a failed answer — or makes it a command's permission
+/// rule.
+fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
     match m {
         Mark::Throw => true,
         Mark::Arg { callee, new, .. } => {
@@ -569,11 +578,23 @@ fn is_user_mark(m: &Mark) -> bool {
         // command object it sits in reaches. A command's menu line and a
         // tool's search hint (matched locally against what the model
         // searches for, never sent) are the interface's too.
-        Mark::Key { key, .. } => {
+        Mark::Key {
+            key,
+            module,
+            object,
+            ..
+        } => {
             matches!(
                 key.as_str(),
                 "children" | "allowedTools" | "disallowedTools" | "menuDescription" | "searchHint"
-            )
+            ) || {
+                // An answer made up when the model's could not be had (`{content,
+                // apiError}`, `{…, isApiErrorMessage}`): shown in the
+                // transcript, and left out of what is sent back.
+                let keys = ci.modules[*module as usize].index.object_keys(*object);
+                keys.iter()
+                    .any(|k| k == "apiError" || k == "isApiErrorMessage")
+            }
         }
         _ => false,
     }
@@ -1674,6 +1695,54 @@ var Pc = { agentType: "brief", getSystemPrompt: () => Pb() };
         assert_eq!(
             kind_of(&find_in(src), "Keep each reply"),
             Some(kinds::AGENT.into())
+        );
+    }
+
+    #[test]
+    fn a_property_of_an_argument_is_followed_into_the_parameters_pattern() {
+        // Functions that take their argument apart (`{note: e}`): the
+        // text passed as that property goes where the name goes inside. A
+        // maker called from two places: what it returns goes on only where
+        // each call's own result goes (an agent's prompt for one, nowhere
+        // for the other).
+        let src = r#"
+function Ma({ body: e, tag: t = "note" }){ return { tag: t, text: e }; }
+var Mb = { agentType: "resumer", getSystemPrompt: () => Ma({ body: "Carry on from where the summary stopped, without asking again." }) };
+function Mc(){ Md.push(Ma({ body: "Shown in the list once the scroll ends here." })); }
+function Me({ note: e }){ Mf.create({ messages: [{ role: "user", content: e }] }); }
+Me({ note: "Check the three files again before you answer." });
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "Check the three files").as_deref(),
+            Some(kinds::AGENT)
+        );
+        assert_eq!(
+            kind_of(&v, "Carry on from where").as_deref(),
+            Some(kinds::AGENT)
+        );
+        assert_eq!(kind_of(&v, "Shown in the list"), None);
+    }
+
+    #[test]
+    fn an_answer_made_up_in_the_models_place_is_not_a_prompt() {
+        // Stand-ins for an answer that could not be had: an assistant's
+        // message made here, a message made with the API's error. Both go
+        // into the list of messages, neither is a text the model reads;
+        // a user's message beside them is.
+        let src = r#"
+function Na(e){ return { type: "assistant", message: { role: "assistant", content: e } }; }
+function Nb({ content: e, apiError: t }){ return { type: "user", message: { role: "user", content: e }, apiError: t }; }
+function Nc(){ return Nd.create({ messages: [Na("The answer stopped before it was complete."),
+  Nb({ content: "The service was busy, so no answer came.", apiError: "overloaded" }),
+  { role: "user", content: "Go on from the last step you finished." }] }); }
+"#;
+        let v = find_in(src);
+        assert_eq!(kind_of(&v, "The answer stopped"), None);
+        assert_eq!(kind_of(&v, "The service was busy"), None);
+        assert_eq!(
+            kind_of(&v, "Go on from the last step").as_deref(),
+            Some(kinds::AGENT)
         );
     }
 

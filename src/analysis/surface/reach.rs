@@ -292,7 +292,7 @@ pub struct Tracer<'a> {
     /// place's object.
     keep: fn(&CodeIndex, &Mark) -> bool,
     /// The places that show a text to a person (counted in `Reach::user`).
-    user: fn(&Mark) -> bool,
+    user: fn(&CodeIndex, &Mark) -> bool,
     tables: Vec<ModuleTables<'a>>,
     /// The scopes that declare a name (a declaration, not an assignment).
     declared: HashMap<(u32, &'a str), Vec<Scope>>,
@@ -334,14 +334,14 @@ const TOP_LEVEL: u32 = u32::MAX - 1;
 
 impl<'a> Tracer<'a> {
     pub fn new(ci: &'a CodeIndex, keep: fn(&CodeIndex, &Mark) -> bool) -> Tracer<'a> {
-        Self::with_user(ci, keep, |_| false)
+        Self::with_user(ci, keep, |_, _| false)
     }
 
     /// A tracer that also counts the hops to the places `user` names.
     pub fn with_user(
         ci: &'a CodeIndex,
         keep: fn(&CodeIndex, &Mark) -> bool,
-        user: fn(&Mark) -> bool,
+        user: fn(&CodeIndex, &Mark) -> bool,
     ) -> Tracer<'a> {
         let mut tables = Vec::with_capacity(ci.modules.len());
         let mut importers: HashMap<(u32, &str), Vec<(u32, &str)>> = HashMap::default();
@@ -599,7 +599,7 @@ impl<'a> Tracer<'a> {
         let mut r = Reach::default();
         let (keep, user, ci) = (self.keep, self.user, self.ci);
         let add = |r: &mut Reach, m: Mark| {
-            if user(&m) {
+            if user(ci, &m) {
                 r.user = Some(0);
             } else if keep(ci, &m) {
                 r.add(m, 0);
@@ -659,9 +659,16 @@ impl<'a> Tracer<'a> {
                             new: *new,
                         },
                     );
-                    // Into a function of this module: where its parameter goes.
+                    // Into a function of this module: where its parameter
+                    // goes — or, for a property of an object passed whole
+                    // (`f({content: text})`), where the parameter's pattern
+                    // binds that key (`function f({content: e})`).
                     if !*member && !*new {
-                        hop!(r, self.parameter(m, callee.as_str(), *index, at));
+                        let key = match i.checked_sub(1).map(|k| &chain[k]) {
+                            Some(Flow::Key { key, .. }) => Some(key.as_str()),
+                            _ => None,
+                        };
+                        hop!(r, self.parameter(m, callee.as_str(), *index, key, at));
                     }
                 }
                 Flow::Store { key, obj } => {
@@ -863,12 +870,13 @@ impl<'a> Tracer<'a> {
         let ci = self.ci;
         let module = &ci.modules[m as usize];
         let scoped = self.scoped(m, name);
-        // A parameter's value is returned to the call that passed it.
+        // A parameter's value (or a part its pattern takes apart) is
+        // returned to the call that passed it: that call's own chain goes
+        // on from there, not every call's.
         let callee = scope.filter(|&f| {
-            module.index.functions[f as usize]
-                .param_names
-                .iter()
-                .any(|p| p == name)
+            let func = &module.index.functions[f as usize];
+            func.param_names.iter().any(|p| p == name)
+                || func.param_keys.iter().any(|(_, _, local)| local == name)
         });
         for i in in_scope(&scoped.uses, scope).take(MAX_USES) {
             let u = &module.index.uses[i as usize];
@@ -899,8 +907,17 @@ impl<'a> Tracer<'a> {
     }
 
     /// Where argument `index` of a call of `callee` (seen from `at`) goes
-    /// inside the function: the uses of its parameter.
-    fn parameter(&mut self, m: u32, callee: &'a str, index: u8, at: Option<FnId>) -> Rc<Reach> {
+    /// inside the function: the uses of its parameter, or, with `key` (the
+    /// text is that property of the argument), of the name the
+    /// parameter's pattern binds it to.
+    fn parameter(
+        &mut self,
+        m: u32,
+        callee: &'a str,
+        index: u8,
+        key: Option<&str>,
+        at: Option<FnId>,
+    ) -> Rc<Reach> {
         let ci = self.ci;
         let (mut m, mut callee, mut at) = (m, callee, at);
         // A function of another chunk, imported under a local name: where
@@ -919,8 +936,15 @@ impl<'a> Tracer<'a> {
                 });
             if let Some(f) = local {
                 let func = &module.index.functions[f as usize];
-                return match func.param_names.get(index as usize) {
-                    Some(p) if !p.is_empty() => self.binding(m, p.as_str(), Some(f)),
+                let unpacked = key.and_then(|key| {
+                    func.param_keys
+                        .iter()
+                        .find(|(i, k, _)| *i == index && k == key)
+                        .map(|(_, _, local)| local)
+                });
+                return match (unpacked, func.param_names.get(index as usize)) {
+                    (Some(p), _) => self.binding(m, p.as_str(), Some(f)),
+                    (None, Some(p)) if !p.is_empty() => self.binding(m, p.as_str(), Some(f)),
                     _ => Rc::new(Reach::default()),
                 };
             }
