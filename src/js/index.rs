@@ -35,11 +35,13 @@ pub struct Function {
     /// Byte span of the body (after the parameters).
     pub body_lo: u32,
     pub params: u32,
-    /// The first parameter's name, when it is a plain identifier.
-    pub first_param: Option<String>,
+    /// Whether the first parameter is a plain identifier (its name is
+    /// `param_names[0]`; see [`Function::first_param`]). A flag, not a
+    /// copy of the name: a build has hundreds of thousands of functions.
+    first_plain: bool,
     pub parent: Option<FnId>,
     /// Its parameters' names, in order (empty for a pattern).
-    pub param_names: Vec<Atom>,
+    pub param_names: Box<[Atom]>,
     /// The properties its object-pattern parameters take apart: (the
     /// parameter's index, the key, the local name) for `function f({content:
     /// e, isMeta})` — a text passed as `f({content: text})` is `e` inside.
@@ -48,6 +50,16 @@ pub struct Function {
     /// value is `Key(name)`, a bound function `Bind(name)`, a callback an
     /// argument.
     pub flow: Box<[Flow]>,
+}
+
+impl Function {
+    /// The first parameter's name, when it is a plain identifier.
+    pub fn first_param(&self) -> Option<&str> {
+        self.first_plain
+            .then(|| self.param_names.first())
+            .flatten()
+            .map(|a| a.as_str())
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -621,10 +633,7 @@ impl Indexer {
             hi,
             body_lo: self.off(body_lo),
             params: params.len() as u32,
-            first_param: params
-                .first()
-                .and_then(|p| p.as_ident())
-                .map(|b| b.id.sym.to_string()),
+            first_plain: params.first().is_some_and(|p| p.as_ident().is_some()),
             parent: self.current(),
             param_names: params
                 .iter()

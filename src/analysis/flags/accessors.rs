@@ -138,7 +138,7 @@ impl<'a> Classifier<'a> {
             return AccessorKind::Other;
         }
         // A wrapper passing its first parameter on: `return Bno(e, t).value`.
-        let first_param = f.first_param.clone();
+        let first_param = f.first_param();
         let Some(p) = first_param else {
             return AccessorKind::Other;
         };
@@ -146,7 +146,7 @@ impl<'a> Classifier<'a> {
             .index
             .calls_within(f.lo, f.hi)
             .iter()
-            .filter(|c| c.arg0.as_ref().and_then(|a| a.ident.as_deref()) == Some(p.as_str()))
+            .filter(|c| c.arg0.as_ref().and_then(|a| a.ident.as_deref()) == Some(p))
             .collect();
         let mut result = AccessorKind::Other;
         for call in callees {

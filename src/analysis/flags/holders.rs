@@ -48,7 +48,7 @@ pub(super) fn holders(
                         .or_default()
                         .push(id as FnId);
                 }
-            } else if let Some(p) = &f.first_param
+            } else if let Some(p) = f.first_param()
                 && let Some(slot) = stored_slot(body, p)
             {
                 setters.insert((mi, id as FnId), slot.to_string());

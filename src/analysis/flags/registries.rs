@@ -270,10 +270,7 @@ fn registrations(
                 .enclosing_function(c.lo)
                 .map(|f| &m.index.functions[f as usize])
             {
-                Some(f)
-                    if f.first_param.is_some()
-                        && a.ident.as_deref() == f.first_param.as_deref() =>
-                {
+                Some(f) if f.first_param().is_some() && a.ident.as_deref() == f.first_param() => {
                     if let Some(n) = &f.name {
                         wrappers.insert((*mi, n.clone()), (*mi, inst.clone()));
                     }
@@ -388,16 +385,14 @@ pub(super) fn registered_kind(
     if f.lo != a.lo {
         return AccessorKind::Other;
     }
-    let Some(p) = f.first_param.clone() else {
+    let Some(p) = f.first_param() else {
         return AccessorKind::Other;
     };
     let callees: Vec<String> = module
         .index
         .calls_within(f.lo, f.hi)
         .iter()
-        .filter(|c| {
-            !c.member && c.arg0.as_ref().and_then(|x| x.ident.as_deref()) == Some(p.as_str())
-        })
+        .filter(|c| !c.member && c.arg0.as_ref().and_then(|x| x.ident.as_deref()) == Some(p))
         .map(|c| c.name.to_string())
         .collect();
     let mut k = AccessorKind::Other;

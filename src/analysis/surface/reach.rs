@@ -224,7 +224,7 @@ fn module_top(m: &crate::js::code::IndexedModule) -> Scope {
     let f = m.index.functions.first()?;
     let wrapper = f.parent.is_none()
         && f.kind == FnKind::Expression
-        && f.first_param.as_deref() == Some("exports")
+        && f.first_param() == Some("exports")
         && m.index.functions[1..].iter().all(|g| g.parent.is_some());
     wrapper.then_some(0)
 }
