@@ -55,10 +55,8 @@ pub struct Function {
 impl Function {
     /// The first parameter's name, when it is a plain identifier.
     pub fn first_param(&self) -> Option<&str> {
-        self.first_plain
-            .then(|| self.param_names.first())
-            .flatten()
-            .map(|a| a.as_str())
+        let first = self.param_names.first().filter(|_| self.first_plain);
+        first.map(Atom::as_str)
     }
 }
 
@@ -733,12 +731,10 @@ fn param_keys(params: &[&Pat]) -> Box<[(u8, Atom, Atom)]> {
                         },
                         _ => continue,
                     };
-                    let key = match &kv.key {
-                        PropName::Ident(k) => k.sym.clone(),
-                        PropName::Str(k) => k.value.to_string_lossy().as_ref().into(),
-                        _ => continue,
+                    let Some(key) = prop_name(&kv.key) else {
+                        continue;
                     };
-                    out.push((i as u8, key, local.clone()));
+                    out.push((i as u8, key.into(), local.clone()));
                 }
                 ObjectPatProp::Assign(a) => {
                     out.push((i as u8, a.key.sym.clone(), a.key.sym.clone()))

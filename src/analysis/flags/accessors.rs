@@ -138,8 +138,7 @@ impl<'a> Classifier<'a> {
             return AccessorKind::Other;
         }
         // A wrapper passing its first parameter on: `return Bno(e, t).value`.
-        let first_param = f.first_param();
-        let Some(p) = first_param else {
+        let Some(p) = f.first_param() else {
             return AccessorKind::Other;
         };
         let callees: Vec<&Call> = module
