@@ -417,6 +417,9 @@ struct Held {
     literals: HashMap<Atom, Vec<Option<FnId>>>,
     fields: std::collections::HashSet<Atom>,
     this_stored: std::collections::HashSet<Atom>,
+    /// Names bound to a class: its static methods are called as
+    /// `name.method(…)`.
+    classes: HashMap<Atom, Vec<Option<FnId>>>,
 }
 
 /// Whether functions `a` and `b` are one, or one encloses the other.
@@ -450,6 +453,23 @@ impl Held {
                 .stored
                 .get(&(u.obj.clone(), u.key.clone()))
                 .is_some_and(near)
+    }
+
+    /// Whether member call `u` may call a method written in this module:
+    /// its object is bound to an object literal or a class.
+    fn calls_method(&self, u: &MemberUse, functions: &[Function]) -> bool {
+        let near = |at: &Vec<Option<FnId>>| {
+            at.iter()
+                .any(|&f| f.is_none() || related(functions, f, u.in_function))
+        };
+        self.literals.get(&u.obj).is_some_and(near) || self.classes.get(&u.obj).is_some_and(near)
+    }
+
+    fn class(&mut self, name: Atom, at: Option<FnId>) {
+        let v = self.classes.entry(name).or_default();
+        if !v.contains(&at) {
+            v.push(at);
+        }
     }
 
     fn literal(&mut self, name: Atom, at: Option<FnId>) {
@@ -535,7 +555,7 @@ fn prune_members(out: &mut ModuleIndex, held: &Held) {
         }
     }
     for u in calls {
-        if aliases.contains(&u.obj) {
+        if aliases.contains(&u.obj) || held.calls_method(&u, &out.functions) {
             keep(u, &mut out.member_calls, &mut out.member_flows);
         }
     }
@@ -1170,6 +1190,8 @@ impl Visit for Indexer {
             n.ident.span,
             Some(n.class.span),
         );
+        let at = self.current();
+        self.held.class(n.ident.sym.clone(), at);
         n.visit_children_with(self);
     }
 
@@ -1275,6 +1297,12 @@ impl Visit for Indexer {
                 let at = self.current();
                 self.held.literal(b.id.sym.clone(), at);
             }
+            if let (Pat::Ident(b), Some(init)) = (&d.name, &d.init)
+                && matches!(&**init, Expr::Class(_))
+            {
+                let at = self.current();
+                self.held.class(b.id.sym.clone(), at);
+            }
             let place = match &d.name {
                 Pat::Ident(b) => Flow::Bind(b.id.sym.clone()),
                 p => {
@@ -1304,6 +1332,9 @@ impl Visit for Indexer {
                 // Assigned: declared who knows where (a lazy initialiser
                 // assigns the module's bindings).
                 self.held.literal(b.id.sym.clone(), None);
+            }
+            if matches!(&*n.right, Expr::Class(_)) {
+                self.held.class(b.id.sym.clone(), None);
             }
             self.define(&b.id.sym, DefKind::Assign, b.id.span, Some(n.right.span()));
             if is_fn_expr(&n.right) {

@@ -388,6 +388,12 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
         && reach
             .places()
             .any(|m| matches!(m, Mark::Key { key, .. } if key == "properties"));
+    // A schema's description (`z.string().describe(…)`): it describes a
+    // field; the field's place is not the text's.
+    let described = reach
+        .marks
+        .iter()
+        .any(|(m, h)| *h == 0 && matches!(m, Mark::Arg { callee, .. } if callee == "describe"));
     // A message of the model's API (`{role, content}`: a side request's
     // prompt) is where every message ends up, reminders and tool results
     // too: it decides only when no more specific place is reached.
@@ -444,7 +450,13 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     "prompt" if *method && hops <= FAR_HOPS => {
                         return sink(kinds::TOOL_DESCRIPTION, owner("name"));
                     }
-                    "prompt" if near && (has("name") || keys.len() <= 3) => {
+                    // A scheduled task's prompt (`{cron, prompt, …}`): the
+                    // session's next turn when it fires, as a queued
+                    // prompt is.
+                    "prompt" if near && has("cron") && !described => {
+                        return sink(kinds::SYSTEM_REMINDER, None);
+                    }
+                    "prompt" if near && !described && (has("name") || keys.len() <= 3) => {
                         return sink(kinds::OUTPUT_STYLE, owner("name"));
                     }
                     "getSystemPrompt" | "systemPrompt" | "whenToUse" if has("agentType") => {
@@ -1744,6 +1756,49 @@ function Nc(){ return Nd.create({ messages: [Na("The answer stopped before it wa
             kind_of(&v, "Go on from the last step").as_deref(),
             Some(kinds::AGENT)
         );
+    }
+
+    #[test]
+    fn a_static_methods_result_goes_where_its_calls_go() {
+        // A class's static method (and an object's method) builds a text;
+        // its calls through the class's name hand it to a reminder. A
+        // method of the same name on another class is not followed.
+        let src = r#"
+class Ka { static block(e){ return `<notes>These new warnings were found in your files:
+
+${Ka.summary(e)}</notes>`; } static summary(e){ return e.join(","); } }
+var Kb = { line(e){ return `The garden gate was left open by ${e} this morning.`; } };
+var Kc = class { static block(){ return "Nothing here is ever sent to anyone at all."; } };
+function Kd(e){ return [Ke({ content: Ka.block(e), isMeta: !0 }), Ke({ content: Kb.line(e), isMeta: !0 })]; }
+function Kf(){ return Kc.block().length; }
+"#;
+        let v = find_in(src);
+        for needle in ["These new warnings", "The garden gate was left open"] {
+            assert_eq!(
+                kind_of(&v, needle).as_deref(),
+                Some(kinds::SYSTEM_REMINDER),
+                "{needle}"
+            );
+        }
+        assert_eq!(kind_of(&v, "Nothing here is ever sent"), None);
+    }
+
+    #[test]
+    fn a_scheduled_tasks_prompt_is_the_next_turn() {
+        // `{cron, prompt}`: fired later as the session's next turn.
+        let src = r#"
+function Ka(e){ let t = `Look at pull request ${e} again and answer new review comments.`;
+  return Kb({ id: Kc(), cron: "*/10 * * * *", prompt: t, createdAt: Date.now() }); }
+var Kd = Ke({ cron: Kf().describe("Five fields in the local time zone of the host."),
+  prompt: Kf().describe("The words handed over at each firing of the schedule.") });
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "Look at pull request").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+        // A schema's field of that name describes it: not the prompt.
+        assert_eq!(kind_of(&v, "The words handed over"), None);
     }
 
     #[test]

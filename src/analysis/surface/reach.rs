@@ -198,8 +198,12 @@ struct ModuleTables<'a> {
     functions: HashMap<&'a str, Vec<FnId>>,
     /// Member reads by (object name or `this`, key; empty for `o[…]`).
     members: HashMap<(&'a str, &'a str), Vec<u32>>,
-    /// Calls of a namespace's members by (alias, key).
+    /// Calls of a namespace's members by (alias, key), and of the methods
+    /// of objects and classes bound to names.
     member_calls: HashMap<(&'a str, &'a str), Vec<u32>>,
+    /// The names objects and classes are bound to, by where they start: a
+    /// class's methods are called through its name.
+    holders: HashMap<u32, &'a str>,
     /// The module's own scope: `None`, or the function wrapping the whole
     /// module (a CommonJS-wrapped bundle).
     top: Scope,
@@ -389,6 +393,16 @@ impl<'a> Tracer<'a> {
             }
             let members = by_object_and_key(&m.index.members);
             let member_calls = by_object_and_key(&m.index.member_calls);
+            let mut holders: HashMap<u32, &str> = HashMap::default();
+            for (name, ds) in &m.index.definitions {
+                for d in ds {
+                    if let Some((lo, _)) = d.value
+                        && m.index.objects.binary_search_by_key(&lo, |o| o.lo).is_ok()
+                    {
+                        holders.entry(lo).or_insert(name.as_str());
+                    }
+                }
+            }
             for ns in &m.index.namespaces {
                 let of = match &ns.of {
                     NamespaceOf::Table(t) => Some((mi as u32, Some(t.as_str()))),
@@ -413,6 +427,7 @@ impl<'a> Tracer<'a> {
                 functions,
                 members,
                 member_calls,
+                holders,
                 top: module_top(m),
             });
         }
@@ -1050,6 +1065,40 @@ impl<'a> Tracer<'a> {
         r
     }
 
+    /// Where the results of calls `name.key(…)` go, `name` meaning the
+    /// binding seen from `at`.
+    fn method_calls(&mut self, m: u32, name: &'a str, key: &'a str, at: Option<FnId>) -> Reach {
+        let mut r = Reach::default();
+        let Some(calls) = self.tables[m as usize]
+            .member_calls
+            .get(&(name, key))
+            .cloned()
+        else {
+            return r;
+        };
+        let scope = self.scope_of(m, name, at);
+        let module = &self.ci.modules[m as usize];
+        let mut seen = 0;
+        for i in calls {
+            let c = &module.index.member_calls[i as usize];
+            if self.scope_of(m, name, c.in_function) != scope {
+                continue;
+            }
+            seen += 1;
+            if seen > MAX_USES {
+                break;
+            }
+            let sub = self.chain(
+                m,
+                &module.index.member_flows[c.flows()],
+                c.in_function,
+                None,
+            );
+            r.extend(&sub, 0);
+        }
+        r
+    }
+
     /// Where the values function `f` returns go.
     fn returned(&mut self, m: u32, f: FnId) -> Rc<Reach> {
         if let Some(&n) = self.returns.get(&(m, f)) {
@@ -1078,6 +1127,16 @@ impl<'a> Tracer<'a> {
                 }
                 let sub = self.chain(m, rest, func.parent, None);
                 r.extend(&sub, 0);
+                // Called through the name its object or class is bound to
+                // (`K.format(…)`): where those calls' results go.
+                let holder = match rest.first() {
+                    Some(Flow::Bind(name)) => Some(name.as_str()),
+                    _ => self.tables[m as usize].holders.get(object).copied(),
+                };
+                if let Some(name) = holder {
+                    let sub = self.method_calls(m, name, key.as_str(), func.parent);
+                    r.extend(&sub, 0);
+                }
             }
             // A named function: its calls' results, and where it is
             // handed as a value (a callback returns to its caller).
