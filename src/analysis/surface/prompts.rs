@@ -502,11 +502,7 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     // fire): hidden from the transcript, read as a
                     // reminder is. Specific enough to be believed far off
                     // (the tick is chosen by helpers of another module).
-                    "value"
-                        if hops <= FAR_HOPS
-                            && has("isMeta")
-                            && owner("mode").as_deref() == Some("prompt") =>
-                    {
+                    "value" if hops <= FAR_HOPS && is_queued_for_model(keys, &owner) => {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
                     // A tool's result (`{type: "tool_result", tool_use_id,
@@ -550,6 +546,19 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
         }
     }
     api_message
+}
+
+/// Whether an object is an entry of the queue of what the model reads
+/// next: a prompt queued hidden from the transcript (`{value, mode:
+/// "prompt", isMeta}`: a loop's tick, a scheduled fire), or a task's
+/// notification (`{value, mode: "task-notification"}`: a background
+/// task's or a hook's news, handed to the model as its next message).
+fn is_queued_for_model(keys: &[Atom], value_of: &dyn Fn(&str) -> Option<String>) -> bool {
+    match value_of("mode").as_deref() {
+        Some("prompt") => keys.iter().any(|k| k == "isMeta"),
+        Some("task-notification") => true,
+        _ => false,
+    }
 }
 
 /// Whether an object is a message for the transcript only: of type
@@ -646,8 +655,10 @@ fn is_sink_mark(ci: &CodeIndex, m: &Mark) -> bool {
                 // `value` only of a queued prompt (every other object has
                 // one too: kept, it would crowd out the places that decide).
                 || (key == "value" && {
-                    let keys = ci.modules[*module as usize].index.object_keys(*object);
-                    keys.iter().any(|k| k == "mode") && keys.iter().any(|k| k == "isMeta")
+                    let m = &ci.modules[*module as usize];
+                    let keys = m.index.object_keys(*object);
+                    keys.iter().any(|k| k == "mode")
+                        && is_queued_for_model(keys, &|k| key_value(m, *object, k))
                 })
         }
         Mark::Arg { callee, .. } => callee == "describe",
@@ -1799,6 +1810,28 @@ var Kd = Ke({ cron: Kf().describe("Five fields in the local time zone of the hos
         );
         // A schema's field of that name describes it: not the prompt.
         assert_eq!(kind_of(&v, "The words handed over"), None);
+    }
+
+    #[test]
+    fn a_tasks_notification_is_queued_for_the_model() {
+        // A notification queued with `mode: "task-notification"` is the
+        // model's next message (a hook's blocking error here, wrapped on
+        // the way); one queued in another mode is not followed there.
+        let src = r#"
+function Ka(e){ return `<system-reminder>\n${e}\n</system-reminder>`; }
+function Kb({summary: e, body: t}){ Kc({ value: Kd({summary: e, trailing: `\n${Ka(t)}`}), mode: "task-notification", priority: "next" }); }
+function Kd({summary: e, trailing: t}){ return `<note>${e}</note>${t}`; }
+function Ke(i, o){ let y = `The closing check refused to finish, said the command "${i}":`;
+  Kb({ summary: "Closing check", body: `${y} ${o}` }); }
+function Kf(e){ Kc({ value: e, mode: "bash" }); }
+function Kg(){ Kf("Show the latest build log in the panel for review."); }
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "The closing check refused").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+        assert_eq!(kind_of(&v, "Show the latest build log"), None);
     }
 
     #[test]
