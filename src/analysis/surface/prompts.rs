@@ -591,7 +591,16 @@ fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
             (*new && callee.ends_with("Error"))
                 || matches!(
                     callee.as_str(),
-                    "jsx" | "jsxs" | "jsxDEV" | "createElement" | "log" | "warn" | "error"
+                    "jsx"
+                        | "jsxs"
+                        | "jsxDEV"
+                        | "createElement"
+                        | "log"
+                        | "warn"
+                        | "error"
+                        // A note added to the transcript as a system
+                        // message: shown, never sent.
+                        | "appendSystemMessage"
                 )
         }
         // A command's permission rules: a text that becomes one is a
@@ -1832,6 +1841,26 @@ function Kg(){ Kf("Show the latest build log in the panel for review."); }
             Some(kinds::SYSTEM_REMINDER)
         );
         assert_eq!(kind_of(&v, "Show the latest build log"), None);
+    }
+
+    #[test]
+    fn a_note_appended_to_the_transcript_is_the_users() {
+        // A command's result shown as a system note in the transcript,
+        // while its prompt (which the model gets) says so.
+        let src = r#"
+function Kb(e){ if (e) return `Nothing was tidied here, because ${e} got in the way.`; return Kd(); }
+var Ka = { type: "prompt", name: "tidy", async getPromptForCommand(e, t){
+  let r = Kb(e);
+  t.appendSystemMessage(Kc(r, "info"));
+  return [{ type: "text", text: `Tidy the working folder; the note shown before this says what happened. ${Ke(r)}` }]; } };
+function Ke(e){ return e; }
+"#;
+        let v = find_in(src);
+        assert_eq!(kind_of(&v, "Nothing was tidied here"), None);
+        assert_eq!(
+            kind_of(&v, "Tidy the working folder").as_deref(),
+            Some(kinds::SKILL)
+        );
     }
 
     #[test]
