@@ -104,7 +104,7 @@ pub fn extract(ci: &CodeIndex) -> Surface {
         || rayon::join(|| tools::find(ci), || prompts::find(ci)),
         || {
             rayon::join(
-                || rayon::join(|| env::find(ci), || settings::find(ci)),
+                || rayon::join(|| env::find(ci), || settings::find_shape(ci)),
                 || rayon::join(|| commands::find(ci), || models::find(ci)),
             )
         },
@@ -112,6 +112,12 @@ pub fn extract(ci: &CodeIndex) -> Surface {
     // A tool's prompt is a prompt even when no single literal holds it.
     let mut prompts = prompts;
     prompts::add_tool_prompts(&mut prompts, &tools);
+    // The settings' descriptions are the model's when their schema is
+    // handed to it (a skill that edits settings embeds the JSON Schema).
+    let (settings, shape) = settings;
+    if shape.is_some_and(|s| prompts::schema_is_handed(ci, s.module, s.at)) {
+        prompts::add_setting_prompts(&mut prompts, &settings);
+    }
     Surface {
         tools,
         prompts,
@@ -184,5 +190,89 @@ pub fn diff(a: &Surface, b: &Surface, budget: &DiffBudget) -> SurfaceDiff {
             a.models.iter().map(|m| m.id.as_str()),
             b.models.iter().map(|m| m.id.as_str()),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testjs;
+
+    /// A settings schema built lazily, and a place `use_schema` uses it.
+    fn settings_build(use_schema: &str) -> Surface {
+        let filler: String = (0..23)
+            .map(|i| format!("key{i}: z.string().optional(),"))
+            .collect();
+        let ci = testjs::script(&format!(
+            r#"
+var z = {{}};
+function once(f) {{ let v; return () => v ??= f(); }}
+function settingsShape(strict) {{ return z.object({{
+  permissions: z.object({{}}).optional().describe("Which tools may run without asking, and which never may."),
+  cleanupDays: z.number().optional().describe("How many days old transcripts are kept before they go."),
+  probe: z.boolean().optional().describe("@internal Whether the next start runs the slow probe first."),
+  {filler} }}).passthrough(); }}
+var getSchema = once(() => settingsShape(false));
+{use_schema}
+"#
+        ));
+        extract(&ci)
+    }
+
+    fn setting_prompts(s: &Surface) -> Vec<(&str, &str, Option<&str>)> {
+        s.prompts
+            .iter()
+            .filter(|p| p.id.starts_with("setting-"))
+            .map(|p| (p.id.as_str(), p.kind.as_str(), p.owner.as_deref()))
+            .collect()
+    }
+
+    #[test]
+    fn settings_descriptions_are_data_when_a_skill_embeds_their_schema() {
+        let s = settings_build(
+            r#"
+function jsonSchema(s) { return z.toJSONSchema(s, { io: "input" }); }
+var skill = { type: "prompt", name: "edit-settings", async getPromptForCommand(args) {
+  let schema = jsonSchema(getSchema());
+  let text = `Change the settings file as asked, keeping to its schema below.
+
+${JSON.stringify(schema, null, 2)}`;
+  return [{ type: "text", text }]; } };
+"#,
+        );
+        assert_eq!(s.settings.len(), 26);
+        assert_eq!(
+            setting_prompts(&s),
+            vec![
+                ("setting-cleanupdays", "data", Some("cleanupDays")),
+                ("setting-permissions", "data", Some("permissions")),
+            ]
+        );
+        let p = s
+            .prompts
+            .iter()
+            .find(|p| p.id == "setting-permissions")
+            .unwrap();
+        assert_eq!(p.title, "Data: permissions setting");
+        assert!(p.text.starts_with("Which tools may run"));
+    }
+
+    #[test]
+    fn a_schema_only_checked_against_is_not_handed_to_the_model() {
+        let s = settings_build(
+            r#"
+function loadSettings(x) { let r = getSchema().passthrough().safeParse(x); return r.success ? r.data : {}; }
+var agent = { agentType: "helper", whenToUse: "Use it for small things.", getSystemPrompt() {
+  let s = loadSettings(readFile());
+  return `You are a helper agent. Answer every question in ${s.language}, briefly.`; } };
+"#,
+        );
+        assert_eq!(s.settings.len(), 26);
+        assert!(
+            s.prompts.iter().any(|p| p.kind == "agent"),
+            "{:?}",
+            s.prompts
+        );
+        assert_eq!(setting_prompts(&s), vec![]);
     }
 }

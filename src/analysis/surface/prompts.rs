@@ -984,6 +984,114 @@ pub fn add_tool_prompts(prompts: &mut Vec<Prompt>, tools: &[super::tools::Tool])
     prompts.sort_by(|a, b| a.id.cmp(&b.id));
 }
 
+/// How many calls up from a schema's builder the function that hands the
+/// schema to the model may be (the builder, its lazy getter, the prompt's
+/// builder: three in every build seen).
+const MAX_CALLER_HOPS: usize = 4;
+
+/// Whether a schema built in the function around byte `at` of module `m`
+/// is handed to the model: whether some function up the calls from its
+/// builder returns to a place that gives the model a document — a
+/// skill's body, an agent's or the system prompt, a tool's prompt (a
+/// skill that edits settings embeds their JSON Schema, descriptions and
+/// all). Not a reminder: a schema's validation errors reach those, not
+/// its descriptions.
+pub fn schema_is_handed(ci: &CodeIndex, m: u32, at: u32) -> bool {
+    let Some(builder) = ci
+        .modules
+        .get(m as usize)
+        .and_then(|x| x.index.enclosing_function(at))
+    else {
+        return false;
+    };
+    let mut tracer = Tracer::with_user(ci, is_sink_mark, is_user_mark);
+    let mut seen = std::collections::HashSet::from([(m, builder)]);
+    let mut level = vec![(m, builder)];
+    for _ in 0..MAX_CALLER_HOPS {
+        let mut next = Vec::new();
+        for (cm, f) in level {
+            for caller in tracer.callers(cm, f) {
+                if !seen.insert(caller) {
+                    continue;
+                }
+                let reach = tracer.returns(caller.0, caller.1);
+                if let Some(sink) = sink_of(ci, &reach)
+                    && matches!(
+                        sink.kind,
+                        kinds::SKILL
+                            | kinds::AGENT
+                            | kinds::SYSTEM
+                            | kinds::TOOL_DESCRIPTION
+                            | kinds::OUTPUT_STYLE
+                    )
+                {
+                    return true;
+                }
+                next.push(caller);
+            }
+        }
+        level = next;
+    }
+    false
+}
+
+/// Add each setting's description as a `data` prompt (`setting-KEY`,
+/// owned by the key), the settings' schema being handed to the model —
+/// but for those marked `@internal`, which the schema's converter drops
+/// before handing it over. A description already found by its form alone
+/// (kind `other`) takes this kind; one a more specific place took keeps
+/// it.
+pub fn add_setting_prompts(prompts: &mut Vec<Prompt>, settings: &[super::settings::Setting]) {
+    let mut ids: std::collections::HashSet<String> = prompts.iter().map(|p| p.id.clone()).collect();
+    let mut by_text: HashMap<String, usize> = prompts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.text.clone(), i))
+        .collect();
+    for st in settings {
+        // A description marked `@internal` is dropped, property and all,
+        // from the JSON Schema the model is handed.
+        let Some(text) = st
+            .description
+            .as_deref()
+            .filter(|d| is_text(d) && !d.starts_with("@internal"))
+        else {
+            continue;
+        };
+        let title = format!("Data: {} setting", st.key);
+        if let Some(&i) = by_text.get(text) {
+            let p = &mut prompts[i];
+            if p.kind == kinds::OTHER {
+                p.kind = kinds::DATA.to_string();
+                p.title = title;
+                p.owner = Some(st.key.clone());
+            }
+            continue;
+        }
+        let base = format!("setting-{}", name_slug(&st.key));
+        let mut id = base.clone();
+        let mut n = 1;
+        while !ids.insert(id.clone()) {
+            n += 1;
+            id = format!("{base}-{n}");
+        }
+        by_text.insert(text.to_string(), prompts.len());
+        prompts.push(Prompt {
+            id,
+            kind: kinds::DATA.to_string(),
+            title,
+            owner: Some(st.key.clone()),
+            part_of: None,
+            bytes: text.len(),
+            tokens_estimate: text.len().div_ceil(4),
+            text: text.to_string(),
+            variables: Vec::new(),
+            sites: st.sites.clone(),
+        });
+    }
+    prompts.sort_by(|a, b| a.id.cmp(&b.id));
+}
+
 fn found_at(m: &IndexedModule, s: &StringLit, sink: Sink) -> Found {
     let (text, variables) = if s.kind == LitKind::Template {
         template(m, s).unwrap_or_else(|| (s.value.clone(), Vec::new()))

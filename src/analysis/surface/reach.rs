@@ -233,6 +233,98 @@ fn module_top(m: &crate::js::code::IndexedModule) -> Scope {
     wrapper.then_some(0)
 }
 
+/// The function a call is in, when it hands its result on: as a value
+/// (an argument, a binding, a return …), or as the receiver of methods
+/// that derive another value from it (`schema().passthrough()`) — not
+/// when a method of the chain only checks a value against it
+/// (`schema().strict().parse(x)`, `safeParse`: the validation libraries'
+/// own names), nor as a statement of its own.
+fn handing(m: &crate::js::code::IndexedModule, c: &crate::js::index::Call) -> Option<FnId> {
+    match c.flow.first() {
+        None => None,
+        Some(Flow::Discard) => {
+            let methods = method_chain(m.source().get(c.hi as usize..)?);
+            let checks = methods.iter().any(|x| {
+                matches!(
+                    x.as_str(),
+                    "parse" | "safeParse" | "parseAsync" | "safeParseAsync" | "spa"
+                )
+            });
+            (!methods.is_empty() && !checks)
+                .then_some(c.in_function)
+                .flatten()
+        }
+        Some(_) => c.in_function,
+    }
+}
+
+/// The methods called in a chain on a value, read from the source just
+/// after it (`.a(…).b(…)` gives `a`, `b`); at most a few, and none once
+/// the text is not such a chain. Quotes inside arguments are skipped so
+/// their parentheses do not count.
+fn method_chain(after: &str) -> Vec<String> {
+    const MAX_METHODS: usize = 8;
+    const MAX_BYTES: usize = 4096;
+    let b = after.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while out.len() < MAX_METHODS && b.get(i) == Some(&b'.') {
+        let start = i + 1;
+        let mut j = start;
+        while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_' || b[j] == b'$') {
+            j += 1;
+        }
+        if j == start || b.get(j) != Some(&b'(') {
+            break;
+        }
+        // The matching `)`, skipping quoted text.
+        let (mut depth, mut k, mut quote) = (0usize, j, None::<u8>);
+        while k < b.len() && k < MAX_BYTES {
+            let ch = b[k];
+            match quote {
+                Some(_) if ch == b'\\' => k += 1,
+                Some(q) if ch == q => quote = None,
+                Some(_) => {}
+                None if matches!(ch, b'"' | b'\'' | b'`') => quote = Some(ch),
+                None if ch == b'(' => depth += 1,
+                None if ch == b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                None => {}
+            }
+            k += 1;
+        }
+        if k >= b.len() || k >= MAX_BYTES {
+            break;
+        }
+        out.push(after[start..j].to_string());
+        i = k + 1;
+    }
+    out
+}
+
+/// The name the result of the call whose first argument is the function
+/// spanning `lo..hi` is bound to (`x = once(() => …)`), if any.
+fn wrapper_binding(m: &crate::js::code::IndexedModule, lo: u32, hi: u32) -> Option<&str> {
+    let calls = &m.index.calls;
+    // The wrapper's call starts before its argument: the nearest few
+    // calls starting at or before it (calls are in source order).
+    let end = calls.partition_point(|c| c.lo <= lo);
+    calls[end.saturating_sub(8)..end]
+        .iter()
+        .rev()
+        .find(|c| c.arg0.as_ref().is_some_and(|a| a.lo <= lo && hi <= a.hi))
+        .and_then(|c| {
+            c.flow.iter().find_map(|f| match f {
+                Flow::Bind(name) => Some(name.as_str()),
+                _ => None,
+            })
+        })
+}
+
 /// Where a cycle stands in a reach still being found: the reaches of
 /// the cycle it adds (each a [`Node`], with the hops to it), and the
 /// earliest reach on the tracer's stack it met (Tarjan's low link).
@@ -455,6 +547,60 @@ impl<'a> Tracer<'a> {
     /// goes.
     pub fn trace(&mut self, m: u32, chain: &'a [Flow], at: Option<FnId>) -> Reach {
         self.chain(m, chain, at, None)
+    }
+
+    /// Where the values function `f` of module `m` returns go.
+    pub fn returns(&mut self, m: u32, f: FnId) -> Reach {
+        (*self.returned(m, f)).clone()
+    }
+
+    /// The functions that call function `f` of module `m` and hand its
+    /// result on, in the order of their calls (a call at a module's top
+    /// level is in none; a call whose result is only the receiver of a
+    /// member — a validation's `schema().parse(…)` — hands nothing on):
+    /// calls by the name it is declared or bound by, within that name's
+    /// scope and under the names other chunks import it by — or, for a
+    /// lazy initialiser (`x = once(() => …)`), by the name its wrapper's
+    /// result is bound to (calling `x()` runs it).
+    pub fn callers(&mut self, m: u32, f: FnId) -> Vec<(u32, FnId)> {
+        let ci = self.ci;
+        let module = &ci.modules[m as usize];
+        let func = &module.index.functions[f as usize];
+        let name: Option<&'a str> = match func.flow.first() {
+            Some(Flow::Bind(name)) => Some(name.as_str()),
+            Some(Flow::Arg {
+                index: 0,
+                member: false,
+                new: false,
+                ..
+            }) => wrapper_binding(module, func.lo, func.hi),
+            _ => None,
+        };
+        let Some(name) = name else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let scope = self.scope_of(m, name, func.parent);
+        let scoped = self.scoped(m, name);
+        for i in in_scope(&scoped.calls, scope).take(MAX_USES) {
+            if let Some(g) = handing(module, &module.index.calls[i as usize]) {
+                out.push((m, g));
+            }
+        }
+        if scope == self.tables[m as usize].top {
+            for (im, local, top) in self.importers_of(m, name) {
+                let importer = &ci.modules[im as usize];
+                let scoped = self.scoped(im, local);
+                for i in in_scope(&scoped.calls, top).take(MAX_USES) {
+                    if let Some(g) = handing(importer, &importer.index.calls[i as usize]) {
+                        out.push((im, g));
+                    }
+                }
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|x| seen.insert(*x));
+        out
     }
 
     /// What is known of reach `n`: found, or (on the stack) a reach that
@@ -1172,5 +1318,22 @@ impl<'a> Tracer<'a> {
             None => {}
         }
         self.close(n, r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::method_chain;
+
+    #[test]
+    fn a_method_chain_is_read_past_quoted_parentheses() {
+        assert_eq!(
+            method_chain(r#".strict().describe("a (note)").safeParse(x, ')').y;"#),
+            vec!["strict", "describe", "safeParse"]
+        );
+        assert_eq!(method_chain(".x;"), Vec::<String>::new());
+        assert_eq!(method_chain(",y()"), Vec::<String>::new());
+        // An unclosed call is no chain.
+        assert_eq!(method_chain(".a(.b("), Vec::<String>::new());
     }
 }

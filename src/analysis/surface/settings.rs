@@ -35,11 +35,24 @@ const MIN_KEYS: usize = 20;
 const MAX_NESTING: usize = 4;
 
 pub fn find(ci: &CodeIndex) -> Vec<Setting> {
+    find_shape(ci).0
+}
+
+/// Where the settings shape was found: its module and the offset of its
+/// object literal (where the schema is built, to follow it to the model).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub module: u32,
+    pub at: u32,
+}
+
+/// [`find`], and where the shape is.
+pub fn find_shape(ci: &CodeIndex) -> (Vec<Setting>, Option<Shape>) {
     let needle = format!("{ANCHOR}:");
     let snippets = snippets_with(ci, &[needle.as_str()]);
     // The shape with the most validator properties among the object
     // literals holding the anchor.
-    let mut best: Option<(usize, Vec<Setting>)> = None;
+    let mut best: Option<(usize, Vec<Setting>, Shape)> = None;
     let mut sch = Schemas::new(ci);
     for sn in &snippets {
         let (m, base) = (sn.module, sn.base);
@@ -55,15 +68,21 @@ pub fn find(ci: &CodeIndex) -> Vec<Setting> {
             if top * 2 < props {
                 return;
             }
-            if best.as_ref().is_none_or(|(n, _)| top > *n) {
-                best = Some((top, found));
+            if best.as_ref().is_none_or(|(n, _, _)| top > *n) {
+                let shape = Shape {
+                    module: m as u32,
+                    at: base + o.span.lo.0.saturating_sub(1),
+                };
+                best = Some((top, found, shape));
             }
         });
     }
-    let mut out = best.map(|(_, v)| v).unwrap_or_default();
+    let Some((_, mut out, shape)) = best else {
+        return (Vec::new(), None);
+    };
     out.sort_by(|a, b| a.key.cmp(&b.key));
     out.dedup_by(|a, b| a.key == b.key);
-    out
+    (out, Some(shape))
 }
 
 /// The static keys of an object literal, with the node holding each.
