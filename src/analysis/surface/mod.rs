@@ -113,7 +113,9 @@ pub fn extract(ci: &CodeIndex) -> Surface {
     let mut prompts = prompts;
     prompts::add_tool_prompts(&mut prompts, &tools);
     // The settings' descriptions are the model's when their schema is
-    // handed to it (a skill that edits settings embeds the JSON Schema).
+    // handed to it (a skill that edits settings embeds its JSON Schema).
+    // Asked after the rest, not beside it: its tracer's tables beside the
+    // prompts' would cost the peak 35 MB, and it takes a tenth of a second.
     let (settings, shape) = settings;
     if shape.is_some_and(|s| prompts::schema_is_handed(ci, s.module, s.at)) {
         prompts::add_setting_prompts(&mut prompts, &settings);

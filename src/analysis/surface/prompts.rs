@@ -24,7 +24,7 @@ use crate::analysis::diff::lines::DiffBudget;
 use crate::analysis::eval::parse_snippet;
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::flow::Flow;
-use crate::js::index::{LitKind, StringLit};
+use crate::js::index::{FnId, LitKind, StringLit};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -985,17 +985,20 @@ pub fn add_tool_prompts(prompts: &mut Vec<Prompt>, tools: &[super::tools::Tool])
 }
 
 /// How many calls up from a schema's builder the function that hands the
-/// schema to the model may be (the builder, its lazy getter, the prompt's
-/// builder: three in every build seen).
-const MAX_CALLER_HOPS: usize = 4;
+/// schema to the model may be (a lazy getter's initialiser is no call:
+/// the builder, a getter or two, the prompt's builder).
+const MAX_CALLER_HOPS: usize = 6;
 
 /// Whether a schema built in the function around byte `at` of module `m`
 /// is handed to the model: whether some function up the calls from its
-/// builder returns to a place that gives the model a document — a
-/// skill's body, an agent's or the system prompt, a tool's prompt (a
-/// skill that edits settings embeds their JSON Schema, descriptions and
-/// all). Not a reminder: a schema's validation errors reach those, not
-/// its descriptions.
+/// builder is itself a place that gives the model a document — a skill's
+/// prompt builder, an agent's or the system prompt's, a tool's or a
+/// style's prompt method (a skill that edits settings embeds their JSON
+/// Schema, descriptions and all). Only callers that hand the schema on
+/// count (not a validation's `schema().parse(x)`). A function's own place
+/// is asked, not everything its result reaches: the settings' getters'
+/// results reach half the build, and tracing them all is the costliest
+/// trace there is.
 pub fn schema_is_handed(ci: &CodeIndex, m: u32, at: u32) -> bool {
     let Some(builder) = ci
         .modules
@@ -1007,32 +1010,64 @@ pub fn schema_is_handed(ci: &CodeIndex, m: u32, at: u32) -> bool {
     let mut tracer = Tracer::with_user(ci, is_sink_mark, is_user_mark);
     let mut seen = std::collections::HashSet::from([(m, builder)]);
     let mut level = vec![(m, builder)];
-    for _ in 0..MAX_CALLER_HOPS {
+    let mut hops = 0;
+    while !level.is_empty() && hops < MAX_CALLER_HOPS {
         let mut next = Vec::new();
+        let mut lazy = Vec::new();
         for (cm, f) in level {
             for caller in tracer.callers(cm, f) {
                 if !seen.insert(caller) {
                     continue;
                 }
-                let reach = tracer.returns(caller.0, caller.1);
-                if let Some(sink) = sink_of(ci, &reach)
-                    && matches!(
-                        sink.kind,
-                        kinds::SKILL
-                            | kinds::AGENT
-                            | kinds::SYSTEM
-                            | kinds::TOOL_DESCRIPTION
-                            | kinds::OUTPUT_STYLE
-                    )
-                {
+                if hands_a_document(ci, caller.0, caller.1) {
                     return true;
                 }
-                next.push(caller);
+                if tracer.is_initialiser(caller.0, caller.1) {
+                    lazy.push(caller);
+                } else {
+                    next.push(caller);
+                }
             }
         }
+        // A lazy initialiser is its getter: no call further up.
+        if lazy.is_empty() {
+            hops += 1;
+        }
+        next.extend(lazy);
         level = next;
     }
     false
+}
+
+/// Whether function `f` of module `m` is a method (or a property's
+/// function) whose result a model gets as a document: a skill's prompt
+/// builder, an agent's or the session's system prompt, a tool's or a
+/// style's prompt.
+fn hands_a_document(ci: &CodeIndex, m: u32, f: FnId) -> bool {
+    let func = &ci.modules[m as usize].index.functions[f as usize];
+    let Some(Flow::Key { key, object }) = func.flow.first() else {
+        return false;
+    };
+    let mut own = Reach::default();
+    own.marks.push((
+        Mark::Key {
+            module: m,
+            object: *object,
+            key: key.clone(),
+            method: true,
+        },
+        0,
+    ));
+    sink_of(ci, &own).is_some_and(|s| {
+        matches!(
+            s.kind,
+            kinds::SKILL
+                | kinds::AGENT
+                | kinds::SYSTEM
+                | kinds::TOOL_DESCRIPTION
+                | kinds::OUTPUT_STYLE
+        )
+    })
 }
 
 /// Add each setting's description as a `data` prompt (`setting-KEY`,

@@ -549,9 +549,21 @@ impl<'a> Tracer<'a> {
         self.chain(m, chain, at, None)
     }
 
-    /// Where the values function `f` of module `m` returns go.
-    pub fn returns(&mut self, m: u32, f: FnId) -> Reach {
-        (*self.returned(m, f)).clone()
+    /// Whether function `f` of module `m` is a lazy initialiser (`x =
+    /// once(() => …)`): what it returns is `x()`'s, found through the
+    /// calls of `x`.
+    pub fn is_initialiser(&self, m: u32, f: FnId) -> bool {
+        let module = &self.ci.modules[m as usize];
+        let func = &module.index.functions[f as usize];
+        matches!(
+            func.flow.first(),
+            Some(Flow::Arg {
+                index: 0,
+                member: false,
+                new: false,
+                ..
+            })
+        ) && wrapper_binding(module, func.lo, func.hi).is_some()
     }
 
     /// The functions that call function `f` of module `m` and hand its
