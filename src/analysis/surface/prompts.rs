@@ -726,6 +726,25 @@ fn sink_for<'a>(
     if !prose::is_prompt(&s.value) {
         return None;
     }
+    // Prose handed straight to the interface or a log (`log(text)`,
+    // `jsx(…, text)`) is the user's — but not prose built into an error
+    // (`new E(text)`): a tool's thrown error is the result the model reads.
+    if let Some(Flow::Arg {
+        callee,
+        index,
+        new: false,
+        ..
+    }) = s.flow.first()
+    {
+        let place = Mark::Arg {
+            callee: callee.clone(),
+            index: *index,
+            new: false,
+        };
+        if is_user_mark(ci, &place) {
+            return None;
+        }
+    }
     let src = ci.modules[mi as usize].source();
     let lo = s.lo as usize;
     let mut w0 = lo.saturating_sub(prose::PLACE_WINDOW);
@@ -1508,6 +1527,27 @@ var Qz = "Some words that go nowhere at all.";
         ] {
             assert_eq!(kind_of(&v, needle), None, "{needle}");
         }
+    }
+
+    #[test]
+    fn prose_handed_straight_to_a_log_is_the_users_but_a_thrown_error_is_not() {
+        // Prose long enough for the prose rule (thirty words and more).
+        let tail = "so look at the notes you keep in your home folder, read the guide that came with your copy, and ask your team when you are stuck on any step of it";
+        let src = format!(
+            r#"
+function Ka(e){{ if (!e) console.error(`You are running an old version of the helper, update it before you go on: ${{e}}, {tail}.`); }}
+function Kb(e){{ console.log("Usage: helper run [options] - you can pass --fast to skip the slow checks on your files, {tail}."); }}
+function Kc(e){{ throw new Kd(`The file you asked for was refused because your session may not write there, {tail}.`); }}
+"#
+        );
+        let v = find_in(&src);
+        assert_eq!(kind_of(&v, "You are running an old version"), None);
+        assert_eq!(kind_of(&v, "Usage: helper run"), None);
+        // Thrown: a tool's error is its result (the prose rule keeps it).
+        assert_eq!(
+            kind_of(&v, "The file you asked for").as_deref(),
+            Some(kinds::OTHER)
+        );
     }
 
     #[test]
