@@ -605,8 +605,9 @@ fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
         }
         // A command's permission rules: a text that becomes one is a
         // pattern the permission checker matches, whatever else the
-        // command object it sits in reaches. A command's menu line and a
-        // tool's search hint (matched locally against what the model
+        // command object it sits in reaches. A command's menu line, its
+        // argument hint (shown beside the name as the user types it) and
+        // a tool's search hint (matched locally against what the model
         // searches for, never sent) are the interface's too.
         Mark::Key {
             key,
@@ -616,7 +617,12 @@ fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
         } => {
             matches!(
                 key.as_str(),
-                "children" | "allowedTools" | "disallowedTools" | "menuDescription" | "searchHint"
+                "children"
+                    | "allowedTools"
+                    | "disallowedTools"
+                    | "menuDescription"
+                    | "argumentHint"
+                    | "searchHint"
             ) || {
                 // An answer made up when the model's could not be had (`{content,
                 // apiError}`, `{…, isApiErrorMessage}`): shown in the
@@ -1722,7 +1728,7 @@ var Qc = Qa("Check the open files again before you answer this turn.");
     }
 
     #[test]
-    fn a_tools_search_hint_and_a_commands_menu_line_are_the_interfaces() {
+    fn a_tools_search_hint_and_a_commands_menu_line_and_argument_hint_are_the_interfaces() {
         // Both reach a reminder here, as they may through shared helpers
         // in a build; the keys they start at say who reads them.
         let src = r#"
@@ -1730,9 +1736,15 @@ var Fa = { name: "Finder", searchHint: "find files by their name or pattern", in
 var Fc = { content: Fa.searchHint, isMeta: true };
 var Fd = { type: "prompt", name: "tidy", menuDescription: "tidy up the changed code quickly", getPromptForCommand(){ return "Tidy the changed code without changing what it does."; } };
 var Fe = { content: Fd.menuDescription, isMeta: true };
+var Ff = { type: "prompt", name: "deck", argumentHint: "[what the slides are about]", getPromptForCommand(){ return "Make the slides the user asked for."; } };
+var Fg = { content: Ff.argumentHint, isMeta: true };
 "#;
         let v = find_in(src);
-        for needle in ["find files by their", "tidy up the changed"] {
+        for needle in [
+            "find files by their",
+            "tidy up the changed",
+            "[what the slides",
+        ] {
             assert_eq!(kind_of(&v, needle), None, "{needle}");
         }
         assert_eq!(
