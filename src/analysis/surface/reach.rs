@@ -306,17 +306,34 @@ fn method_chain(after: &str) -> Vec<String> {
     out
 }
 
-/// The name the result of the call whose first argument is the function
-/// spanning `lo..hi` is bound to (`x = once(() => …)`), if any.
-fn wrapper_binding(m: &crate::js::code::IndexedModule, lo: u32, hi: u32) -> Option<&str> {
+/// The getter a lazy initialiser is the first argument of (`x =
+/// once(() => …)`: `x`), if function `func` is one: the name the wrapper
+/// call's result is bound to.
+fn getter_of<'m>(
+    m: &'m crate::js::code::IndexedModule,
+    func: &crate::js::index::Function,
+) -> Option<&'m str> {
+    let Some(Flow::Arg {
+        index: 0,
+        member: false,
+        new: false,
+        ..
+    }) = func.flow.first()
+    else {
+        return None;
+    };
     let calls = &m.index.calls;
     // The wrapper's call starts before its argument: the nearest few
     // calls starting at or before it (calls are in source order).
-    let end = calls.partition_point(|c| c.lo <= lo);
+    let end = calls.partition_point(|c| c.lo <= func.lo);
     calls[end.saturating_sub(8)..end]
         .iter()
         .rev()
-        .find(|c| c.arg0.as_ref().is_some_and(|a| a.lo <= lo && hi <= a.hi))
+        .find(|c| {
+            c.arg0
+                .as_ref()
+                .is_some_and(|a| a.lo <= func.lo && func.hi <= a.hi)
+        })
         .and_then(|c| {
             c.flow.iter().find_map(|f| match f {
                 Flow::Bind(name) => Some(name.as_str()),
@@ -554,16 +571,7 @@ impl<'a> Tracer<'a> {
     /// calls of `x`.
     pub fn is_initialiser(&self, m: u32, f: FnId) -> bool {
         let module = &self.ci.modules[m as usize];
-        let func = &module.index.functions[f as usize];
-        matches!(
-            func.flow.first(),
-            Some(Flow::Arg {
-                index: 0,
-                member: false,
-                new: false,
-                ..
-            })
-        ) && wrapper_binding(module, func.lo, func.hi).is_some()
+        getter_of(module, &module.index.functions[f as usize]).is_some()
     }
 
     /// The functions that call function `f` of module `m` and hand its
@@ -580,13 +588,7 @@ impl<'a> Tracer<'a> {
         let func = &module.index.functions[f as usize];
         let name: Option<&'a str> = match func.flow.first() {
             Some(Flow::Bind(name)) => Some(name.as_str()),
-            Some(Flow::Arg {
-                index: 0,
-                member: false,
-                new: false,
-                ..
-            }) => wrapper_binding(module, func.lo, func.hi),
-            _ => None,
+            _ => getter_of(module, func),
         };
         let Some(name) = name else {
             return Vec::new();

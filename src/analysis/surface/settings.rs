@@ -34,10 +34,6 @@ const MIN_KEYS: usize = 20;
 /// How deep nested object schemas are opened as dotted keys.
 const MAX_NESTING: usize = 4;
 
-pub fn find(ci: &CodeIndex) -> Vec<Setting> {
-    find_shape(ci).0
-}
-
 /// Where the settings shape was found: its module and the offset of its
 /// object literal (where the schema is built, to follow it to the model).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +42,7 @@ pub struct Shape {
     pub at: u32,
 }
 
-/// [`find`], and where the shape is.
+/// The settings' keys, and where their shape is.
 pub fn find_shape(ci: &CodeIndex) -> (Vec<Setting>, Option<Shape>) {
     let needle = format!("{ANCHOR}:");
     let snippets = snippets_with(ci, &[needle.as_str()]);
@@ -263,7 +259,7 @@ var defaults = {{ permissions: {{ allow: [] }}, env: {{}}, {} }};
                 .map(|i| format!("key{i}: \"x\","))
                 .collect::<String>()
         ));
-        let v = find(&ci);
+        let v = find_shape(&ci).0;
         let get = |k: &str| {
             v.iter()
                 .find(|s| s.key == k)
@@ -303,7 +299,7 @@ var Schema = new Builder(shape(1)).whole();
 "#,
             filler(25, true)
         ));
-        let v = find(&ci);
+        let v = find_shape(&ci).0;
         let keys: Vec<&str> = v.iter().map(|s| s.key.as_str()).collect();
         assert!(keys.contains(&"permissions.deny"), "{keys:?}");
         let h = v.iter().find(|s| s.key == "apiHelper").unwrap();
@@ -323,7 +319,7 @@ function shape() {{ function local(k) {{ return z.record(z.string(), mk(k)); }}
 "#,
             filler(25, true)
         ));
-        let v = find(&ci);
+        let v = find_shape(&ci).0;
         let m = v.iter().find(|s| s.key == "market").expect("market");
         assert_eq!(m.description.as_deref(), Some("where from"));
         let h = v.iter().find(|s| s.key == "hooks").expect("hooks");
@@ -338,6 +334,6 @@ function shape() {{ function local(k) {{ return z.record(z.string(), mk(k)); }}
                 .map(|i| format!("key{i}: \"x\","))
                 .collect::<String>()
         ));
-        assert!(find(&ci).is_empty());
+        assert!(find_shape(&ci).0.is_empty());
     }
 }
