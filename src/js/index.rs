@@ -7,7 +7,7 @@ use super::depth::Measure;
 use super::flow::{self, Flow, Frame, MemberUse, Use};
 use super::parse::{Parsed, Unmeasured};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use swc_atoms::Atom;
 use swc_common::comments::SingleThreadedComments;
 use swc_common::{Span, Spanned};
@@ -210,6 +210,9 @@ pub struct ModuleIndex {
     /// whose result goes somewhere; their chains are ranges of
     /// `member_flows`.
     pub member_calls: Vec<MemberUse>,
+    /// Where the arguments of the build's logger's calls start (`t(text,
+    /// {level: "warn"})`), in order.
+    pub logged: Vec<u32>,
     /// Names bound to a module's exports.
     pub namespaces: Vec<Namespace>,
     /// From export tables (`helper(ns, {name: () => local})`).
@@ -278,6 +281,7 @@ impl ModuleIndex {
         let mut out = v.out;
         table_namespaces(&mut out);
         prune_members(&mut out, &v.held);
+        out.logged.sort_unstable();
         out.objects.sort_by_key(|o| o.lo);
         for (i, f) in out.functions.iter().enumerate() {
             if let Some(n) = &f.name {
@@ -420,6 +424,45 @@ struct Held {
     /// Names bound to a class: its static methods are called as
     /// `name.method(…)`.
     classes: HashMap<Atom, Vec<Option<FnId>>>,
+    /// Names bound to a call's result (`let r = f()`, `await f()` too),
+    /// with the function called: `r.key` gives back a field of what `f`
+    /// returns when `f` returns an object literal.
+    results: HashMap<Atom, Vec<(Atom, Option<FnId>)>>,
+    /// Functions that return an object literal (`return {…}`).
+    returners: HashSet<Option<FnId>>,
+    /// Functions that return another's result as it is (`return f(…)`),
+    /// with the function called.
+    forwards: Vec<(Option<FnId>, Atom)>,
+}
+
+/// Whether an argument is a logger's options: an object literal whose
+/// `level` is a log level (`{level: "warn"}`).
+fn is_log_level(e: &Expr) -> bool {
+    let Expr::Object(o) = e else { return false };
+    o.props.iter().any(|p| {
+        let PropOrSpread::Prop(p) = p else { return false };
+        let Prop::KeyValue(kv) = &**p else { return false };
+        prop_name(&kv.key).is_some_and(|k| k == "level")
+            && matches!(&*kv.value, Expr::Lit(Lit::Str(s))
+                if matches!(s.value.as_str(), Some("debug" | "info" | "warn" | "warning" | "error" | "verbose")))
+    })
+}
+
+/// The function a call calls by name, through `await` and parentheses
+/// (`f(…)`, `await f(…)`).
+fn called_name(e: &Expr) -> Option<Atom> {
+    match e {
+        Expr::Await(a) => called_name(&a.arg),
+        Expr::Paren(p) => called_name(&p.expr),
+        Expr::Call(c) => match &c.callee {
+            swc_ecma_ast::Callee::Expr(x) => match &**x {
+                Expr::Ident(i) => Some(i.sym.clone()),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Whether functions `a` and `b` are one, or one encloses the other.
@@ -440,7 +483,7 @@ fn related(functions: &[Function], a: Option<FnId>, b: Option<FnId>) -> bool {
 }
 
 impl Held {
-    fn holds(&self, u: &MemberUse, functions: &[Function]) -> bool {
+    fn holds(&self, u: &MemberUse, functions: &[Function], returners: &HashSet<&str>) -> bool {
         if &*u.obj == "this" {
             return self.fields.contains(&u.key) || self.this_stored.contains(&u.key);
         }
@@ -453,6 +496,32 @@ impl Held {
                 .stored
                 .get(&(u.obj.clone(), u.key.clone()))
                 .is_some_and(near)
+            || self.results.get(&u.obj).is_some_and(|v| {
+                v.iter().any(|(callee, f)| {
+                    returners.contains(callee.as_str())
+                        && (f.is_none() || related(functions, *f, u.in_function))
+                })
+            })
+    }
+
+    /// The names of the functions that return an object literal, or
+    /// the result of one of those as it is.
+    fn returner_names<'f>(&self, functions: &'f [Function]) -> HashSet<&'f str> {
+        let name = |f: Option<FnId>| functions[f? as usize].name.as_deref();
+        let mut names: HashSet<&str> = self.returners.iter().filter_map(|&f| name(f)).collect();
+        loop {
+            let before = names.len();
+            for (f, callee) in &self.forwards {
+                if names.contains(callee.as_str())
+                    && let Some(n) = name(*f)
+                {
+                    names.insert(n);
+                }
+            }
+            if names.len() == before {
+                return names;
+            }
+        }
     }
 
     /// Whether member call `u` may call a method written in this module:
@@ -549,16 +618,20 @@ fn prune_members(out: &mut ModuleIndex, held: &Held) {
         flows_out.extend_from_slice(&flows[range]);
         into.push(u);
     };
+    let functions = std::mem::take(&mut out.functions);
+    let returners = held.returner_names(&functions);
     for u in members {
-        if aliases.contains(&u.obj) || held.holds(&u, &out.functions) {
+        if aliases.contains(&u.obj) || held.holds(&u, &functions, &returners) {
             keep(u, &mut out.members, &mut out.member_flows);
         }
     }
     for u in calls {
-        if aliases.contains(&u.obj) || held.calls_method(&u, &out.functions) {
+        if aliases.contains(&u.obj) || held.calls_method(&u, &functions) {
             keep(u, &mut out.member_calls, &mut out.member_flows);
         }
     }
+    drop(returners);
+    out.functions = functions;
     out.members.shrink_to_fit();
     out.member_calls.shrink_to_fit();
     out.member_flows.shrink_to_fit();
@@ -824,6 +897,10 @@ impl Indexer {
                 self.within(Frame::Body, |s| e.visit_children_with(s))
             }
             Expr::Object(o) => {
+                if matches!(self.flow.last(), Some(Frame::Place(Flow::Return))) {
+                    let at = self.current();
+                    self.held.returners.insert(at);
+                }
                 let lo = self.off(o.span.lo);
                 let keys = o
                     .props
@@ -902,6 +979,14 @@ impl Indexer {
                 self.place(Flow::Discard, |s| callee.visit_with(s));
             }
             _ => self.place(Flow::Discard, |s| callee.visit_with(s)),
+        }
+        // A logger's call (`t(message, {level: "warn"})`: the build's own
+        // debug log, whatever it is named): its arguments are kept.
+        if args.iter().any(|a| is_log_level(&a.expr)) {
+            for a in args {
+                let lo = self.off(a.expr.span().lo);
+                self.out.logged.push(lo);
+            }
         }
         for (i, a) in args.iter().enumerate() {
             let place = Flow::Arg {
@@ -1067,6 +1152,12 @@ impl Visit for Indexer {
 
     fn visit_stmt(&mut self, st: &Stmt) {
         if self.depth.down(|| st.span()) {
+            if let Stmt::Return(ReturnStmt { arg: Some(e), .. }) = st
+                && let Some(callee) = called_name(e)
+            {
+                let at = self.current();
+                self.held.forwards.push((at, callee));
+            }
             let place = match st {
                 Stmt::Return(_) => Some(Flow::Return),
                 Stmt::Throw(_) => Some(Flow::Throw),
@@ -1296,6 +1387,15 @@ impl Visit for Indexer {
             {
                 let at = self.current();
                 self.held.literal(b.id.sym.clone(), at);
+            }
+            if let (Pat::Ident(b), Some(init)) = (&d.name, &d.init)
+                && let Some(callee) = called_name(init)
+            {
+                let at = self.current();
+                let v = self.held.results.entry(b.id.sym.clone()).or_default();
+                if !v.contains(&(callee.clone(), at)) {
+                    v.push((callee, at));
+                }
             }
             if let (Pat::Ident(b), Some(init)) = (&d.name, &d.init)
                 && matches!(&**init, Expr::Class(_))

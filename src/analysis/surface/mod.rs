@@ -212,7 +212,7 @@ function once(f) {{ let v; return () => v ??= f(); }}
 function settingsShape(strict) {{ return z.object({{
   permissions: z.object({{}}).optional().describe("Which tools may run without asking, and which never may."),
   cleanupDays: z.number().optional().describe("How many days old transcripts are kept before they go."),
-  probe: z.boolean().optional().describe("@internal Whether the next start runs the slow probe first."),
+  probe: z.object({{ depth: z.number().optional().describe("How deep the slow probe looks on each start.") }}).optional().describe("@internal Whether the next start runs the slow probe first."),
   {filler} }}).passthrough(); }}
 var getSchema = once(() => settingsShape(false));
 {use_schema}
@@ -242,7 +242,7 @@ ${JSON.stringify(schema, null, 2)}`;
   return [{ type: "text", text }]; } };
 "#,
         );
-        assert_eq!(s.settings.len(), 26);
+        assert_eq!(s.settings.len(), 27);
         assert_eq!(
             setting_prompts(&s),
             vec![
@@ -269,7 +269,7 @@ var agent = { agentType: "helper", whenToUse: "Use it for small things.", getSys
   return `You are a helper agent. Answer every question in ${s.language}, briefly.`; } };
 "#,
         );
-        assert_eq!(s.settings.len(), 26);
+        assert_eq!(s.settings.len(), 27);
         assert!(
             s.prompts.iter().any(|p| p.kind == "agent"),
             "{:?}",

@@ -99,7 +99,10 @@ fn is_text(v: &str) -> bool {
         .split_whitespace()
         .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
         .count();
-    words >= MIN_TEXT_WORDS
+    // A template's hole is a word of its sentence (`${name} hook
+    // succeeded: ${output}`).
+    let holes = v.matches("${").count().min(1);
+    words >= MIN_TEXT_WORDS || (words + holes >= MIN_TEXT_WORDS && words >= 2)
 }
 
 /// The kind a text's own form gives when no place does: a message that
@@ -326,6 +329,10 @@ struct Found {
     text: String,
     variables: Vec<Variable>,
     site: Site,
+    /// The model-facing template whose `${…}` holds this text, by a hash
+    /// of its text (`text_key`: the texts themselves would be copied once
+    /// per piece).
+    outer: Option<u64>,
 }
 
 /// The static string value of property `key` of the object at `object`.
@@ -378,7 +385,7 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
         *h <= TOOL_INPUT_HOPS
             && matches!(m, Mark::Key { key, .. } if key == "inputSchema" || key == "input_schema")
     });
-    // A text that reaches the user (thrown, rendered, logged) before it
+    // A text that reaches the user (rendered, logged) before it
     // reaches a model is the user's: the far place is reached through
     // helpers shared by both.
     let user = reach.user;
@@ -505,6 +512,13 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     "value" if hops <= FAR_HOPS && is_queued_for_model(keys, &owner) => {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
+                    // A command's hidden notes to the model, handed to its
+                    // `onDone(result, {display, metaMessages})`: each becomes
+                    // a meta message of the conversation (`{content,
+                    // isMeta}`), read by the model, not shown.
+                    "metaMessages" if near => {
+                        return sink(kinds::SYSTEM_REMINDER, None);
+                    }
                     // A tool's result (`{type: "tool_result", tool_use_id,
                     // content}`): a message the model reads, as reminders
                     // are (the catalogue files them as such).
@@ -580,18 +594,19 @@ const FAR_HOPS: u8 = 8;
 /// schema is built lazily, then returned by the tool's `inputSchema`).
 const TOOL_INPUT_HOPS: u8 = 6;
 
-/// Whether a place shows a text to the user or drops it: thrown, given to
-/// an error's constructor, rendered (`jsx(…, {children})`), logged, made
-/// a stand-in for a failed answer — or makes it a command's permission
-/// rule.
+/// Whether a place shows a text to the user or drops it: rendered
+/// (`jsx(…, {children})`), logged, made a stand-in for a failed answer —
+/// or makes it a command's permission rule. (Not thrown: an error is read
+/// by whoever catches it, and a tool's error is its result, which the
+/// model reads; a text shared by both — a policy's refusal thrown by a
+/// macOS-only tool and returned elsewhere — must not change with the
+/// platform.)
 fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
     match m {
-        Mark::Throw => true,
-        Mark::Arg { callee, new, .. } => {
-            (*new && callee.ends_with("Error"))
-                || matches!(
-                    callee.as_str(),
-                    "jsx"
+        Mark::Arg { callee, .. } => {
+            matches!(
+                callee.as_str(),
+                "jsx"
                         | "jsxs"
                         | "jsxDEV"
                         | "createElement"
@@ -601,7 +616,7 @@ fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
                         // A note added to the transcript as a system
                         // message: shown, never sent.
                         | "appendSystemMessage"
-                )
+            )
         }
         // A command's permission rules: a text that becomes one is a
         // pattern the permission checker matches, whatever else the
@@ -638,8 +653,9 @@ fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
 
 /// The keys whose values (or methods' results) reach a model, as
 /// `sink_of` reads them.
-const SINK_KEYS: [&str; 14] = [
+const SINK_KEYS: [&str; 15] = [
     "properties",
+    "metaMessages",
     "promptMessages",
     "userPrompt",
     "message",
@@ -692,17 +708,29 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
             .filter(|s| is_text(&s.value))
             .filter_map(|s| sink_for(ci, &mut tracer, mi as u32, s).map(|k| (s, k)))
             .collect();
-        // A literal inside a model-facing template's `${…}` is part of it.
-        let outer: Vec<(u32, u32)> = texts
-            .iter()
-            .filter(|(s, _)| s.kind == LitKind::Template)
-            .map(|(s, _)| (s.lo, s.hi))
-            .collect();
-        for (s, sink) in texts {
-            if outer.iter().any(|&(lo, hi)| lo < s.lo && s.hi <= hi) {
-                continue;
+        // A literal inside a model-facing template's `${…}` is a text of
+        // its own (the template shows the hole, `${v1}`, not the text:
+        // each branch of `${c ? "A" : "B"}` is found, searchable), and a
+        // piece of the template's: `part_of` it.
+        let from = found.len();
+        for (s, sink) in &texts {
+            found.push(found_at(m, s, sink.clone()));
+        }
+        // Literals nest: in start order, the templates still open form a
+        // stack whose top is the innermost around the next literal.
+        let mut open: Vec<usize> = Vec::new();
+        for (i, (s, _)) in texts.iter().enumerate() {
+            while open.last().is_some_and(|&j| texts[j].0.hi <= s.lo) {
+                open.pop();
             }
-            found.push(found_at(m, s, sink));
+            if let Some(&j) = open.last()
+                && s.hi <= texts[j].0.hi
+            {
+                found[from + i].outer = Some(text_key(&found[from + j].text));
+            }
+            if s.kind == LitKind::Template {
+                open.push(i);
+            }
         }
     }
     assign_ids(found)
@@ -733,8 +761,11 @@ fn sink_for<'a>(
         return None;
     }
     // Prose handed straight to the interface or a log (`log(text)`,
-    // `jsx(…, text)`) is the user's — but not prose built into an error
-    // (`new E(text)`): a tool's thrown error is the result the model reads.
+    // `jsx(…, text)`, the build's logger `t(text, {level})`) is the
+    // user's — but not prose built into an error (`new E(text)`): a tool's
+    // thrown error is the result the model reads. (Only straight: a text
+    // that reaches the logger further on is logged as it goes elsewhere
+    // too — a prompt written to the debug log.)
     if let Some(Flow::Arg {
         callee,
         index,
@@ -750,6 +781,14 @@ fn sink_for<'a>(
         if is_user_mark(ci, &place) {
             return None;
         }
+    }
+    if ci.modules[mi as usize]
+        .index
+        .logged
+        .binary_search(&s.lo)
+        .is_ok()
+    {
+        return None;
     }
     let src = ci.modules[mi as usize].source();
     let lo = s.lo as usize;
@@ -794,6 +833,7 @@ fn assign_ids(found: Vec<Found>) -> Vec<Prompt> {
             .push((f, sites));
     }
     let mut out = Vec::new();
+    let mut outers: Vec<Option<u64>> = Vec::new();
     // Ids already given: a longer or numbered id that happens to equal
     // another text's is numbered on (the map's order decides which).
     let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
@@ -807,6 +847,7 @@ fn assign_ids(found: Vec<Found>) -> Vec<Prompt> {
                 id = format!("{base}-{n}");
             }
             sites.sort();
+            outers.push(f.outer);
             out.push(Prompt {
                 id,
                 kind: f.sink.kind.to_string(),
@@ -826,7 +867,30 @@ fn assign_ids(found: Vec<Found>) -> Vec<Prompt> {
             });
         }
     }
+    // A piece of a template is `part_of` the template's prompt (a tool's
+    // piece stays its tool's).
+    let id_of: HashMap<u64, &str> = out
+        .iter()
+        .map(|p| (text_key(&p.text), p.id.as_str()))
+        .collect();
+    let parts: Vec<Option<String>> = outers
+        .iter()
+        .map(|o| o.and_then(|k| id_of.get(&k)).map(|id| id.to_string()))
+        .collect();
+    for (p, part) in out.iter_mut().zip(parts) {
+        if p.part_of.is_none() {
+            p.part_of = part;
+        }
+    }
     out
+}
+
+/// A text's key for finding it again (64 bits: texts number thousands).
+fn text_key(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
 
 /// The most opening words a colliding id takes.
@@ -1108,9 +1172,21 @@ pub fn add_setting_prompts(prompts: &mut Vec<Prompt>, settings: &[super::setting
         .enumerate()
         .map(|(i, p)| (p.text.clone(), i))
         .collect();
+    // A description marked `@internal` is dropped, property and all (its
+    // nested fields too), from the JSON Schema the model is handed.
+    let internal: Vec<String> = settings
+        .iter()
+        .filter(|s| {
+            s.description
+                .as_deref()
+                .is_some_and(|d| d.starts_with("@internal"))
+        })
+        .map(|s| format!("{}.", s.key))
+        .collect();
     for st in settings {
-        // A description marked `@internal` is dropped, property and all,
-        // from the JSON Schema the model is handed.
+        if internal.iter().any(|p| st.key.starts_with(p.as_str())) {
+            continue;
+        }
         let Some(text) = st
             .description
             .as_deref()
@@ -1163,6 +1239,7 @@ fn found_at(m: &IndexedModule, s: &StringLit, sink: Sink) -> Found {
         text,
         variables,
         site: Site::at(m, s.lo),
+        outer: None,
     }
 }
 
@@ -1544,11 +1621,14 @@ var Qz = "Some words that go nowhere at all.";
 function Ka(e){{ if (!e) console.error(`You are running an old version of the helper, update it before you go on: ${{e}}, {tail}.`); }}
 function Kb(e){{ console.log("Usage: helper run [options] - you can pass --fast to skip the slow checks on your files, {tail}."); }}
 function Kc(e){{ throw new Kd(`The file you asked for was refused because your session may not write there, {tail}.`); }}
+function Ke(e){{ Kf(`Your rules file names a tool that does not exist, so that rule is ignored: ${{e}}, {tail}.`, {{ level: "warn" }}); }}
 "#
         );
         let v = find_in(&src);
         assert_eq!(kind_of(&v, "You are running an old version"), None);
         assert_eq!(kind_of(&v, "Usage: helper run"), None);
+        // The build's own logger, by its `{level}` option.
+        assert_eq!(kind_of(&v, "Your rules file names a tool"), None);
         // Thrown: a tool's error is its result (the prose rule keeps it).
         assert_eq!(
             kind_of(&v, "The file you asked for").as_deref(),
@@ -2036,6 +2116,86 @@ function Kg(){ Kf("Show the latest build log in the panel for review."); }
             Some(kinds::SYSTEM_REMINDER)
         );
         assert_eq!(kind_of(&v, "Show the latest build log"), None);
+    }
+
+    #[test]
+    fn a_field_of_a_returned_object_goes_where_it_is_read() {
+        // `{enabled, text}` returned, its `text` read where the result is
+        // kept (`let r = f()`, `await` too), or returned on as it is.
+        let src = r#"
+function Ra(){ if (Rq()) return { enabled: true, text: "The checker runs in this session for every change made here." }; return { enabled: false, text: "The checker is off in this session for good." }; }
+function Rb(){ let e = Ra(); return `# Checker
+
+In this session: ${e.text}`; }
+function Rc(){ return { name: "checker", getPromptForCommand: async () => [{ type: "text", text: Rb() }] }; }
+function Rd(e){ return { text: e > 1 ? "The index is over its limit and its end is dropped now." : "The index is near its limit, trim it soon please." }; }
+function Re(){ return Rd(2); }
+async function Rf(){ let c = await Re(); return { type: "tool_result", tool_use_id: "x", content: c.text }; }
+function Rg(){ return { label: "Shown in the panel header for the reader only." }; }
+function Rh(){ let c = Rg(); Rj({ content: c.text }); }
+"#;
+        let v = find_in(src);
+        for t in ["The checker runs", "The checker is off"] {
+            assert_eq!(kind_of(&v, t).as_deref(), Some(kinds::SKILL), "{t}");
+        }
+        for t in ["The index is over", "The index is near"] {
+            assert_eq!(
+                kind_of(&v, t).as_deref(),
+                Some(kinds::SYSTEM_REMINDER),
+                "{t}"
+            );
+        }
+        // Another field of another function's object is not the one read.
+        assert_eq!(kind_of(&v, "Shown in the panel header"), None);
+    }
+
+    #[test]
+    fn each_branch_inside_a_templates_hole_is_a_piece_of_it() {
+        let src = r#"
+function Pa(p){ return { name: "report", getPromptForCommand: async () => [{ type: "text", text: `## Summary of the week\n\n${p.ok ? `**Going well:** ${p.ok} See the list of wins below.` : ""}\n\n${p.bad ? "**Going badly:** see the list of failures below." : ""}` }] }; }
+"#;
+        let v = find_in(src);
+        let outer = by_text(&v, "## Summary").expect("the template");
+        assert_eq!(outer.text, "## Summary of the week\n\n${v1}\n\n${v2}");
+        for t in ["**Going well:**", "**Going badly:**"] {
+            let piece = by_text(&v, t).expect(t);
+            assert_eq!(piece.kind, kinds::SKILL, "{t}");
+            assert_eq!(piece.part_of.as_deref(), Some(outer.id.as_str()), "{t}");
+        }
+        assert_eq!(outer.part_of, None);
+    }
+
+    #[test]
+    fn two_words_and_a_hole_are_a_sentence() {
+        let src = r#"
+function Ha(e){ return [Hb({ content: `${e.hookName} hook succeeded: ${e.content}`, isMeta: true }), Hb({ content: `${e.code} failed`, isMeta: true }), Hb({ content: "hook succeeded", isMeta: true })]; }
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "${hookName} hook succeeded").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+        assert_eq!(kind_of(&v, "${code} failed"), None);
+        assert!(!v.iter().any(|p| p.text == "hook succeeded"));
+    }
+
+    #[test]
+    fn a_commands_meta_messages_are_read_by_the_model() {
+        // `onDone(result, {display, metaMessages})`: the result is shown,
+        // each meta message is added to the conversation for the model.
+        let src = r#"
+var Ma = { type: "local-jsx", name: "terse", load: () => Promise.resolve({ async call(e, t) {
+  let n = !t.on, o = [`<system-reminder>
+${n ? "Terse mode is on now, answer in one short line." : "Terse mode is off now, answer as usual."}
+</system-reminder>`];
+  return e(n ? "Terse mode on for this one" : "Terse mode off for this one", { display: "system", metaMessages: o }), null; } }) };
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "Terse mode is on now").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+        assert_eq!(kind_of(&v, "Terse mode on for this one"), None);
     }
 
     #[test]

@@ -411,6 +411,8 @@ pub struct Tracer<'a> {
     declared: HashMap<(u32, &'a str), Vec<Scope>>,
     bindings: HashMap<(u32, &'a str, Scope), u32>,
     returns: HashMap<(u32, FnId), u32>,
+    /// A returned object's field, read where the call's result is kept.
+    fields: HashMap<(u32, FnId, &'a str), u32>,
     members: HashMap<(u32, &'a str, &'a str, Holder), u32>,
     /// Every reach asked for, by the numbers the maps above give.
     nodes: Vec<Node>,
@@ -548,6 +550,7 @@ impl<'a> Tracer<'a> {
             declared: HashMap::default(),
             bindings: HashMap::default(),
             returns: HashMap::default(),
+            fields: HashMap::default(),
             members: HashMap::default(),
             scoped: HashMap::default(),
             nodes: Vec::new(),
@@ -809,6 +812,13 @@ impl<'a> Tracer<'a> {
                             r,
                             self.member(m, "this", key.as_str(), Holder::This(*object))
                         );
+                    }
+                    // In an object a function returns: read back as
+                    // `r.key` where a call's result is kept (`let r = f()`).
+                    if let (Some(Flow::Return), Some(f)) = (chain.get(i + 1), at)
+                        && callee != Some(f)
+                    {
+                        hop!(r, self.returned_field(m, f, key.as_str()));
                     }
                     // In an object bound to a name: read back as `o.key`
                     // (or `o[…]`) of that binding.
@@ -1257,6 +1267,59 @@ impl<'a> Tracer<'a> {
             r.extend(&sub, 0);
         }
         r
+    }
+
+    /// Where field `key` of the objects function `f` returns goes: read
+    /// back as `r.key` where a call's result is bound to `r`, or further
+    /// up when the caller returns the result as it is. (The whole object
+    /// goes where [`Self::returned`] says; this is the field's own way,
+    /// `{enabled, text}` read as `r.text` into a prompt.)
+    fn returned_field(&mut self, m: u32, f: FnId, key: &'a str) -> Rc<Reach> {
+        if let Some(&n) = self.fields.get(&(m, f, key)) {
+            return self.recall(n);
+        }
+        let Some(n) = self.open() else {
+            return self.nothing.clone();
+        };
+        self.fields.insert((m, f, key), n);
+        let ci = self.ci;
+        let module = &ci.modules[m as usize];
+        let func = &module.index.functions[f as usize];
+        let mut r = Reach::default();
+        if let Some(Flow::Bind(name)) = func.flow.first() {
+            let name: &'a str = name.as_str();
+            let scope = self.scope_of(m, name, func.parent);
+            let scoped = self.scoped(m, name);
+            let mut calls: Vec<(u32, u32)> = in_scope(&scoped.calls, scope)
+                .take(MAX_USES)
+                .map(|i| (m, i))
+                .collect();
+            // Called from other chunks under the names they import it by.
+            if scope == self.tables[m as usize].top {
+                for (im, local, top) in self.importers_of(m, name) {
+                    let scoped = self.scoped(im, local);
+                    calls.extend(in_scope(&scoped.calls, top).map(|i| (im, i)));
+                }
+            }
+            for (cm, i) in calls.into_iter().take(MAX_USES) {
+                let c = &ci.modules[cm as usize].index.calls[i as usize];
+                match c.flow.first() {
+                    Some(Flow::Bind(b)) => {
+                        let scope = self.scope_of(cm, b.as_str(), c.in_function);
+                        let sub = self.member(cm, b.as_str(), key, Holder::Binding(scope));
+                        r.extend(&sub, 0);
+                    }
+                    Some(Flow::Return) => {
+                        if let Some(g) = c.in_function {
+                            let sub = self.returned_field(cm, g, key);
+                            r.extend(&sub, 0);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.close(n, r)
     }
 
     /// Where the values function `f` returns go.
