@@ -1174,17 +1174,22 @@ pub fn add_setting_prompts(prompts: &mut Vec<Prompt>, settings: &[super::setting
         .collect();
     // A description marked `@internal` is dropped, property and all (its
     // nested fields too), from the JSON Schema the model is handed.
-    let internal: Vec<String> = settings
+    let internal: Vec<&str> = settings
         .iter()
         .filter(|s| {
             s.description
                 .as_deref()
                 .is_some_and(|d| d.starts_with("@internal"))
         })
-        .map(|s| format!("{}.", s.key))
+        .map(|s| s.key.as_str())
         .collect();
+    // A field of it: `key.field`, or of its list's objects `key[].field`.
+    let inside = |key: &str, of: &str| {
+        key.strip_prefix(of)
+            .is_some_and(|rest| rest.starts_with('.') || rest.starts_with("[]"))
+    };
     for st in settings {
-        if internal.iter().any(|p| st.key.starts_with(p.as_str())) {
+        if internal.iter().any(|p| inside(&st.key, p)) {
             continue;
         }
         let Some(text) = st

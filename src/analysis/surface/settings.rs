@@ -189,6 +189,13 @@ fn push(out: &mut Vec<Setting>, key: String, s: &J, site: &Site, depth: usize) {
             push(out, format!("{key}.{k}"), v, site, depth + 1);
         }
     }
+    // A list of objects (`z.array(z.object({…}))`): its elements' fields,
+    // as `key[].field` (a sandbox credential's claims, its policy).
+    if let Some(props) = s["items"]["properties"].as_object() {
+        for (k, v) in props {
+            push(out, format!("{key}[].{k}"), v, site, depth + 1);
+        }
+    }
 }
 
 /// A short type: the JSON Schema type, `a|b` for a union, `enum`, `const`
@@ -246,7 +253,8 @@ mod tests {
             r#"
 var z = {{}};
 function perms() {{ return z.object({{ allow: z.array(z.string()).describe("rules allowed"),
-  mode: z.enum(["ask", "auto"]).default("ask") }}).passthrough(); }}
+  mode: z.enum(["ask", "auto"]).default("ask"),
+  hosts: z.array(z.object({{ name: z.string().describe("the host's name"), port: z.number() }})).optional() }}).passthrough(); }}
 function settingsSchema() {{ return z.object({{
   permissions: perms().optional().describe("what tools may do"),
   env: z.record(z.string(), z.string()).optional(),
@@ -267,7 +275,7 @@ var defaults = {{ permissions: {{ allow: [] }}, env: {{}}, {} }};
         };
         assert_eq!(
             v.len(),
-            3 + 2 + 25,
+            3 + 3 + 2 + 25,
             "{:?}",
             v.iter().map(|s| &s.key).collect::<Vec<_>>()
         );
@@ -278,6 +286,12 @@ var defaults = {{ permissions: {{ allow: [] }}, env: {{}}, {} }};
         );
         assert_eq!(get("permissions.allow").r#type, "array");
         assert_eq!(get("permissions.mode").default, Some(J::from("ask")));
+        // The fields of a list's objects.
+        assert_eq!(
+            get("permissions.hosts[].name").description.as_deref(),
+            Some("the host's name")
+        );
+        assert_eq!(get("permissions.hosts[].port").r#type, "number");
         assert_eq!(get("cleanupDays").r#type, "integer");
         assert_eq!(get("cleanupDays").default, Some(J::from(30.0)));
         assert_eq!(get("key3").r#type, "string");
