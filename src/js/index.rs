@@ -630,7 +630,6 @@ fn prune_members(out: &mut ModuleIndex, held: &Held) {
             keep(u, &mut out.member_calls, &mut out.member_flows);
         }
     }
-    drop(returners);
     out.functions = functions;
     out.members.shrink_to_fit();
     out.member_calls.shrink_to_fit();

@@ -101,8 +101,7 @@ fn is_text(v: &str) -> bool {
         .count();
     // A template's hole is a word of its sentence (`${name} hook
     // succeeded: ${output}`).
-    let holes = v.matches("${").count().min(1);
-    words >= MIN_TEXT_WORDS || (words + holes >= MIN_TEXT_WORDS && words >= 2)
+    words >= MIN_TEXT_WORDS || (words + 1 == MIN_TEXT_WORDS && v.contains("${"))
 }
 
 /// The kind a text's own form gives when no place does: a message that

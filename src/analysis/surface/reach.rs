@@ -596,27 +596,36 @@ impl<'a> Tracer<'a> {
         let Some(name) = name else {
             return Vec::new();
         };
-        let mut out = Vec::new();
         let scope = self.scope_of(m, name, func.parent);
-        let scoped = self.scoped(m, name);
-        for i in in_scope(&scoped.calls, scope).take(MAX_USES) {
-            if let Some(g) = handing(module, &module.index.calls[i as usize]) {
-                out.push((m, g));
-            }
-        }
-        if scope == self.tables[m as usize].top {
-            for (im, local, top) in self.importers_of(m, name) {
-                let importer = &ci.modules[im as usize];
-                let scoped = self.scoped(im, local);
-                for i in in_scope(&scoped.calls, top).take(MAX_USES) {
-                    if let Some(g) = handing(importer, &importer.index.calls[i as usize]) {
-                        out.push((im, g));
-                    }
-                }
-            }
-        }
+        let mut out: Vec<(u32, FnId)> = self
+            .named_calls(m, name, scope)
+            .into_iter()
+            .filter_map(|(cm, i)| {
+                let caller = &ci.modules[cm as usize];
+                handing(caller, &caller.index.calls[i as usize]).map(|g| (cm, g))
+            })
+            .collect();
         let mut seen = std::collections::HashSet::new();
         out.retain(|x| seen.insert(*x));
+        out
+    }
+
+    /// The plain calls of `name` (declared in `scope` of module `m`), as
+    /// (module, index into its calls): within the name's scope and, for a
+    /// module's top-level name, under the names other chunks import it by
+    /// (each list capped at `MAX_USES`).
+    fn named_calls(&mut self, m: u32, name: &'a str, scope: Scope) -> Vec<(u32, u32)> {
+        let scoped = self.scoped(m, name);
+        let mut out: Vec<(u32, u32)> = in_scope(&scoped.calls, scope)
+            .take(MAX_USES)
+            .map(|i| (m, i))
+            .collect();
+        if scope == self.tables[m as usize].top {
+            for (im, local, top) in self.importers_of(m, name) {
+                let scoped = self.scoped(im, local);
+                out.extend(in_scope(&scoped.calls, top).take(MAX_USES).map(|i| (im, i)));
+            }
+        }
         out
     }
 
@@ -1289,19 +1298,7 @@ impl<'a> Tracer<'a> {
         if let Some(Flow::Bind(name)) = func.flow.first() {
             let name: &'a str = name.as_str();
             let scope = self.scope_of(m, name, func.parent);
-            let scoped = self.scoped(m, name);
-            let mut calls: Vec<(u32, u32)> = in_scope(&scoped.calls, scope)
-                .take(MAX_USES)
-                .map(|i| (m, i))
-                .collect();
-            // Called from other chunks under the names they import it by.
-            if scope == self.tables[m as usize].top {
-                for (im, local, top) in self.importers_of(m, name) {
-                    let scoped = self.scoped(im, local);
-                    calls.extend(in_scope(&scoped.calls, top).map(|i| (im, i)));
-                }
-            }
-            for (cm, i) in calls.into_iter().take(MAX_USES) {
+            for (cm, i) in self.named_calls(m, name, scope).into_iter().take(MAX_USES) {
                 let c = &ci.modules[cm as usize].index.calls[i as usize];
                 match c.flow.first() {
                     Some(Flow::Bind(b)) => {
