@@ -226,7 +226,8 @@ impl App {
             self.g.budget(),
             digest,
             store.map(|s| s as &dyn FactsCache),
-        ))
+        )
+        .reading(build.opened))
     }
 
     /// The facts of an analysed build, with a spinner on a terminal while
