@@ -171,6 +171,19 @@ pub struct Namespace {
     pub in_function: Option<FnId>,
 }
 
+/// A name a lazily loaded module's export is taken into: `let {name:
+/// local} = await Promise.resolve().then(() => (init(), ns))` — the
+/// export `key` of namespace `ns` (an export table's object of this
+/// module), bound to `local` in `in_function`, then called or read as a
+/// plain name.
+#[derive(Debug, Clone)]
+pub struct UnpackedExport {
+    pub local: Atom,
+    pub key: Atom,
+    pub ns: Atom,
+    pub in_function: Option<FnId>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NamespaceOf {
     /// `x = import.meta.require("…/chunk.js")`: a code-split build's chunk.
@@ -215,6 +228,9 @@ pub struct ModuleIndex {
     pub logged: Vec<u32>,
     /// Names bound to a module's exports.
     pub namespaces: Vec<Namespace>,
+    /// Exports of this module's lazily loaded parts taken apart into
+    /// names (see [`UnpackedExport`]), those of a known export table only.
+    pub unpacked: Vec<UnpackedExport>,
     /// From export tables (`helper(ns, {name: () => local})`).
     pub export_table: Vec<ExportEntry>,
     /// ESM `export { local as exported }` and `export function exported`.
@@ -465,6 +481,57 @@ fn called_name(e: &Expr) -> Option<Atom> {
     }
 }
 
+/// The namespace object a lazily loaded module's value is: `ns`, `(init(),
+/// ns)`, `await Promise.resolve().then(() => (init(), ns))` (how a bundle
+/// waits for a module it loads late) — a name, not yet known to be one.
+fn lazy_namespace(e: &Expr) -> Option<&Atom> {
+    match e {
+        Expr::Ident(i) => Some(&i.sym),
+        Expr::Await(a) => lazy_namespace(&a.arg),
+        Expr::Paren(p) => lazy_namespace(&p.expr),
+        Expr::Seq(q) => lazy_namespace(q.exprs.last()?),
+        Expr::Call(c) => {
+            let swc_ecma_ast::Callee::Expr(callee) = &c.callee else {
+                return None;
+            };
+            let Expr::Member(m) = &**callee else {
+                return None;
+            };
+            let is_then = matches!(&m.prop, swc_ecma_ast::MemberProp::Ident(p) if p.sym == "then");
+            let [arg] = c.args.as_slice() else {
+                return None;
+            };
+            match (&*arg.expr, is_then) {
+                (Expr::Arrow(a), true) if a.params.is_empty() => match &*a.body {
+                    ArrowFunctionBody::Expr(body) => lazy_namespace(body),
+                    _ => None,
+                },
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The (key, local name) pairs an object pattern binds plain names by
+/// (`{a: b, c}`); nested patterns and computed keys are left out.
+fn pattern_keys(p: &swc_ecma_ast::ObjectPat) -> Vec<(Atom, Atom)> {
+    use swc_ecma_ast::ObjectPatProp;
+    let mut out = Vec::new();
+    for prop in &p.props {
+        match prop {
+            ObjectPatProp::KeyValue(kv) => {
+                if let (Some(key), Pat::Ident(b)) = (prop_name(&kv.key), &*kv.value) {
+                    out.push((Atom::from(key.as_str()), b.id.sym.clone()));
+                }
+            }
+            ObjectPatProp::Assign(a) => out.push((a.key.sym.clone(), a.key.sym.clone())),
+            ObjectPatProp::Rest(_) => {}
+        }
+    }
+    out
+}
+
 /// Whether functions `a` and `b` are one, or one encloses the other.
 fn related(functions: &[Function], a: Option<FnId>, b: Option<FnId>) -> bool {
     let encloses = |outer: Option<FnId>, inner: Option<FnId>| {
@@ -558,6 +625,8 @@ fn table_namespaces(out: &mut ModuleIndex) {
         .iter()
         .filter_map(|e| e.namespace.as_ref())
         .collect();
+    // Only a known table's exports: any object can be taken apart.
+    out.unpacked.retain(|u| tables.contains(&u.ns));
     if tables.is_empty() {
         return;
     }
@@ -1394,6 +1463,19 @@ impl Visit for Indexer {
                 let v = self.held.results.entry(b.id.sym.clone()).or_default();
                 if !v.contains(&(callee.clone(), at)) {
                     v.push((callee, at));
+                }
+            }
+            if let (Pat::Object(o), Some(init)) = (&d.name, &d.init)
+                && let Some(ns) = lazy_namespace(init)
+            {
+                let at = self.current();
+                for (key, local) in pattern_keys(o) {
+                    self.out.unpacked.push(UnpackedExport {
+                        local,
+                        key,
+                        ns: ns.clone(),
+                        in_function: at,
+                    });
                 }
             }
             if let (Pat::Ident(b), Some(init)) = (&d.name, &d.init)

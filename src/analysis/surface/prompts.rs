@@ -1900,6 +1900,37 @@ function Nm(Nn){ let No = (Np) => ({ value: Np, mode: "prompt", isMeta: !0, prio
     }
 
     #[test]
+    fn a_lazily_loaded_modules_exports_taken_apart_into_names_are_followed() {
+        // `let {name: local} = await Promise.resolve().then(() => (init(),
+        // ns))`: a bundle waits for a module it loads late and takes the
+        // exports it needs into plain names — a function called, a value
+        // read, an argument handed into the function.
+        let src = r#"
+var Na = {}; Nb(Na, { buildFixPrompt: () => Nc, FIX_NOTE: () => Nd });
+function Nc(e, t){ return ["Help me fix the problems listed below in the settings file.", e, t].join("\n"); }
+var Nd; var Ne = Nf(() => { Nd = "Keep the settings file valid after each edit you make."; });
+async function Ng(h){
+  let { buildFixPrompt: Nh, FIX_NOTE: Ni } = await Promise.resolve().then(() => (Ne(), Na));
+  let Nj = Nh(h.list, "Only the keys that are broken need a change, leave the rest.");
+  h.enqueue({ value: Nj, mode: "prompt", isMeta: !0 });
+  h.enqueue({ value: Ni, mode: "prompt", isMeta: !0 });
+}
+"#;
+        let v = find_in(src);
+        for needle in [
+            "Help me fix the problems",
+            "Keep the settings file valid",
+            "Only the keys that are broken",
+        ] {
+            assert_eq!(
+                kind_of(&v, needle).as_deref(),
+                Some(kinds::SYSTEM_REMINDER),
+                "{needle}"
+            );
+        }
+    }
+
+    #[test]
     fn a_chunks_exports_are_read_through_a_name_bound_to_it() {
         // A code-split build's lazily loaded chunk: bound whole, then read
         // and called as `name.export`.

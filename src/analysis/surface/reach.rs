@@ -201,6 +201,13 @@ struct ModuleTables<'a> {
     /// Calls of a namespace's members by (alias, key), and of the methods
     /// of objects and classes bound to names.
     member_calls: HashMap<(&'a str, &'a str), Vec<u32>>,
+    /// The names the exports of this module's lazily loaded parts are
+    /// taken apart into (`let {key: local} = await …(init(), ns)`): (ns,
+    /// key) → [(local, the function it is bound in)].
+    unpacked: HashMap<(&'a str, &'a str), Vec<Bound<'a>>>,
+    /// The same, by local name: local → [(the binding behind the export,
+    /// the function it is bound in)].
+    unpacked_names: HashMap<&'a str, Vec<Bound<'a>>>,
     /// The names objects and classes are bound to, by where they start: a
     /// class's methods are called through its name.
     holders: HashMap<u32, &'a str>,
@@ -208,6 +215,9 @@ struct ModuleTables<'a> {
     /// module (a CommonJS-wrapped bundle).
     top: Scope,
 }
+
+/// A name and the function it is bound in.
+type Bound<'a> = (&'a str, Option<FnId>);
 
 /// Member reads (or calls) by (object, key): their positions.
 fn by_object_and_key(uses: &[MemberUse]) -> HashMap<(&str, &str), Vec<u32>> {
@@ -529,6 +539,33 @@ impl<'a> Tracer<'a> {
                     ));
                 }
             }
+            let mut unpacked: HashMap<(&str, &str), Vec<Bound>> = HashMap::default();
+            let mut unpacked_names: HashMap<&str, Vec<Bound>> = HashMap::default();
+            if !m.index.unpacked.is_empty() {
+                // Each table's exports by (namespace, exported name).
+                let behind: HashMap<(&str, &str), &str> = m
+                    .index
+                    .export_table
+                    .iter()
+                    .filter_map(|e| {
+                        let ns = e.namespace.as_deref()?;
+                        Some(((ns, e.original.as_str()), e.local.as_str()))
+                    })
+                    .collect();
+                for u in &m.index.unpacked {
+                    let (ns, key) = (u.ns.as_str(), u.key.as_str());
+                    unpacked
+                        .entry((ns, key))
+                        .or_default()
+                        .push((u.local.as_str(), u.in_function));
+                    if let Some(&local) = behind.get(&(ns, key)) {
+                        unpacked_names
+                            .entry(u.local.as_str())
+                            .or_default()
+                            .push((local, u.in_function));
+                    }
+                }
+            }
             tables.push(ModuleTables {
                 uses,
                 calls,
@@ -538,6 +575,8 @@ impl<'a> Tracer<'a> {
                 functions,
                 members,
                 member_calls,
+                unpacked,
+                unpacked_names,
                 holders,
                 top: module_top(m),
             });
@@ -621,12 +660,41 @@ impl<'a> Tracer<'a> {
             .map(|i| (m, i))
             .collect();
         if scope == self.tables[m as usize].top {
-            for (im, local, top) in self.importers_of(m, name) {
+            let other = self
+                .importers_of(m, name)
+                .into_iter()
+                .chain(self.unpacked_of(m, name));
+            for (im, local, at) in other.collect::<Vec<_>>() {
                 let scoped = self.scoped(im, local);
-                out.extend(in_scope(&scoped.calls, top).take(MAX_USES).map(|i| (im, i)));
+                out.extend(in_scope(&scoped.calls, at).take(MAX_USES).map(|i| (im, i)));
             }
         }
         out
+    }
+
+    /// The names a lazily loaded part's export `name` (a top-level binding
+    /// of module `m`) is taken apart into there: (module, local, its
+    /// scope), as many as a binding's uses at most.
+    fn unpacked_of(&mut self, m: u32, name: &str) -> Vec<(u32, &'a str, Scope)> {
+        let mut out: Vec<Bound<'a>> = Vec::new();
+        let Some(exports) = self.tables[m as usize].exports.get(name) else {
+            return Vec::new();
+        };
+        for &(key, ns) in exports {
+            let Some(ns) = ns else { continue };
+            for &(local, at) in self.tables[m as usize]
+                .unpacked
+                .get(&(ns, key))
+                .into_iter()
+                .flatten()
+            {
+                out.push((local, at));
+            }
+        }
+        out.truncate(MAX_USES);
+        out.into_iter()
+            .map(|(local, at)| (m, local, self.scope_of(m, local, at)))
+            .collect()
     }
 
     /// What is known of reach `n`: found, or (on the stack) a reach that
@@ -1090,10 +1158,15 @@ impl<'a> Tracer<'a> {
                 let sub = self.binding(im, local, top);
                 r.extend(&sub, 0);
             }
-            // Read as `alias.name` through a namespace (no hop either: the
-            // same module's export, reached lazily).
+            // Read as `alias.name` through a namespace, or as a name the
+            // namespace was taken apart into (no hop either: the same
+            // module's export, reached lazily).
             for (am, alias, scope, key) in self.namespace_uses(m, name) {
                 let sub = self.member(am, alias, key, Holder::Binding(scope));
+                r.extend(&sub, 0);
+            }
+            for (um, local, scope) in self.unpacked_of(m, name) {
+                let sub = self.binding(um, local, scope);
                 r.extend(&sub, 0);
             }
         }
@@ -1141,6 +1214,21 @@ impl<'a> Tracer<'a> {
                     (None, Some(p)) if !p.is_empty() => self.binding(m, p.as_str(), Some(f)),
                     _ => Rc::new(Reach::default()),
                 };
+            }
+            // A name a lazily loaded part's export was taken apart into:
+            // that export's function.
+            let unpacked = self.tables[m as usize]
+                .unpacked_names
+                .get(callee)
+                .into_iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>();
+            if let Some(there) = unpacked.into_iter().find_map(|(there, bound)| {
+                (self.scope_of(m, callee, bound) == scope).then_some(there)
+            }) {
+                (callee, at) = (there, None);
+                continue;
             }
             // A name declared in a function here is not the import.
             if scope.is_some() {
@@ -1228,7 +1316,11 @@ impl<'a> Tracer<'a> {
                 r.extend(&sub, 0);
             }
         }
-        for (im, local, top) in self.importers_of(m, name) {
+        let other = self
+            .importers_of(m, name)
+            .into_iter()
+            .chain(self.unpacked_of(m, name));
+        for (im, local, top) in other.collect::<Vec<_>>() {
             let module = &self.ci.modules[im as usize];
             let scoped = self.scoped(im, local);
             for i in in_scope(&scoped.calls, top) {
