@@ -473,8 +473,19 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     "systemPrompt" | "userPrompt" if hops <= FAR_HOPS && has("userPrompt") => {
                         return sink(kinds::AGENT, None);
                     }
-                    // The main loop's parameters: the session's system prompt.
-                    "getSystemPrompt" | "systemPrompt" if hops <= FAR_HOPS => {
+                    // The parameters of the main loop (or of a fork of it,
+                    // which shares its context): the session's system
+                    // prompt. Not a bag of a helper's arguments (`{systemPrompt,
+                    // content, signal}`: handed on to the request that
+                    // decides) nor the command line's options (every flag's
+                    // value, whatever flows into it).
+                    "getSystemPrompt" | "systemPrompt"
+                        if hops <= FAR_HOPS
+                            && (*method
+                                || has("messages")
+                                || has("userContext")
+                                || has("systemContext")) =>
+                    {
                         return sink(kinds::SYSTEM, None);
                     }
                     // A command's prompt: a skill's body is assembled by
@@ -2067,6 +2078,34 @@ Me({ note: "Check the three files again before you answer." });
     }
 
     #[test]
+    fn a_system_prompt_in_a_bag_of_arguments_is_decided_further_on() {
+        // A helper's arguments (`{systemPrompt, content, signal}`) and the
+        // command line's options hold a `systemPrompt` too: neither is the
+        // loop's. The title is a side request's task; the usage error only
+        // meets the options (and is thrown); the section reaches the loop.
+        let src = r#"
+var Ta = "You name a session in five words or fewer.";
+async function Tb({ systemPrompt: e, content: t, signal: r }){
+  return await Tc({ systemPrompt: [e], userPrompt: t, signal: r, options: {} }); }
+function Td(t){ return Tb({ systemPrompt: Ta, content: t, signal: null }); }
+function Te(){ return "The flag needs a value after it, as in --name NAME."; }
+function Tf(a){ let o = { verbose: a.verbose, resume: a.resume, systemPrompt: Te() }; if (!a.name) throw Error(o.systemPrompt); }
+function Tg(){ return "Answer in the language the user writes in."; }
+function Th(m){ return Ti({ messages: m, systemPrompt: [Tg()], userContext: {}, systemContext: {} }); }
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "You name a session").as_deref(),
+            Some(kinds::AGENT)
+        );
+        assert_eq!(kind_of(&v, "The flag needs a value"), None);
+        assert_eq!(
+            kind_of(&v, "Answer in the language").as_deref(),
+            Some(kinds::SYSTEM)
+        );
+    }
+
+    #[test]
     fn an_answer_made_up_in_the_models_place_is_not_a_prompt() {
         // Stand-ins for an answer that could not be had: an assistant's
         // message made here, a message made with the API's error. Both go
@@ -2321,7 +2360,7 @@ function Kj(){ return Ki.other; }
         let src = r#"
 function Ta(e){ return Tb(e); }
 function Tb(e){ return e; }
-var Tc = { systemPrompt: Ta("Keep every answer under three short lines of text.") };
+var Tc = { messages: [], systemPrompt: Ta("Keep every answer under three short lines of text.") };
 function Td(){ throw new Error(Ta("The config folder could not be opened at all.")); }
 "#;
         let v = find_in(src);
