@@ -756,7 +756,12 @@ fn sink_for<'a>(
     s: &'a StringLit,
 ) -> Option<Sink> {
     let reach = tracer.trace(mi, &s.flow, s.in_function);
-    if let Some(sink) = sink_of(ci, &reach) {
+    if let Some(mut sink) = sink_of(ci, &reach) {
+        // A skill file is a skill's body however it is delivered: a skill
+        // run in an agent of its own hands it to that agent's messages.
+        if sink.kind == kinds::AGENT && kind_by_form(&s.value) == Some(kinds::SKILL) {
+            sink.kind = kinds::SKILL;
+        }
         return Some(sink);
     }
     let by_form = |kind| Sink {
@@ -2075,6 +2080,28 @@ Me({ note: "Check the three files again before you answer." });
             Some(kinds::AGENT)
         );
         assert_eq!(kind_of(&v, "Shown in the list"), None);
+    }
+
+    #[test]
+    fn a_skill_file_handed_to_an_agent_is_a_skill() {
+        // A skill run in an agent of its own: its file (front matter with a
+        // name and a description) becomes the agent's opening message. It
+        // is still the skill's body; a plain task for the agent is not.
+        let src = r#"
+var Sa = "---\nname: tidy\ndescription: Tidy a folder\n---\nTidy every file in the folder, one at a time.";
+function Sb(t){ return { type: "user", message: { role: "user", content: t } }; }
+async function Sc(){ return Sd({ promptMessages: [Sb(Sa)], forkLabel: "skill_run" }); }
+async function Se(){ return Sd({ promptMessages: [Sb("Count the files in the folder, then stop.")], forkLabel: "count" }); }
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "Tidy every file").as_deref(),
+            Some(kinds::SKILL)
+        );
+        assert_eq!(
+            kind_of(&v, "Count the files").as_deref(),
+            Some(kinds::AGENT)
+        );
     }
 
     #[test]
