@@ -514,16 +514,26 @@ fn lazy_namespace(e: &Expr) -> Option<&Atom> {
 }
 
 /// The (key, local name) pairs an object pattern binds plain names by
-/// (`{a: b, c}`); nested patterns and computed keys are left out.
+/// (`{a: b, c, d: e = 1}`); a key that is nested, computed or given to a
+/// pattern of its own is left out.
 fn pattern_keys(p: &swc_ecma_ast::ObjectPat) -> Vec<(Atom, Atom)> {
     use swc_ecma_ast::ObjectPatProp;
     let mut out = Vec::new();
     for prop in &p.props {
         match prop {
             ObjectPatProp::KeyValue(kv) => {
-                if let (Some(key), Pat::Ident(b)) = (prop_name(&kv.key), &*kv.value) {
-                    out.push((Atom::from(key.as_str()), b.id.sym.clone()));
-                }
+                let local = match &*kv.value {
+                    Pat::Ident(b) => &b.id.sym,
+                    Pat::Assign(a) => match a.left.as_ident() {
+                        Some(b) => &b.id.sym,
+                        None => continue,
+                    },
+                    _ => continue,
+                };
+                let Some(key) = prop_name(&kv.key) else {
+                    continue;
+                };
+                out.push((key.into(), local.clone()));
             }
             ObjectPatProp::Assign(a) => out.push((a.key.sym.clone(), a.key.sym.clone())),
             ObjectPatProp::Rest(_) => {}
@@ -881,28 +891,11 @@ fn param_keys(params: &[&Pat]) -> Box<[(u8, Atom, Atom)]> {
             p => p,
         };
         let Pat::Object(o) = p else { continue };
-        for prop in &o.props {
-            match prop {
-                ObjectPatProp::KeyValue(kv) => {
-                    let local = match &*kv.value {
-                        Pat::Ident(b) => &b.id.sym,
-                        Pat::Assign(a) => match a.left.as_ident() {
-                            Some(b) => &b.id.sym,
-                            None => continue,
-                        },
-                        _ => continue,
-                    };
-                    let Some(key) = prop_name(&kv.key) else {
-                        continue;
-                    };
-                    out.push((i as u8, key.into(), local.clone()));
-                }
-                ObjectPatProp::Assign(a) => {
-                    out.push((i as u8, a.key.sym.clone(), a.key.sym.clone()))
-                }
-                ObjectPatProp::Rest(_) => {}
-            }
-        }
+        out.extend(
+            pattern_keys(o)
+                .into_iter()
+                .map(|(key, local)| (i as u8, key, local)),
+        );
     }
     out.into_boxed_slice()
 }
