@@ -591,6 +591,8 @@ fn is_ui_message(keys: &[Atom], value_of: &dyn Fn(&str) -> Option<String>) -> bo
     keys.iter().any(|k| k == "level") || value_of("type").as_deref() == Some("system")
 }
 
+/// How near the interface a text the prose rule would take must not be.
+const PROSE_USER_HOPS: u8 = 2;
 /// How many hops a generic place (`content`, a command's result, a style's
 /// `prompt`, a file table) may be from the text.
 const NEAR_HOPS: u8 = 3;
@@ -613,7 +615,7 @@ const TOOL_INPUT_HOPS: u8 = 6;
 /// platform.)
 fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
     match m {
-        Mark::Arg { callee, .. } => {
+        Mark::Arg { callee, index, .. } => {
             matches!(
                 callee.as_str(),
                 "jsx"
@@ -626,7 +628,17 @@ fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
                         // A note added to the transcript as a system
                         // message: shown, never sent.
                         | "appendSystemMessage"
-            )
+                        // A settings schema's documentation for the
+                        // people who manage the settings.
+                        | "shortDescription"
+                        | "longDescription"
+            ) || (*index == 1
+                // The command line's `--help`: an option's description
+                // (`.option(flags, text)`) and text added to the help.
+                && matches!(
+                    callee.as_str(),
+                    "option" | "requiredOption" | "addHelpText"
+                ))
         }
         // A command's permission rules: a text that becomes one is a
         // pattern the permission checker matches, whatever else the
@@ -648,6 +660,9 @@ fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
                     | "menuDescription"
                     | "argumentHint"
                     | "searchHint"
+                    // A translated message's text in the source language
+                    // (`{id, defaultMessage}`): the interface's words.
+                    | "defaultMessage"
             ) || {
                 // An answer made up when the model's could not be had (`{content,
                 // apiError}`, `{…, isApiErrorMessage}`): shown in the
@@ -803,6 +818,13 @@ fn sink_for<'a>(
         .binary_search(&s.lo)
         .is_ok()
     {
+        return None;
+    }
+    // Nor prose that reaches the interface within a few hops and no
+    // model-facing place at all: a dialog's words bound to a name, a
+    // message a helper hands to the renderer. (Further away, the trace
+    // has passed through helpers that serve the model's texts too.)
+    if reach.user.is_some_and(|u| u <= PROSE_USER_HOPS) {
         return None;
     }
     let src = ci.modules[mi as usize].source();
@@ -1656,6 +1678,38 @@ function Ke(e){{ Kf(`Your rules file names a tool that does not exist, so that r
         );
     }
 
+    #[test]
+    fn prose_near_the_interface_help_and_settings_docs_are_the_users() {
+        let tail = "so look at the notes you keep in your home folder, read the guide that came with your copy, and ask your team when you are stuck on any step of it";
+        let src = format!(
+            r#"
+var Na = "Plugins you add can run programs on your computer with your files and your shell, {tail}.";
+function Nb(){{ return Nc.jsx(Nd, {{ children: Na }}); }}
+function Ne(e){{ return `Your account cannot see ${{e}} because the app is not installed there, {tail}.`; }}
+function Nf(e){{ let t = Ne(e); return Ng.jsx(Nh, {{ dimColor: !0, children: t }}); }}
+Ni.command("review").option("--trust", "Trust the current folder for this run only, without asking you first, {tail}.");
+var Nj = Nk.longDescription("When you set this key the app reads your own endpoint instead of the default one, {tail}.");
+var Nl = Nm.msg({{ id: "Hint", defaultMessage: "Turn this on when you want your sessions to reach the gateway first, {tail}." }});
+var Nn = "If you think you need this capability to finish your task, stop and tell the user what you tried, {tail}.";
+function No(){{ return Nn; }}
+"#
+        );
+        let v = find_in(&src);
+        // Bound to a name the renderer shows; returned to a helper that
+        // renders it: the interface within two hops.
+        assert_eq!(kind_of(&v, "Plugins you add"), None);
+        assert_eq!(kind_of(&v, "Your account cannot see"), None);
+        // `--help`, a settings schema's documentation, a translated
+        // message's words.
+        assert_eq!(kind_of(&v, "Trust the current folder"), None);
+        assert_eq!(kind_of(&v, "When you set this key"), None);
+        assert_eq!(kind_of(&v, "Turn this on when"), None);
+        // Going nowhere known: the prose rule still takes it.
+        assert_eq!(
+            kind_of(&v, "If you think you need").as_deref(),
+            Some(kinds::OTHER)
+        );
+    }
     #[test]
     fn a_system_message_for_the_transcript_is_not_a_reminder() {
         // The same helper shape as a reminder's, but the message is of
