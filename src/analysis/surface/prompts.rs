@@ -667,9 +667,14 @@ fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
                 // An answer made up when the model's could not be had (`{content,
                 // apiError}`, `{…, isApiErrorMessage}`): shown in the
                 // transcript, and left out of what is sent back.
-                let keys = ci.modules[*module as usize].index.object_keys(*object);
+                let m = &ci.modules[*module as usize];
+                let keys = m.index.object_keys(*object);
                 keys.iter()
                     .any(|k| k == "apiError" || k == "isApiErrorMessage")
+                    // A message for the transcript only (`{type: "system",
+                    // content, level}`): shown, dropped from the request.
+                    || (key == "content"
+                        && is_ui_message(keys, &|k| key_value(m, *object, k)))
             }
         }
         _ => false,
@@ -1723,9 +1728,13 @@ function Sg(Sh){ return Si({ content: Sh, isMeta: !0 }); }
 Sa(`The stop hook failed to run: ${Sj}`, "warning");
 Sd("The remote session is not connected.");
 Sg("The settings file changed since the last turn.");
+var Sk = "Your earlier notes were written while you were signed in to another account, so they cannot be used now; sign in to that account again and you will find all of them where you left them before, in the folder you keep for your notes.";
+function Sl(){ return [Sm, Sa(Sk, "warning")]; }
 "#,
         );
         assert_eq!(kind_of(&v, "The stop hook failed"), None);
+        // Prose on its way to such a message is the user's too.
+        assert_eq!(kind_of(&v, "Your earlier notes"), None);
         assert_eq!(kind_of(&v, "The remote session is not"), None);
         assert_eq!(
             kind_of(&v, "The settings file changed").as_deref(),
