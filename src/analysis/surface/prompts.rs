@@ -356,6 +356,86 @@ fn is_tool(keys: &[Atom]) -> bool {
         && (has("prompt") || has("description"))
 }
 
+/// The methods of a tool's interface besides `call`: an object with a
+/// `call` and one of these is a tool, or one of a tool's actions that its
+/// `call` hands the work to (`{description, getToolUseSummary, call}`).
+const TOOL_METHODS: [&str; 6] = [
+    "getToolUseSummary",
+    "checkPermissions",
+    "validateInput",
+    "userFacingName",
+    "mapToolResultToToolResultBlockParam",
+    "inputSchema",
+];
+
+/// How many calls down from a tool's `call` a function still runs for
+/// it (its own helpers; further, helpers shared with everything else).
+const TOOL_CALL_DEPTH: u8 = 1;
+
+/// Which of a module's functions run for a tool's call: the `call`
+/// methods of tool-shaped objects, and the module's functions they call,
+/// up to [`TOOL_CALL_DEPTH`] calls down (indexed by [`FnId`]).
+fn tool_call_functions(m: &IndexedModule) -> Vec<bool> {
+    let ix = &m.index;
+    let mut runs = vec![false; ix.functions.len()];
+    let mut frontier: Vec<FnId> = Vec::new();
+    for (i, f) in ix.functions.iter().enumerate() {
+        let Some(Flow::Key { key, object }) = f.flow.first() else {
+            continue;
+        };
+        if key != "call" {
+            continue;
+        }
+        let keys = ix.object_keys(*object);
+        if is_tool(keys) || keys.iter().any(|k| TOOL_METHODS.contains(&k.as_str())) {
+            runs[i] = true;
+            frontier.push(i as FnId);
+        }
+    }
+    for _ in 0..TOOL_CALL_DEPTH {
+        let mut next = Vec::new();
+        for f in frontier {
+            let fun = &ix.functions[f as usize];
+            for c in ix.calls_within(fun.body_lo, fun.hi) {
+                // A name the call's scope binds itself (a parameter, a
+                // local) is not the module's function of that name.
+                if c.member || ix.shadowing(&c.name, c.in_function).is_some() {
+                    continue;
+                }
+                if let Some((g, _)) = ix.function_named(&c.name)
+                    && !runs[g as usize]
+                {
+                    runs[g as usize] = true;
+                    next.push(g);
+                }
+            }
+        }
+        frontier = next;
+    }
+    runs
+}
+
+/// Whether a literal is thrown as it is: `throw new E(text)`, `throw text`.
+fn is_thrown(s: &StringLit) -> bool {
+    match s.flow.first() {
+        Some(Flow::Throw) => true,
+        Some(Flow::Arg {
+            index: 0,
+            new: true,
+            ..
+        }) => matches!(s.flow.get(1), Some(Flow::Throw)),
+        _ => false,
+    }
+}
+
+/// Whether code in `at` runs in one of the functions of `runs` (or in a
+/// function nested in one).
+fn runs_in(m: &IndexedModule, at: Option<FnId>, runs: &[bool]) -> bool {
+    m.index
+        .innermost(at, |f| runs.get(f as usize).copied().unwrap_or(false))
+        .is_some()
+}
+
 /// Whether a key names a file (a skill's bundled reference documents are
 /// tables of path → text).
 fn is_file_key(k: &str) -> bool {
@@ -731,12 +811,13 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
     let mut tracer = Tracer::with_user(ci, is_sink_mark, is_user_mark);
     let mut found: Vec<Found> = Vec::new();
     for (mi, m) in ci.modules.iter().enumerate() {
+        let tool_calls = tool_call_functions(m);
         let texts: Vec<(&StringLit, Sink)> = m
             .index
             .strings
             .iter()
             .filter(|s| is_text(&s.value))
-            .filter_map(|s| sink_for(ci, &mut tracer, mi as u32, s).map(|k| (s, k)))
+            .filter_map(|s| sink_for(ci, &mut tracer, mi as u32, s, &tool_calls).map(|k| (s, k)))
             .collect();
         // A literal inside a model-facing template's `${…}` is a text of
         // its own (the template shows the hole, `${v1}`, not the text:
@@ -774,6 +855,7 @@ fn sink_for<'a>(
     tracer: &mut Tracer<'a>,
     mi: u32,
     s: &'a StringLit,
+    tool_calls: &[bool],
 ) -> Option<Sink> {
     let reach = tracer.trace(mi, &s.flow, s.in_function);
     if let Some(mut sink) = sink_of(ci, &reach) {
@@ -791,6 +873,11 @@ fn sink_for<'a>(
     };
     if let Some(kind) = kind_by_form(&s.value) {
         return Some(by_form(kind));
+    }
+    if is_thrown(s) && runs_in(&ci.modules[mi as usize], s.in_function, tool_calls) {
+        // An error a tool's call throws is the call's result: the model
+        // reads it (as it reads the other results, kind reminder).
+        return Some(by_form(kinds::SYSTEM_REMINDER));
     }
     if !prose::is_prompt(&s.value) {
         return None;
@@ -1740,6 +1827,30 @@ function Sl(){ return [Sm, Sa(Sk, "warning")]; }
             kind_of(&v, "The settings file changed").as_deref(),
             Some(kinds::SYSTEM_REMINDER)
         );
+    }
+
+    #[test]
+    fn errors_thrown_in_a_tools_call_are_its_results() {
+        let v = find_in(
+            r#"
+function Ta(e){ if (!e.path) throw new Tb("path must name a file inside the project"); return Td(e.path); }
+function Td(e){ if (!e) throw new Tb("the helper two calls down was refused"); return Tc(e); }
+var Te = { name: "Fetch", description: "Fetch a page for the model.", inputSchema: Tf, async call(e){ if (!e.url) throw new Tb("url must be an absolute address"); return Ta(e); } };
+var Tg = { comments: { description(e){ return "Read the comments"; }, getToolUseSummary(e){ return "read comments"; }, async call(e){ throw new Tb(`no comments on ${e.url} were readable`); } } };
+function Th(e){ throw new Tb("this helper belongs to no tool at all"); }
+var Ti = { name: "Fetch", async call(e){ throw new Tb("nothing about tools in this object's keys"); } };
+"#,
+        );
+        let reminder = Some(kinds::SYSTEM_REMINDER.to_string());
+        // In the tool's call, in a function it calls, in the call of an
+        // action it hands the work to.
+        assert_eq!(kind_of(&v, "url must be an absolute"), reminder);
+        assert_eq!(kind_of(&v, "path must name a file"), reminder);
+        assert_eq!(kind_of(&v, "no comments on"), reminder);
+        // Two calls down, in no tool, in an object of no tool's shape.
+        assert_eq!(kind_of(&v, "the helper two calls down"), None);
+        assert_eq!(kind_of(&v, "this helper belongs to no tool"), None);
+        assert_eq!(kind_of(&v, "nothing about tools"), None);
     }
 
     #[test]
