@@ -484,9 +484,12 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
     // prompt) is where every message ends up, reminders and tool results
     // too: it decides only when no more specific place is reached.
     let mut api_message = None;
+    // A message's text block (`{type: "text", text}`) is more generic
+    // still: the message it is in says more when it is reached.
+    let mut text_block = None;
     for (mark, hops) in reach.nearest() {
         if user.is_some_and(|u| u < hops) {
-            return api_message;
+            return api_message.or(text_block);
         }
         // The generic places (a message's content, a command's result, a
         // style's prompt, a file table) are believed only near the text:
@@ -639,6 +642,20 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     {
                         api_message = sink(kinds::AGENT, None);
                     }
+                    // A text block of a message (`{type: "text", text}`):
+                    // what the model reads in a tool's result or a user's
+                    // turn. Generic: it decides only when nothing more
+                    // specific is reached, not even a message's content,
+                    // and only nearer than the interface (a text shown
+                    // as well is the user's, whatever else it is put in).
+                    "text"
+                        if near
+                            && text_block.is_none()
+                            && user.is_none_or(|u| hops < u)
+                            && owner("type").as_deref() == Some("text") =>
+                    {
+                        text_block = sink(kinds::SYSTEM_REMINDER, None);
+                    }
                     "system" if hops <= FAR_HOPS && has("messages") => {
                         return sink(kinds::SYSTEM, None);
                     }
@@ -649,7 +666,7 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
             _ => {}
         }
     }
-    api_message
+    api_message.or(text_block)
 }
 
 /// Whether an object is an entry of the queue of what the model reads
@@ -792,6 +809,12 @@ fn is_sink_mark(ci: &CodeIndex, m: &Mark) -> bool {
         } => {
             SINK_KEYS.contains(&key.as_str())
                 || key == "input_schema"
+                // `text` only of a text block (`{type: "text", text}`):
+                // every other object with a `text` would crowd out the
+                // places that decide.
+                || (key == "text"
+                    && key_value(&ci.modules[*module as usize], *object, "type").as_deref()
+                        == Some("text"))
                 || is_file_key(key)
                 // `value` only of a queued prompt (every other object has
                 // one too: kept, it would crowd out the places that decide).
@@ -1827,6 +1850,32 @@ function Sl(){ return [Sm, Sa(Sk, "warning")]; }
             kind_of(&v, "The settings file changed").as_deref(),
             Some(kinds::SYSTEM_REMINDER)
         );
+    }
+
+    #[test]
+    fn a_messages_text_block_is_read_by_the_model_unless_more_is_known() {
+        let v = find_in(
+            r#"
+function Ua(e, t){ return { content: [{ type: "text", text: JSON.stringify(e) }], telemetry: t }; }
+function Ub(e){ return Ua({ granted: e, guidance: Uc(e) }, {}); }
+function Uc(e){ return `The user prefers to watch: take a screenshot after each of ${e} steps`; }
+function Ud(e){ return Ue({ role: "user", content: [{ type: "text", text: e }] }); }
+Ud("Reply to the thread in one short paragraph, without headings");
+Ug.jsx(Uh, { block: { type: "image", text: "an image block's caption for the screen" } });
+"#,
+        );
+        // Into a result's text block: read as a tool's result is.
+        assert_eq!(
+            kind_of(&v, "The user prefers to watch").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+        // A user message's block: the message decides (a side request).
+        assert_eq!(
+            kind_of(&v, "Reply to the thread").as_deref(),
+            Some(kinds::AGENT)
+        );
+        // Another block's `text`.
+        assert_eq!(kind_of(&v, "an image block's caption"), None);
     }
 
     #[test]

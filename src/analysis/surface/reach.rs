@@ -27,8 +27,9 @@ const MAX_HOPS: u8 = 12;
 /// How many uses (or calls) of one binding are followed (a converter with
 /// one list name in each of its many branches has more than 64).
 const MAX_USES: usize = 128;
-/// How many places one trace keeps.
-const MAX_MARKS: usize = 32;
+/// How many places one trace keeps (the nearest: 32 let a helper's text
+/// blocks, reached first, push out a tool result's place further on).
+const MAX_MARKS: usize = 40;
 
 /// A place a text reaches.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
