@@ -484,9 +484,19 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
     // prompt) is where every message ends up, reminders and tool results
     // too: it decides only when no more specific place is reached.
     let mut api_message = None;
-    // A message's text block (`{type: "text", text}`) is more generic
-    // still: the message it is in says more when it is reached.
-    let mut text_block = None;
+    // A message's text block (`{type: "text", text}`: a tool result's, a
+    // user turn's) is more generic still: the message it is in says more
+    // when it is reached. Believed only near the text, and nearer than
+    // the interface (a text shown as well is the user's, whatever else it
+    // is put in).
+    let text_block = reach
+        .generic
+        .filter(|&b| b <= NEAR_HOPS && user.is_none_or(|u| b < u))
+        .map(|_| Sink {
+            kind: kinds::SYSTEM_REMINDER,
+            owner: None,
+            tool: None,
+        });
     for (mark, hops) in reach.nearest() {
         if user.is_some_and(|u| u < hops) {
             return api_message.or(text_block);
@@ -642,20 +652,6 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     {
                         api_message = sink(kinds::AGENT, None);
                     }
-                    // A text block of a message (`{type: "text", text}`):
-                    // what the model reads in a tool's result or a user's
-                    // turn. Generic: it decides only when nothing more
-                    // specific is reached, not even a message's content,
-                    // and only nearer than the interface (a text shown
-                    // as well is the user's, whatever else it is put in).
-                    "text"
-                        if near
-                            && text_block.is_none()
-                            && user.is_none_or(|u| hops < u)
-                            && owner("type").as_deref() == Some("text") =>
-                    {
-                        text_block = sink(kinds::SYSTEM_REMINDER, None);
-                    }
                     "system" if hops <= FAR_HOPS && has("messages") => {
                         return sink(kinds::SYSTEM, None);
                     }
@@ -798,6 +794,14 @@ const SINK_KEYS: [&str; 15] = [
     "inputSchema",
 ];
 
+/// Whether a place is a message's text block (`{type: "text", text}`): the
+/// most generic place a text reaches (see [`sink_of`]).
+fn is_text_block_mark(ci: &CodeIndex, m: &Mark) -> bool {
+    matches!(m, Mark::Key { key, module, object, .. }
+        if key == "text"
+            && key_value(&ci.modules[*module as usize], *object, "type").as_deref() == Some("text"))
+}
+
 /// Whether a place can decide a text's kind (the tracer keeps no other).
 fn is_sink_mark(ci: &CodeIndex, m: &Mark) -> bool {
     match m {
@@ -809,12 +813,7 @@ fn is_sink_mark(ci: &CodeIndex, m: &Mark) -> bool {
         } => {
             SINK_KEYS.contains(&key.as_str())
                 || key == "input_schema"
-                // `text` only of a text block (`{type: "text", text}`):
-                // every other object with a `text` would crowd out the
-                // places that decide.
-                || (key == "text"
-                    && key_value(&ci.modules[*module as usize], *object, "type").as_deref()
-                        == Some("text"))
+
                 || is_file_key(key)
                 // `value` only of a queued prompt (every other object has
                 // one too: kept, it would crowd out the places that decide).
@@ -831,7 +830,8 @@ fn is_sink_mark(ci: &CodeIndex, m: &Mark) -> bool {
 }
 
 pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
-    let mut tracer = Tracer::with_user(ci, is_sink_mark, is_user_mark);
+    let mut tracer =
+        Tracer::with_user(ci, is_sink_mark, is_user_mark).with_generic(is_text_block_mark);
     let mut found: Vec<Found> = Vec::new();
     for (mi, m) in ci.modules.iter().enumerate() {
         let tool_calls = tool_call_functions(m);
@@ -1876,6 +1876,27 @@ Ug.jsx(Uh, { block: { type: "image", text: "an image block's caption for the scr
         );
         // Another block's `text`.
         assert_eq!(kind_of(&v, "an image block's caption"), None);
+
+        // Handed to more text blocks than a trace keeps places, and on to
+        // a side request further away: the request decides.
+        let blocks: String = (0..40)
+            .map(|i| format!("function Vb{i}(e){{ return {{ type: \"text\", text: e }}; }}\n"))
+            .collect();
+        let calls: String = (0..40).map(|i| format!("Vb{i}(e); ")).collect();
+        let src = format!(
+            r#"
+{blocks}
+function Va(e){{ {calls}return Vc(e); }}
+function Vc(e){{ return Vd(e); }}
+function Vd(e){{ return Ve({{ systemPrompt: "You sort notes.", userPrompt: e }}); }}
+Va("Sort these notes by the day they were written");
+"#
+        );
+        let v = find_in(&src);
+        assert_eq!(
+            kind_of(&v, "Sort these notes").as_deref(),
+            Some(kinds::AGENT)
+        );
     }
 
     #[test]

@@ -27,9 +27,8 @@ const MAX_HOPS: u8 = 12;
 /// How many uses (or calls) of one binding are followed (a converter with
 /// one list name in each of its many branches has more than 64).
 const MAX_USES: usize = 128;
-/// How many places one trace keeps (the nearest: 32 let a helper's text
-/// blocks, reached first, push out a tool result's place further on).
-const MAX_MARKS: usize = 40;
+/// How many places one trace keeps.
+const MAX_MARKS: usize = 32;
 
 /// A place a text reaches.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -70,6 +69,11 @@ pub struct Reach {
     /// shows the text to a person (kept as a distance, not as places:
     /// every trace meets some).
     pub user: Option<u8>,
+    /// The fewest hops to a place the caller's `generic` question names:
+    /// one that decides only when nothing else does (a message's text
+    /// block). A distance too: a trace meets many, and kept as places they
+    /// would push out the farther ones that decide.
+    pub generic: Option<u8>,
 }
 
 impl Reach {
@@ -122,11 +126,16 @@ impl Reach {
     /// changed.
     fn extend(&mut self, other: &Reach, plus: u8) -> bool {
         let mut changed = false;
-        if let Some(u) = other.user {
-            let u = u.saturating_add(plus);
-            if u <= MAX_HOPS && self.user.is_none_or(|x| u < x) {
-                self.user = Some(u);
-                changed = true;
+        for (mine, theirs) in [
+            (&mut self.user, other.user),
+            (&mut self.generic, other.generic),
+        ] {
+            if let Some(u) = theirs {
+                let u = u.saturating_add(plus);
+                if u <= MAX_HOPS && mine.is_none_or(|x| u < x) {
+                    *mine = Some(u);
+                    changed = true;
+                }
             }
         }
         for (m, h) in &other.marks {
@@ -417,6 +426,9 @@ pub struct Tracer<'a> {
     keep: fn(&CodeIndex, &Mark) -> bool,
     /// The places that show a text to a person (counted in `Reach::user`).
     user: fn(&CodeIndex, &Mark) -> bool,
+    /// The places that decide only when nothing else does (counted in
+    /// `Reach::generic`).
+    generic: fn(&CodeIndex, &Mark) -> bool,
     tables: Vec<ModuleTables<'a>>,
     /// The scopes that declare a name (a declaration, not an assignment).
     declared: HashMap<(u32, &'a str), Vec<Scope>>,
@@ -461,6 +473,13 @@ const TOP_LEVEL: u32 = u32::MAX - 1;
 impl<'a> Tracer<'a> {
     pub fn new(ci: &'a CodeIndex, keep: fn(&CodeIndex, &Mark) -> bool) -> Tracer<'a> {
         Self::with_user(ci, keep, |_, _| false)
+    }
+
+    /// The tracer, also counting the hops to the places `generic` names
+    /// (see [`Reach::generic`]).
+    pub fn with_generic(mut self, generic: fn(&CodeIndex, &Mark) -> bool) -> Tracer<'a> {
+        self.generic = generic;
+        self
     }
 
     /// A tracer that also counts the hops to the places `user` names.
@@ -586,6 +605,7 @@ impl<'a> Tracer<'a> {
             ci,
             keep,
             user,
+            generic: |_, _| false,
             tables,
             declared: HashMap::default(),
             bindings: HashMap::default(),
@@ -709,7 +729,7 @@ impl<'a> Tracer<'a> {
 
     /// `r` to keep: most reaches reach nothing, and share one.
     fn share(&self, r: Reach) -> Rc<Reach> {
-        if r.marks.is_empty() && r.user.is_none() && r.cycle.is_none() {
+        if r.marks.is_empty() && r.user.is_none() && r.generic.is_none() && r.cycle.is_none() {
             self.nothing.clone()
         } else {
             Rc::new(r)
@@ -853,10 +873,12 @@ impl<'a> Tracer<'a> {
         callee: Option<FnId>,
     ) -> Reach {
         let mut r = Reach::default();
-        let (keep, user, ci) = (self.keep, self.user, self.ci);
+        let (keep, user, generic, ci) = (self.keep, self.user, self.generic, self.ci);
         let add = |r: &mut Reach, m: Mark| {
             if user(ci, &m) {
                 r.user = Some(0);
+            } else if generic(ci, &m) {
+                r.generic = Some(0);
             } else if keep(ci, &m) {
                 r.add(m, 0);
             }
