@@ -213,16 +213,16 @@ fn one_version_on_three_platforms() {
     );
 
     // Prompts: the computer-use prompts are in the macOS build only, in
-    // the modules only it ships (where WINDIR is read); the Windows build
-    // also lacks one message of the entry point (a POSIX path check).
+    // the modules only it ships (where WINDIR is read). (The Windows build
+    // also lacks a message of the entry point's POSIX path check, but
+    // that is an error for the user: returned to a helper that shows it,
+    // it is no prompt on any platform.)
     let gone_linux = strs(&d_linux["prompts"]["removed"]);
     let gone_win = strs(&d_win["prompts"]["removed"]);
     // The computer-use tools' descriptions and their pieces, its prompts
     // and its results' messages (1,036 on 2.1.332 as of this analysis).
     assert!(gone_linux.len() >= 60, "{gone_linux:?}");
-    assert!(gone_linux.is_subset(&gone_win));
-    let extra: BTreeSet<String> = gone_win.difference(&gone_linux).cloned().collect();
-    assert_eq!(extra.len(), 1, "{extra:?}");
+    assert_eq!(gone_linux, gone_win);
     let windir_modules: BTreeSet<String> = s_mac["env"]
         .as_array()
         .unwrap()
@@ -268,7 +268,8 @@ fn one_version_on_three_platforms() {
         // result can be a few words between holes (made up: `${v1} is not
         // a ${v2}.`): a static run under twenty bytes occurs in any build,
         // so it says nothing about where else the text is — left out, and
-        // counted.
+        // counted (65 of 1,253 on 2.1.332 since the computer-use results'
+        // pieces are followed: at most one in ten).
         if part.len() < 20 {
             short.push(p["id"].to_string());
             continue;
@@ -278,21 +279,10 @@ fn one_version_on_three_platforms() {
         }
     }
     assert!(
-        short.len() * 20 <= mac_only.len(),
+        short.len() * 10 <= mac_only.len(),
         "{} of {}: {short:?}",
         short.len(),
         mac_only.len()
     );
     assert!(elsewhere.len() <= 2, "{elsewhere:?}");
-    let entry_only = prompts(&s_linux, &extra);
-    assert_eq!(entry_only.len(), 1);
-    assert!(
-        modules_of(entry_only[0])
-            .iter()
-            .all(|m| !m.contains("chunk-")),
-        "{}",
-        entry_only[0]["sites"]
-    );
-    let part = static_part(entry_only[0]);
-    assert!(linux_text.contains(&part) && !win_text.contains(&part));
 }
