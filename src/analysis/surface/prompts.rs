@@ -1798,11 +1798,11 @@ function Ke(e){{ Kf(`Your rules file names a tool that does not exist, so that r
         let tail = "so look at the notes you keep in your home folder, read the guide that came with your copy, and ask your team when you are stuck on any step of it";
         let src = format!(
             r#"
-var Na = "Plugins you add can run programs on your computer with your files and your shell, {tail}.";
+var Na = "Add-ons you install may start programs of their own on this machine for you, {tail}.";
 function Nb(){{ return Nc.jsx(Nd, {{ children: Na }}); }}
 function Ne(e){{ return `Your account cannot see ${{e}} because the app is not installed there, {tail}.`; }}
 function Nf(e){{ let t = Ne(e); return Ng.jsx(Nh, {{ dimColor: !0, children: t }}); }}
-Ni.command("review").option("--trust", "Trust the current folder for this run only, without asking you first, {tail}.");
+Ni.command("review").option("--trust", "Treat this folder as trusted for one run, with no question asked of you, {tail}.");
 var Nj = Nk.longDescription("When you set this key the app reads your own endpoint instead of the default one, {tail}.");
 var Nl = Nm.msg({{ id: "Hint", defaultMessage: "Turn this on when you want your sessions to reach the gateway first, {tail}." }});
 var Nn = "If you think you need this capability to finish your task, stop and tell the user what you tried, {tail}.";
@@ -1812,11 +1812,11 @@ function No(){{ return Nn; }}
         let v = find_in(&src);
         // Bound to a name the renderer shows; returned to a helper that
         // renders it: the interface within two hops.
-        assert_eq!(kind_of(&v, "Plugins you add"), None);
+        assert_eq!(kind_of(&v, "Add-ons you install"), None);
         assert_eq!(kind_of(&v, "Your account cannot see"), None);
         // `--help`, a settings schema's documentation, a translated
         // message's words.
-        assert_eq!(kind_of(&v, "Trust the current folder"), None);
+        assert_eq!(kind_of(&v, "Treat this folder as trusted"), None);
         assert_eq!(kind_of(&v, "When you set this key"), None);
         assert_eq!(kind_of(&v, "Turn this on when"), None);
         // Going nowhere known: the prose rule still takes it.
