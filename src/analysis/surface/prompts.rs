@@ -322,6 +322,17 @@ struct Sink {
     tool: Option<String>,
 }
 
+impl Sink {
+    /// A place of this kind that names no owner.
+    fn of(kind: &'static str) -> Sink {
+        Sink {
+            kind,
+            owner: None,
+            tool: None,
+        }
+    }
+}
+
 /// A candidate before ids are given.
 struct Found {
     sink: Sink,
@@ -397,12 +408,14 @@ fn tool_call_functions(m: &IndexedModule) -> Vec<bool> {
         for f in frontier {
             let fun = &ix.functions[f as usize];
             for c in ix.calls_within(fun.body_lo, fun.hi) {
-                // A name the call's scope binds itself (a parameter, a
-                // local) is not the module's function of that name.
-                if c.member || ix.shadowing(&c.name, c.in_function).is_some() {
+                if c.member {
                     continue;
                 }
-                if let Some((g, _)) = ix.function_named(&c.name)
+                // The function the name means where it is called: minified
+                // code reuses names in every scope, so the function of that
+                // name must be declared in the scope of the call's binding.
+                if let Some((g, callee)) = ix.function_named(&c.name)
+                    && callee.parent == ix.binding_scope(&c.name, c.in_function)
                     && !runs[g as usize]
                 {
                     runs[g as usize] = true;
@@ -492,11 +505,7 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
     let text_block = reach
         .generic
         .filter(|&b| b <= NEAR_HOPS && user.is_none_or(|u| b < u))
-        .map(|_| Sink {
-            kind: kinds::SYSTEM_REMINDER,
-            owner: None,
-            tool: None,
-        });
+        .map(|_| Sink::of(kinds::SYSTEM_REMINDER));
     for (mark, hops) in reach.nearest() {
         if user.is_some_and(|u| u < hops) {
             return api_message.or(text_block);
@@ -889,18 +898,13 @@ fn sink_for<'a>(
         }
         return Some(sink);
     }
-    let by_form = |kind| Sink {
-        kind,
-        owner: None,
-        tool: None,
-    };
     if let Some(kind) = kind_by_form(&s.value) {
-        return Some(by_form(kind));
+        return Some(Sink::of(kind));
     }
     if is_thrown(s) && runs_in(&ci.modules[mi as usize], s.in_function, tool_calls) {
         // An error a tool's call throws is the call's result: the model
         // reads it (as it reads the other results, kind reminder).
-        return Some(by_form(kinds::SYSTEM_REMINDER));
+        return Some(Sink::of(kinds::SYSTEM_REMINDER));
     }
     if !prose::is_prompt(&s.value) {
         return None;
@@ -948,7 +952,7 @@ fn sink_for<'a>(
     while !src.is_char_boundary(w0) {
         w0 += 1;
     }
-    Some(by_form(prose::kind_of(&src[w0..lo], &s.value)))
+    Some(Sink::of(prose::kind_of(&src[w0..lo], &s.value)))
 }
 
 /// One prompt per (kind, text), with every site; ids from kind, owner and
