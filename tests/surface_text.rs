@@ -4,6 +4,7 @@
 use crate::common;
 
 use common::*;
+use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
@@ -313,6 +314,74 @@ fn real_prompt_ids_are_stable() {
     let kept = same.iter().filter(|t| ia[**t] == ib[**t]).count();
     assert!(
         kept * 10 >= same.len() * 9,
+        "{kept} of {} kept their id",
+        same.len()
+    );
+}
+
+/// The schema descriptions of a single bundle (2.1.240) and a code-split
+/// build (2.1.332): each text has one home (not also a prompt), ids are
+/// unique, the SDK's control requests are named by their subtype, and an
+/// identical text keeps its id from one build to the next.
+#[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
+fn real_schema_descriptions_are_placed_and_keep_their_ids() {
+    let mut by_build = Vec::new();
+    for v in ["2.1.240", "2.1.332"] {
+        let exe = fetch(v, "darwin-arm64");
+        let s = json(&[
+            "surface",
+            exe.to_str().unwrap(),
+            "--only",
+            "prompts,schemas",
+            "--quiet",
+        ]);
+        let schemas = s["schemas"].as_array().unwrap();
+        assert!(schemas.len() > 1000, "{v}: {} descriptions", schemas.len());
+        let prompts: BTreeSet<&str> = s["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["text"].as_str().unwrap())
+            .collect();
+        let mut ids = BTreeSet::new();
+        let mut named = 0;
+        for x in schemas {
+            let (id, text) = (x["id"].as_str().unwrap(), x["text"].as_str().unwrap());
+            assert!(ids.insert(id), "{v}: id {id} twice");
+            assert!(!prompts.contains(text), "{v}: {id} is a prompt too");
+            assert_eq!(x["bytes"].as_u64(), Some(text.len() as u64));
+            if let (Some(schema), Some(field)) = (x["schema"].as_str(), x["field"].as_str()) {
+                named += 1;
+                assert!(id.starts_with(&format!("{schema}.{field}")), "{v}: {id}");
+            }
+        }
+        assert!(named > 200, "{v}: {named} named");
+        // The interrupt request: described as a whole and field by field.
+        let interrupt: Vec<&Value> = schemas
+            .iter()
+            .filter(|x| x["schema"] == "interrupt")
+            .collect();
+        assert!(interrupt.iter().any(|x| x["field"].is_null()), "{v}");
+        assert!(interrupt.iter().any(|x| x["field"].is_string()), "{v}");
+        by_build.push(
+            schemas
+                .iter()
+                .map(|x| {
+                    (
+                        x["text"].as_str().unwrap().to_string(),
+                        x["id"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect::<HashMap<String, String>>(),
+        );
+    }
+    let (a, b) = (&by_build[0], &by_build[1]);
+    let same: Vec<&String> = a.keys().filter(|t| b.contains_key(*t)).collect();
+    assert!(same.len() > 500, "{} shared texts", same.len());
+    let kept = same.iter().filter(|t| a[**t] == b[**t]).count();
+    assert!(
+        kept * 100 >= same.len() * 95,
         "{kept} of {} kept their id",
         same.len()
     );

@@ -150,9 +150,9 @@ pub enum Command {
         after_help = "Example:\n  cc-teardown gates npm:2.1.220/darwin-arm64\n  cc-teardown gates npm:2.1.220/darwin-arm64 --config ~/.claude.json --json | jq '.gates[0].verdict'\n  cc-teardown gates ./claude --all"
     )]
     Gates(gates::GatesArgs),
-    /// The whole surface of a build: tools with their input schemas, prompts, environment variables, settings, slash commands, models.
+    /// The whole surface of a build: tools with their input schemas, prompts, environment variables, settings, slash commands, models, and the schema descriptions no model reads (the SDK protocol's).
     #[command(
-        after_help = "Example:\n  cc-teardown surface npm:2.1.332/darwin-arm64\n  cc-teardown surface npm:2.1.220/darwin-arm64 --only tools,env\n  cc-teardown surface ./claude --json | jq '.tools[] | {name, required: .input_schema.required}'\n\nSee docs/guide/surface.md."
+        after_help = "Example:\n  cc-teardown surface npm:2.1.332/darwin-arm64\n  cc-teardown surface npm:2.1.220/darwin-arm64 --only tools,env\n  cc-teardown surface npm:2.1.240/darwin-arm64 --only schemas --json | jq '.schemas[] | select(.schema == \"interrupt\")'\n  cc-teardown surface ./claude --json | jq '.tools[] | {name, required: .input_schema.required}'\n\nSee docs/guide/surface.md."
     )]
     Surface(surface::SurfaceArgs),
     /// Every Claude Code installation here, and which one the shell runs.

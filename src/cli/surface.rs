@@ -52,6 +52,7 @@ pub fn run(app: &App, a: &SurfaceArgs) -> anyhow::Result<i32> {
         settings: on(Kind::Settings).then_some(&s.settings),
         commands: on(Kind::Commands).then_some(&s.commands),
         models: on(Kind::Models).then_some(&s.models),
+        schemas: on(Kind::Schemas).then_some(&s.schemas),
         kinds,
         surface: s,
     };

@@ -21,6 +21,8 @@ pub struct SurfaceView<'a> {
     pub commands: Option<&'a [crate::analysis::surface::commands::Command]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub models: Option<&'a [crate::analysis::surface::models::Model]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schemas: Option<&'a [crate::analysis::surface::schemas::SchemaText]>,
     /// The kinds asked for, in the order asked (the human sections).
     #[serde(skip)]
     pub kinds: Vec<Kind>,
@@ -143,6 +145,26 @@ impl View for SurfaceView<'_> {
                         (
                             vec![m.id.clone(), m.aliases.join(", "), m.uses.join(", ")],
                             m.sites.first(),
+                        )
+                    }),
+                ),
+                Kind::Schemas => table(
+                    &[
+                        ("id", Col::Code),
+                        ("schema", Col::Code),
+                        ("field", Col::Code),
+                        ("bytes", Col::Number),
+                        ("site", Col::Text),
+                    ],
+                    s.schemas.iter().map(|x| {
+                        (
+                            vec![
+                                x.id.clone(),
+                                x.schema.clone().unwrap_or_default(),
+                                x.field.clone().unwrap_or_default(),
+                                fmt::n(x.bytes),
+                            ],
+                            x.sites.first(),
                         )
                     }),
                 ),

@@ -35,10 +35,11 @@ pub enum Section {
     Settings,
     Commands,
     Models,
+    Schemas,
 }
 
 impl Section {
-    pub const ALL: [Section; 14] = [
+    pub const ALL: [Section; 15] = [
         Section::Identity,
         Section::Modules,
         Section::Workflows,
@@ -53,6 +54,7 @@ impl Section {
         Section::Settings,
         Section::Commands,
         Section::Models,
+        Section::Schemas,
     ];
 
     /// Whether this section reads the code ([`code::CodeFacts`]: stored,
@@ -77,6 +79,7 @@ fn needs_facts(s: Section) -> bool {
             | Section::Settings
             | Section::Commands
             | Section::Models
+            | Section::Schemas
     )
 }
 
@@ -124,6 +127,8 @@ pub struct BuildDiff {
     pub commands: Option<surface::NamesDiff>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub models: Option<surface::NamesDiff>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schemas: Option<surface::NamesDiff>,
 }
 
 impl BuildDiff {
@@ -146,6 +151,7 @@ impl BuildDiff {
             settings,
             commands,
             models,
+            schemas,
         } = self;
         modules.as_ref().is_none_or(|d| d.is_empty())
             && workflows.as_ref().is_none_or(|d| d.is_empty())
@@ -156,7 +162,7 @@ impl BuildDiff {
             && text.as_ref().is_none_or(|d| d.is_empty())
             && tools.as_ref().is_none_or(|d| d.is_empty())
             && prompts.as_ref().is_none_or(|d| d.is_empty())
-            && [env, settings, commands, models]
+            && [env, settings, commands, models, schemas]
                 .into_iter()
                 .all(|d| d.as_ref().is_none_or(|d| d.is_empty()))
     }
@@ -263,6 +269,7 @@ pub fn compare_facts_within(
     out.settings = on(Section::Settings).then_some(s.settings);
     out.commands = on(Section::Commands).then_some(s.commands);
     out.models = on(Section::Models).then_some(s.models);
+    out.schemas = on(Section::Schemas).then_some(s.schemas);
 }
 
 #[cfg(test)]
@@ -358,6 +365,13 @@ mod tests {
                 "models",
                 BuildDiff {
                     models: names(),
+                    ..Default::default()
+                },
+            ),
+            (
+                "schemas",
+                BuildDiff {
+                    schemas: names(),
                     ..Default::default()
                 },
             ),

@@ -10,6 +10,7 @@ pub mod env;
 pub mod models;
 pub mod prompts;
 pub mod reach;
+pub mod schemas;
 pub mod settings;
 pub mod tools;
 
@@ -48,16 +49,18 @@ pub enum Kind {
     Settings,
     Commands,
     Models,
+    Schemas,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Tools,
         Kind::Prompts,
         Kind::Env,
         Kind::Settings,
         Kind::Commands,
         Kind::Models,
+        Kind::Schemas,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -68,6 +71,7 @@ impl Kind {
             Kind::Settings => "settings",
             Kind::Commands => "commands",
             Kind::Models => "models",
+            Kind::Schemas => "schemas",
         }
     }
 }
@@ -81,6 +85,10 @@ pub struct Surface {
     pub settings: Vec<settings::Setting>,
     pub commands: Vec<commands::Command>,
     pub models: Vec<models::Model>,
+    /// The descriptions in schemas no tool or setting takes (a protocol's
+    /// messages): not the model's, kept apart from the prompts.
+    #[serde(default)]
+    pub schemas: Vec<schemas::SchemaText>,
 }
 
 impl Surface {
@@ -93,6 +101,7 @@ impl Surface {
             Kind::Settings => self.settings.len(),
             Kind::Commands => self.commands.len(),
             Kind::Models => self.models.len(),
+            Kind::Schemas => self.schemas.len(),
         }
     }
 }
@@ -120,6 +129,15 @@ pub fn extract(ci: &CodeIndex) -> Surface {
     if shape.is_some_and(|s| prompts::schema_is_handed(ci, s.module, s.at)) {
         prompts::add_setting_prompts(&mut prompts, &settings);
     }
+    // A description the tools, settings or prompts show is theirs: each
+    // text has one home.
+    let mut taken = std::collections::BTreeSet::new();
+    for t in &tools {
+        descriptions(&t.input_schema, &mut taken);
+    }
+    taken.extend(settings.iter().filter_map(|s| s.description.as_deref()));
+    taken.extend(prompts.iter().map(|p| p.text.as_str()));
+    let schemas = schemas::find(ci, &taken);
     Surface {
         tools,
         prompts,
@@ -127,6 +145,21 @@ pub fn extract(ci: &CodeIndex) -> Surface {
         settings,
         commands,
         models,
+        schemas,
+    }
+}
+
+/// Every `description` in a JSON Schema.
+fn descriptions<'a>(s: &'a serde_json::Value, out: &mut std::collections::BTreeSet<&'a str>) {
+    match s {
+        serde_json::Value::Object(o) => {
+            if let Some(d) = o.get("description").and_then(|d| d.as_str()) {
+                out.insert(d);
+            }
+            o.values().for_each(|v| descriptions(v, out));
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|v| descriptions(v, out)),
+        _ => {}
     }
 }
 
@@ -169,6 +202,8 @@ pub struct SurfaceDiff {
     pub settings: NamesDiff,
     pub commands: NamesDiff,
     pub models: NamesDiff,
+    /// Schema descriptions by id.
+    pub schemas: NamesDiff,
 }
 
 /// Compare two builds' surfaces; their texts' word diffs within `budget`.
@@ -191,6 +226,10 @@ pub fn diff(a: &Surface, b: &Surface, budget: &DiffBudget) -> SurfaceDiff {
         models: names_diff(
             a.models.iter().map(|m| m.id.as_str()),
             b.models.iter().map(|m| m.id.as_str()),
+        ),
+        schemas: names_diff(
+            a.schemas.iter().map(|x| x.id.as_str()),
+            b.schemas.iter().map(|x| x.id.as_str()),
         ),
     }
 }

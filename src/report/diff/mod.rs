@@ -505,6 +505,7 @@ pub(super) fn surface_counts(
         ("settings", &d.settings),
         ("commands", &d.commands),
         ("models", &d.models),
+        ("schemas", &d.schemas),
     ] {
         if let Some(n) = n {
             out.push((key, n.added.len(), n.removed.len(), 0));

@@ -134,6 +134,7 @@ pub(super) fn surface_sections(doc: &mut Doc, d: &crate::analysis::diff::BuildDi
         ("settings", "Settings", &d.settings),
         ("commands", "Slash commands", &d.commands),
         ("models", "Models", &d.models),
+        ("schemas", "Schema descriptions", &d.schemas),
     ] {
         if let Some(n) = n.as_ref().filter(|_| on(key)) {
             doc.section(key, title, added_removed(&n.added, &n.removed, limit));

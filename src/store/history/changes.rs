@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 /// The sections `history changes` answers: those made of facts.
-pub const FACT_SECTIONS: [Section; 10] = [
+pub const FACT_SECTIONS: [Section; 11] = [
     Section::Workflows,
     Section::Flags,
     Section::Gates,
@@ -21,6 +21,7 @@ pub const FACT_SECTIONS: [Section; 10] = [
     Section::Settings,
     Section::Commands,
     Section::Models,
+    Section::Schemas,
 ];
 
 /// The answer of `history changes`: a release against the one scanned

@@ -203,6 +203,15 @@ pub fn items(f: &Facts) -> (Vec<Item>, Vec<(String, String)>) {
             json!({"aliases": m.aliases, "used_as": m.uses}),
         );
     }
+    for x in &s.schemas {
+        let h = sha(&x.text);
+        texts.push((h.clone(), x.text.clone()));
+        push(
+            ItemKind::Schema,
+            &x.id,
+            json!({"schema": x.schema, "field": x.field, "text_sha256": h, "bytes": x.bytes}),
+        );
+    }
     for (name, text) in &f.scripts {
         let _ = name;
         texts.push((sha(text), text.clone()));

@@ -92,6 +92,7 @@ pub enum ItemKind {
     Setting,
     Command,
     Model,
+    Schema,
 }
 
 impl ItemKind {
@@ -107,6 +108,7 @@ impl ItemKind {
             ItemKind::Setting => "setting",
             ItemKind::Command => "command",
             ItemKind::Model => "model",
+            ItemKind::Schema => "schema",
         }
     }
 }

@@ -27,10 +27,11 @@ pub enum Kind {
     Setting,
     Command,
     Model,
+    Schema,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Prompt,
         Kind::Tool,
         Kind::Workflow,
@@ -39,6 +40,7 @@ impl Kind {
         Kind::Setting,
         Kind::Command,
         Kind::Model,
+        Kind::Schema,
     ];
 
     /// The section of `history changes` (and of this README) for the kind.
@@ -52,6 +54,7 @@ impl Kind {
             Kind::Setting => "settings",
             Kind::Command => "commands",
             Kind::Model => "models",
+            Kind::Schema => "schemas",
         }
     }
 
@@ -66,6 +69,7 @@ impl Kind {
             Kind::Setting => "settings.md",
             Kind::Command => "commands.md",
             Kind::Model => "models.md",
+            Kind::Schema => "schemas.md",
         }
     }
 }
@@ -188,7 +192,7 @@ pub fn tree(f: &Facts) -> Tree {
     };
     // The kinds `history changes` compares by name: a row each, with the
     // values the history records of them.
-    let tables: [TableSpec; 4] = [
+    let tables: [TableSpec; 5] = [
         (
             Kind::Env,
             "env",
@@ -220,6 +224,19 @@ pub fn tree(f: &Facts) -> Tree {
             "id",
             "Models",
             &[("aliases", "aliases"), ("used_as", "used as")],
+        ),
+        // A description's text is its digest here: a table row holds the
+        // text's hash, and a changed text changes the row.
+        (
+            Kind::Schema,
+            "schemas",
+            "id",
+            "Schema descriptions",
+            &[
+                ("schema", "schema"),
+                ("field", "field"),
+                ("sha256", "sha256"),
+            ],
         ),
     ];
     for (kind, list, key, title, cols) in tables {

@@ -76,7 +76,7 @@ pub struct Previous {
 const FORMAT: &str = concat!("site 1 ", env!("CARGO_PKG_VERSION"));
 
 /// The kinds in the order the site lists them, with their plural titles.
-const KINDS: [(&str, &str); 10] = [
+const KINDS: [(&str, &str); 11] = [
     ("prompt", "Prompts"),
     ("tool", "Tools"),
     ("flag", "Flags"),
@@ -84,6 +84,7 @@ const KINDS: [(&str, &str); 10] = [
     ("setting", "Settings"),
     ("command", "Commands"),
     ("model", "Models"),
+    ("schema", "Schema descriptions"),
     ("workflow", "Workflows"),
     ("gate", "Gates"),
     ("role", "Roles"),
