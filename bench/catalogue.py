@@ -13,11 +13,15 @@ it: its text is Claude Code's and is not ours to commit.
 Measures (the rule of issue 26):
 
 * recall: an item is *found* when one of our texts — `.prompts[].text`,
-  `.tools[].description`, or any `description` inside a tool's
-  `input_schema` — holds it after normalising both sides (below), or when
-  at least 90 % of the item's word 6-grams occur in one text of ours.
-  Overall and per category.
-* kind agreement: for each found item, whether the kind of the text that
+  `.tools[].description`, any `description` inside a tool's
+  `input_schema`, or a schema description (`.schemas[].text`) — holds it
+  after normalising both sides (below), or when at least 90 % of the
+  item's word 6-grams occur in one text of ours. Overall and per
+  category; and again in the model-facing texts only (all but
+  `.schemas`: the catalogue also keeps the SDK protocol's field
+  descriptions, which no model reads).
+* kind agreement (over the model-facing match): for each found item,
+  whether the kind of the text that
   holds it (a prompt's `kind`; `tool-description` for a tool's description,
   `tool-parameter` for a parameter's) is one of the kinds its category maps
   to (CATEGORY_KINDS).
@@ -96,6 +100,7 @@ the sampled ids; the reasons of the `no`s are counted.
 Exit status 0, or 2 on bad input (one line on stderr).
 """
 import argparse
+import copy
 import bisect
 import io
 import json
@@ -324,6 +329,8 @@ def our_texts(surface):
             texts.append(
                 ("parameter", f"{t['name']}#{i}", "tool-parameter", normalise(d))
             )
+    for x in surface.get("schemas") or []:
+        texts.append(("schema", x["id"], "schema", normalise(x["text"])))
     return [t for t in texts if t[3]]
 
 
@@ -843,11 +850,14 @@ def pct(x):
 def print_text(res):
     s = res["summary"]
     print(f"catalogue {res.get('catalogue_version') or '?'} against surface of {res.get('target') or '?'}")
+    mf = s["model_facing"]
     print(f"recall {pct(s['recall'])} ({s['found']}/{s['items']}); rules: "
           + ", ".join(f"{k} {v}" for k, v in sorted(s["rules"].items())))
-    print(f"{'category':<18} {'found':>6} {'items':>6} {'recall':>8}")
+    print(f"recall in model-facing texts (not .schemas) {pct(mf['recall'])} ({mf['found']}/{s['items']})")
+    print(f"{'category':<18} {'found':>6} {'items':>6} {'recall':>8} {'model-facing':>13}")
     for k, v in s["by_category"].items():
-        print(f"{k:<18} {v['found']:>6} {v['items']:>6} {pct(v['recall']):>8}")
+        m = mf["by_category"][k]
+        print(f"{k:<18} {v['found']:>6} {v['items']:>6} {pct(v['recall']):>8} {pct(m['recall']):>13}")
     print(f"kind agreement {pct(s['kind_agreement'])}")
     for k, v in s["kind_matrix"].items():
         print(f"  {k:<18} " + ", ".join(f"{kk} {vv}" for kk, vv in sorted(v.items())))
@@ -955,7 +965,10 @@ def measure(a, work):
         return res
     items = read_catalogue(cat_dir)
     res.setdefault("catalogue_version", a.version)
-    match(items, our_texts(surface))
+    texts = our_texts(surface)
+    model_facing = copy.deepcopy(items)
+    match(model_facing, [t for t in texts if t[0] != "schema"])
+    match(items, texts)
     misses = [it for it in items if not it["rule"]]
     if not a.no_causes:
         mod_dir = a.modules
@@ -968,6 +981,13 @@ def measure(a, work):
             ours = [normalise(p["text"]) for p in surface.get("prompts") or []]
             res["lexer_check"] = attribute(misses, read_modules(mod_dir), ours)
     res["summary"] = summary(items)
+    mf = summary(model_facing)
+    res["summary"]["model_facing"] = {
+        k: mf[k] for k in ("found", "recall", "by_category")
+    }
+    # Kinds are the model-facing texts' (a schema's description has none).
+    for k in ("kind_agreement", "kind_matrix"):
+        res["summary"][k] = mf[k]
     res["misses_summary"] = misses_summary(items)
     res["misses"] = [
         {
