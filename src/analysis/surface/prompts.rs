@@ -599,8 +599,15 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     // When to use a skill: listed to the model with its name.
                     // (Not for a skill the model may not invoke: it is not
                     // listed.)
-                    "whenToUse"
-                        if near && has("getPromptForCommand") && !has("disableModelInvocation") =>
+                    // A skill's description, too: the listing gives the
+                    // model each skill's name, description and when to use
+                    // it. (Not a built-in command's: the listing leaves
+                    // those out, and the user reads it in the menu.)
+                    "whenToUse" | "description"
+                        if near
+                            && has("getPromptForCommand")
+                            && !has("disableModelInvocation")
+                            && owner("source").as_deref() != Some("builtin") =>
                     {
                         return sink(kinds::SKILL, owner("name"));
                     }
@@ -1672,7 +1679,7 @@ var Qo = { q: 1 };
 var Qd = { agentType: "helper", whenToUse: "Use this agent for small searches over many files.",
   getSystemPrompt: () => `You are a helper agent working for ${Qo.userName} in ${Qe()}. Keep answers short.` };
 var Qf = "Tidy every file the user names, one at a time, and report each change.";
-var Qg = { type: "prompt", name: "tidy", description: "Tidy the files in a folder",
+var Qg = { type: "prompt", name: "tidy", source: "builtin", description: "Tidy the files in a folder",
   async getPromptForCommand(Qh){ return [{ type: "text", text: Qf }]; } };
 function Qi(Qj){ return Qk({ content: Qj, isMeta: !0 }); }
 Qi("The user changed the settings file since your last turn.");
@@ -1764,7 +1771,7 @@ var Qz = "Some words that go nowhere at all.";
             "Press enter to continue",
             "Welcome to the setup screen",
             "Some words that go nowhere",
-            // A skill's description is for the menu.
+            // A built-in command's description is for the menu.
             "Tidy the files in a folder",
             // A tool with a prompt describes a call to the user.
             "Fetch one page of the web",
@@ -1955,7 +1962,14 @@ async function Gf(Gg){ return Gh({ systemPrompt: Gi(["You name sessions in three
 function Gj(){ return { behavior: "deny", message: "No tools are needed to name a session." }; }
 function Gk(){ return { behavior: "ask", message: "Allow the namer to read the folder?" }; }
 var Ge = { type: "prompt", name: "batch", whenToUse: "Use when many files need the same change.",
+  description: "Plan one change across many files and hand it to helpers.",
   disableModelInvocation: !0, async getPromptForCommand(){ return []; } };
+var Gm = { type: "prompt", name: "tidy", menuDescription: "Tidy the desk",
+  description: "Sort the loose papers on the desk into the labelled trays.",
+  async getPromptForCommand(){ return []; } };
+var Gn = { type: "prompt", name: "stamp", source: "builtin",
+  description: "Stamp every letter in the outgoing tray with the date.",
+  async getPromptForCommand(){ return []; } };
 "#,
         );
         let kind = |needle: &str| kind_of(&v, needle);
@@ -1976,6 +1990,8 @@ var Ge = { type: "prompt", name: "batch", whenToUse: "Use when many files need t
             // A denied call's message is its result.
             ("No tools are needed", kinds::SYSTEM_REMINDER),
             ("Use when the user asks", kinds::SKILL),
+            // A skill's description is listed to the model with its name.
+            ("Sort the loose papers", kinds::SKILL),
             // The text a permission rule is put in is the prompt.
             ("Never run", kinds::SKILL),
         ] {
@@ -1986,9 +2002,16 @@ var Ge = { type: "prompt", name: "batch", whenToUse: "Use when many files need t
         assert_eq!(p.kind, kinds::SKILL);
         assert_eq!(p.owner.as_deref(), Some("review"));
         // Not prompts: a command's permission rule, even when its prompt
-        // names it; the `whenToUse` of a skill the model may not invoke
-        // (it is not listed); an ask's message (the user's).
-        for needle in ["gh pr edit", "Use when many files", "Allow the namer"] {
+        // names it; the `whenToUse` and description of a skill the model
+        // may not invoke (it is not listed) and a built-in command's
+        // description (the menu's); an ask's message (the user's).
+        for needle in [
+            "gh pr edit",
+            "Use when many files",
+            "Plan one change",
+            "Stamp every letter",
+            "Allow the namer",
+        ] {
             assert_eq!(kind(needle), None, "{needle}");
         }
     }
