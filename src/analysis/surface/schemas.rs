@@ -48,9 +48,6 @@ const DESCRIBE: &str = "describe";
 const NAME_KEYS: [&str; 2] = ["type", "subtype"];
 /// How many objects up a field's path is followed to a named schema.
 const MAX_DEPTH: usize = 6;
-/// How many calls are looked through for the object around a span (the
-/// calls of its other fields).
-const MAX_SCAN: usize = 1 << 16;
 /// The longest key read back from the source.
 const MAX_KEY: usize = 128;
 /// How many calls starting together are looked through for a chain's
@@ -83,7 +80,7 @@ pub fn find(ci: &CodeIndex, taken: &BTreeSet<&str>) -> Vec<SchemaText> {
             if text.trim().is_empty() || taken.contains(text.as_str()) {
                 continue;
             }
-            let (schema, field) = calls.place(d);
+            let (schema, field) = calls.place(i);
             found
                 .entry((schema, field, text))
                 .or_default()
@@ -162,13 +159,16 @@ fn assign_ids(out: &mut [SchemaText]) {
     out.sort_by(|a, b| a.id.cmp(&b.id));
 }
 
-/// A module's calls, looked up by where they start and by where their
+/// A module's calls, looked up by the spans around them and by where their
 /// first argument starts.
 struct Calls<'m> {
     m: &'m IndexedModule,
-    /// Calls by start, widest first among those starting together (a
-    /// method chain's calls all start where its base does).
-    by_lo: Vec<u32>,
+    /// The module's calls as nested spans (a method chain's calls all
+    /// start where its base does, the widest first).
+    calls: Nesting,
+    /// The calls handed an object literal, as the nested spans of those
+    /// objects.
+    objects: Nesting,
     /// The `describe` call whose first argument starts at an offset.
     by_arg: HashMap<u32, u32>,
     /// An object's name: its `type`/`subtype` literal, by the object's start.
@@ -188,11 +188,17 @@ impl<'m> Calls<'m> {
         if by_arg.is_empty() {
             return None;
         }
-        let mut by_lo: Vec<u32> = (0..calls.len() as u32).collect();
-        by_lo.sort_by_key(|&i| {
-            let c = &calls[i as usize];
-            (c.lo, std::cmp::Reverse(c.hi))
-        });
+        let is_object = |lo: u32| m.index.objects.binary_search_by_key(&lo, |o| o.lo).is_ok();
+        let objects = Nesting::of(calls.iter().enumerate().filter_map(|(i, c)| {
+            let a = c.arg0.as_ref()?;
+            is_object(a.lo).then_some((a.lo, a.hi, i as u32))
+        }));
+        let calls_nest = Nesting::of(
+            calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.lo, c.hi, i as u32)),
+        );
         // `type: "x"`, or `type: literal("x")` (the literal handed to a
         // wrapper whose value is the key's); a message with both a type
         // and a subtype is named by the two (`system/init`).
@@ -223,7 +229,8 @@ impl<'m> Calls<'m> {
             .collect();
         Some(Calls {
             m,
-            by_lo,
+            calls: calls_nest,
+            objects,
             by_arg,
             names,
         })
@@ -235,17 +242,17 @@ impl<'m> Calls<'m> {
 
     /// The object a description's chain is built on, when its base call's
     /// first argument is an object literal (`object({…}).describe(…)`).
-    fn base_object(&self, d: &'m Call) -> Option<u32> {
-        let from = self.by_lo.partition_point(|&i| self.call(i).lo < d.lo);
+    fn base_object(&self, d: u32) -> Option<u32> {
         // The calls of a method chain all start where its base does; the
-        // base is the narrowest.
-        let base = self.by_lo[from..]
+        // base is the narrowest, the last of them.
+        let from = self.calls.position(d);
+        let lo = self.calls.spans[from].0;
+        let base = self.calls.spans[from..]
             .iter()
             .take(MAX_CHAIN)
-            .map(|&i| self.call(i))
-            .take_while(|o| o.lo == d.lo)
+            .take_while(|s| s.0 == lo)
             .last()?;
-        self.object_arg(base)
+        self.object_arg(self.call(base.2))
     }
 
     /// The schema and field a `describe` call gives its text, read from
@@ -255,11 +262,11 @@ impl<'m> Calls<'m> {
     /// that one until one is named by its `type`. (Positions, not flows:
     /// the index keeps no flow of a method's result, and schema methods
     /// are chained on both sides of `.describe(…)`.)
-    fn place(&self, d: &'m Call) -> (Option<String>, Option<String>) {
+    fn place(&self, d: u32) -> (Option<String>, Option<String>) {
         let mut path: Vec<&str> = Vec::new();
-        let (mut at_lo, mut at_hi) = (d.lo, d.hi);
+        let mut at = d;
         for _ in 0..MAX_DEPTH {
-            let Some((key, object, holder)) = self.key_of(at_lo, at_hi) else {
+            let Some((key, object, holder)) = self.key_of(at) else {
                 break;
             };
             path.push(key);
@@ -267,7 +274,7 @@ impl<'m> Calls<'m> {
                 path.reverse();
                 return (Some(n.clone()), Some(path.join(".")));
             }
-            (at_lo, at_hi) = (holder.lo, holder.hi);
+            at = holder;
         }
         if let Some(&field) = path.first() {
             // No named schema above: the innermost key is the field.
@@ -291,40 +298,95 @@ impl<'m> Calls<'m> {
             .then_some(a.lo)
     }
 
-    /// The key whose value holds the span `lo..hi`, the object literal
-    /// the key is in, and the call that object is handed to
-    /// (`object({key: …})`).
-    fn key_of(&self, lo: u32, hi: u32) -> Option<(&'m str, u32, &'m Call)> {
-        // The innermost call handed an object literal around the span:
-        // calls before it in start order, nearest first.
-        let to = self.by_lo.partition_point(|&i| self.call(i).lo < lo);
-        let holder = self.by_lo[..to]
-            .iter()
-            .rev()
-            .take(MAX_SCAN)
-            .map(|&i| self.call(i))
-            .find(|c| {
-                c.arg0
-                    .as_ref()
-                    .is_some_and(|a| a.lo < lo && a.hi >= hi && self.object_arg(c).is_some())
-            })?;
-        let object = self.object_arg(holder)?;
-        // The key's value is the widest call inside the object holding
-        // the span: the first such in start order.
-        let from = self.by_lo.partition_point(|&i| self.call(i).lo <= object);
-        let value = self.by_lo[from..]
-            .iter()
-            .take(MAX_SCAN)
-            .map(|&i| self.call(i))
-            .take_while(|c| c.lo <= lo)
-            .find(|c| c.hi >= hi)?;
-        let key = key_before(self.m.source().as_bytes(), value.lo)?;
+    /// The key whose value holds call `c`, the object literal the key is
+    /// in, and the call that object is handed to (`object({key: …})`).
+    fn key_of(&self, c: u32) -> Option<(&'m str, u32, u32)> {
+        let call = self.call(c);
+        // The innermost object literal handed to a call around `c`.
+        let o = self.objects.around(call.lo, call.hi)?;
+        let (object, _, holder) = self.objects.spans[o];
+        // The key's value is the widest call inside that object holding
+        // `c`: up the calls around `c` while they are inside it.
+        let mut v = self.calls.position(c);
+        while let Some(p) = self.calls.parent(v)
+            && self.calls.spans[p].0 > object
+        {
+            v = p;
+        }
+        let key = key_before(self.m.source().as_bytes(), self.calls.spans[v].0)?;
         self.m
             .index
             .object_keys(object)
             .iter()
             .any(|k| k == key)
             .then_some((key, object, holder))
+    }
+}
+
+/// Spans of the source that nest (calls, object literals): in start order,
+/// the wider first among those starting together, each with the nearest
+/// span around it. Finding the innermost span around a place walks up
+/// from the last span starting before it, as deep as the nesting goes.
+struct Nesting {
+    /// `(lo, hi, id)`.
+    spans: Vec<(u32, u32, u32)>,
+    /// The index of the span around each one (`u32::MAX`: none).
+    parents: Vec<u32>,
+    /// The index of each id's span, by id (ids are a module's call
+    /// numbers: dense).
+    positions: Vec<u32>,
+}
+
+impl Nesting {
+    fn of(spans: impl Iterator<Item = (u32, u32, u32)>) -> Nesting {
+        let mut spans: Vec<(u32, u32, u32)> = spans.collect();
+        spans.sort_by_key(|&(lo, hi, _)| (lo, std::cmp::Reverse(hi)));
+        let mut parents = vec![u32::MAX; spans.len()];
+        let mut open: Vec<usize> = Vec::new();
+        for (i, &(lo, hi, _)) in spans.iter().enumerate() {
+            while open
+                .last()
+                .is_some_and(|&j| !(lo >= spans[j].0 && hi <= spans[j].1))
+            {
+                open.pop();
+            }
+            if let Some(&j) = open.last() {
+                parents[i] = j as u32;
+            }
+            open.push(i);
+        }
+        let mut positions =
+            vec![u32::MAX; spans.iter().map(|s| s.2 as usize + 1).max().unwrap_or(0)];
+        for (i, s) in spans.iter().enumerate() {
+            positions[s.2 as usize] = i as u32;
+        }
+        Nesting {
+            spans,
+            parents,
+            positions,
+        }
+    }
+
+    fn parent(&self, i: usize) -> Option<usize> {
+        self.parents
+            .get(i)
+            .filter(|&&p| p != u32::MAX)
+            .map(|&p| p as usize)
+    }
+
+    fn position(&self, id: u32) -> usize {
+        self.positions[id as usize] as usize
+    }
+
+    /// The innermost span starting before `lo` and ending at or after `hi`.
+    fn around(&self, lo: u32, hi: u32) -> Option<usize> {
+        let mut i = self.spans.partition_point(|s| s.0 < lo).checked_sub(1)?;
+        loop {
+            if self.spans[i].1 >= hi {
+                return Some(i);
+            }
+            i = self.parent(i)?;
+        }
     }
 }
 
