@@ -829,7 +829,6 @@ fn is_sink_mark(ci: &CodeIndex, m: &Mark) -> bool {
         } => {
             SINK_KEYS.contains(&key.as_str())
                 || key == "input_schema"
-
                 || is_file_key(key)
                 // `value` only of a queued prompt (every other object has
                 // one too: kept, it would crowd out the places that decide).
