@@ -85,6 +85,57 @@ fn every_tool_has_a_description_and_an_input_schema() {
     }
 }
 
+/// Input schemas built the ways the newest builds build them: a question's
+/// schema made by a function from its options' schema, one property read
+/// from another schema's `.shape`, properties spread in under a flag, and
+/// descriptions chosen at run time — on a single bundle and a code-split
+/// build.
+#[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
+fn input_schemas_built_by_functions_and_flags() {
+    for v in ["2.1.240", "2.1.332"] {
+        let s = surface(&fetch(v, "darwin-arm64"));
+        let ask = &tool(&s, "AskUserQuestion")["input_schema"];
+        let top: BTreeSet<&str> = ask["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert!(top.contains("questions"), "{v}: {top:?}");
+        // Not the options' schema handed back by the question's builder.
+        assert!(!top.contains("label"), "{v}: {top:?}");
+        let question = &ask["properties"]["questions"]["items"]["properties"];
+        for k in ["question", "header", "options", "multiSelect"] {
+            assert!(
+                question[k].as_object().is_some_and(|p| !p.is_empty()),
+                "{v}: questions[].{k} = {}",
+                question[k]
+            );
+        }
+        assert!(
+            question["options"]["items"]["properties"]["label"]["description"]
+                .as_str()
+                .is_some_and(|d| !d.is_empty()),
+            "{v}: {question}"
+        );
+        // A description chosen by a flag keeps both texts.
+        let questions = ask["properties"]["questions"]["description"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(questions.contains("${v1 ? `"), "{v}: {questions}");
+        // A parameter spread in under a flag is there, not required.
+        let send = tool(&s, "SendMessage");
+        assert!(
+            send["input_schema"]["properties"]["notify_when_idle"]["description"]
+                .as_str()
+                .is_some_and(|d| !d.is_empty()),
+            "{v}: {send}"
+        );
+        assert!(!required(send).contains(&"notify_when_idle"));
+    }
+}
+
 #[test]
 #[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
 fn the_same_version_on_two_platforms_has_the_same_tools() {

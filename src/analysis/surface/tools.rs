@@ -656,6 +656,78 @@ var mcpTemplate = build({ isMcp: true, name: "mcp", async prompt() { return ""; 
     }
 
     #[test]
+    fn schemas_built_by_functions_flags_and_pieces_of_other_schemas() {
+        // A question's schema built by a function from its options'
+        // schema (not the options' schema handed back), one property read
+        // from another schema's shape, descriptions chosen or assembled at
+        // run time, properties spread in under a flag, a schema whose base
+        // is not known here, and two inputs chosen at run time merged.
+        let ci = testjs::script(
+            r#"
+var z = {};
+var lazy = (f) => { let c = null; return () => c ??= f(); };
+var OPTION = lazy(() => z.object({ label: z.string().describe("The option's words") }));
+function question(opt) {
+  return z.object({
+    text: z.string().describe("What to ask"),
+    options: z.array(opt).min(2).describe(flagA() ? "Two or more, told apart" : "Two or more"),
+  });
+}
+var QUESTION = lazy(() => question(OPTION()));
+function extra(strict) { return { level: z.enum(IMPORTED).optional().describe("How far to go") }; }
+var FORM = lazy(() => z.object({
+  text: QUESTION().shape.text,
+  kind: z.enum(["choice", "text"]).optional(),
+  note: z.string().optional().describe("A note. " + (flagB() ? "Shown under it." : "") + "Optional."),
+}));
+var IN_A = lazy(() => z.object({
+  questions: z.array(QUESTION()),
+  ...flagC() && { watch: z.boolean().describe("Watch for answers") },
+  ...flagD() && extra(true),
+}));
+var IN_B = lazy(() => z.object({ title: z.string().optional(), questions: z.array(FORM()).describe("Up to four") }));
+var T = build({ name: "Ask", async prompt() { return "Ask the user."; },
+  get inputSchema() { return flagE() ? IN_A() : IN_B(); }, async call() {} });
+"#,
+        );
+        let ts = find(&ci);
+        let s = &tool(&ts, "Ask").input_schema;
+        let q = &s["properties"]["questions"];
+        // Items of both inputs' questions, the second's description.
+        assert_eq!(q["description"], json!("Up to four"));
+        let item = &q["items"]["properties"];
+        assert_eq!(
+            item["text"],
+            json!({"type": "string", "description": "What to ask"})
+        );
+        assert_eq!(item["kind"]["enum"], json!(["choice", "text"]));
+        assert_eq!(
+            item["note"]["description"],
+            json!("A note. ${v1 ? `Shown under it.` : ``}Optional.")
+        );
+        assert_eq!(
+            item["options"]["items"]["properties"]["label"]["description"],
+            json!("The option's words")
+        );
+        assert_eq!(
+            item["options"]["description"],
+            json!("${v1 ? `Two or more, told apart` : `Two or more`}")
+        );
+        assert_eq!(q["items"]["required"], json!(["text"]));
+        // Present under a flag: there, never required.
+        assert_eq!(
+            s["properties"]["watch"],
+            json!({"type": "boolean", "description": "Watch for answers"})
+        );
+        assert_eq!(
+            s["properties"]["level"],
+            json!({"description": "How far to go"})
+        );
+        assert_eq!(s["properties"]["title"], json!({"type": "string"}));
+        assert_eq!(s["required"], json!(["questions"]));
+    }
+
+    #[test]
     fn a_tool_whose_method_loads_a_chunk_is_found() {
         // Code-split builds load chunks with `import.meta.require` inside a
         // tool's methods; the object is still a tool (a script parse of

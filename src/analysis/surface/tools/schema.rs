@@ -11,6 +11,7 @@
 //! passes (`new C({type: "object", …})`), or the class name a zod-style
 //! constructor registers (`"ZodString"`).
 
+use super::assemble::{Seg, Text};
 use super::objects::{fn_returns, fn_returns_all, key_name};
 use crate::analysis::eval::{Evaluator, Value, parse_snippet};
 use crate::js::code::CodeIndex;
@@ -57,8 +58,17 @@ pub struct Schemas<'a> {
     defs: HashMap<(usize, String), Option<Rc<Def>>>,
     kinds: HashMap<(usize, String), Option<String>>,
     memo: HashMap<(usize, String), Option<S>>,
+    /// The names a function being built binds (its parameters, bound to
+    /// the schemas of the arguments it was called with, and its other
+    /// locals, unknown), innermost last: only the innermost applies, so a
+    /// definition evaluated from inside never sees a caller's names.
+    scopes: Vec<Scope>,
     depth: u32,
 }
+
+/// Names bound in a function's body: to a schema, or shadowing a binding
+/// of the module with a value unknown here (`None`).
+type Scope = HashMap<String, Option<S>>;
 
 impl<'a> Schemas<'a> {
     pub fn new(ci: &'a CodeIndex) -> Schemas<'a> {
@@ -68,6 +78,7 @@ impl<'a> Schemas<'a> {
             defs: HashMap::new(),
             kinds: HashMap::new(),
             memo: HashMap::new(),
+            scopes: Vec::new(),
             depth: 0,
         }
     }
@@ -136,6 +147,52 @@ impl<'a> Schemas<'a> {
         }
     }
 
+    /// A description's text: static, or assembled at run time from static
+    /// pieces (`.describe("A" + (flag() ? " B" : ""))`, a template): each
+    /// test and each unknown part a numbered hole, as in an assembled
+    /// prompt, so every piece is read. `None` when no piece is static.
+    fn described(&mut self, m: usize, e: &Expr, base: u32, holes: &mut u32) -> Option<Text> {
+        if let Some(t) = self.string(m, e, base) {
+            return Some(vec![Seg::Lit(t)]);
+        }
+        let hole = |holes: &mut u32| {
+            *holes += 1;
+            format!("v{holes}")
+        };
+        let text = match strip_parens(e) {
+            Expr::Cond(c) => {
+                let name = hole(holes);
+                let a = self.described(m, &c.cons, base, holes)?;
+                let b = self.described(m, &c.alt, base, holes)?;
+                vec![Seg::Cond(name, a, b)]
+            }
+            Expr::Bin(b) if b.op == BinaryOp::Add => {
+                let mut l = self.described(m, &b.left, base, holes);
+                let r = self.described(m, &b.right, base, holes);
+                if l.is_none() && r.is_none() {
+                    return None;
+                }
+                let mut t = l.take().unwrap_or_else(|| vec![Seg::Hole(hole(holes))]);
+                t.extend(r.unwrap_or_else(|| vec![Seg::Hole(hole(holes))]));
+                t
+            }
+            Expr::Tpl(tpl) => {
+                let mut t = Vec::new();
+                for (i, q) in tpl.quasis.iter().enumerate() {
+                    let cooked = q.cooked.as_ref()?.to_string_lossy().into_owned();
+                    t.push(Seg::Lit(cooked));
+                    if let Some(x) = tpl.exprs.get(i) {
+                        let part = self.described(m, x, base, holes);
+                        t.extend(part.unwrap_or_else(|| vec![Seg::Hole(hole(holes))]));
+                    }
+                }
+                t
+            }
+            _ => return None,
+        };
+        Some(text)
+    }
+
     /// The schema `e` builds, when it is a validator.
     pub fn schema(&mut self, m: usize, e: &Expr, base: u32, locals: &Locals) -> Option<S> {
         if self.depth > MAX_DEPTH {
@@ -156,7 +213,30 @@ impl<'a> Schemas<'a> {
                 if let Some(ix) = locals.iter().rposition(|(k, _)| k == &*i.sym) {
                     return self.schema(m, locals[ix].1, base, &locals[..ix]);
                 }
+                if let Some(bound) = self.bound_name(&i.sym) {
+                    return bound;
+                }
                 self.binding_schema(m, &i.sym)
+            }
+            // `X.shape` is X's shape (spread into another object), and
+            // `X.shape.key` one property of it, optional as it is there.
+            Expr::Member(mem) => {
+                let MemberProp::Ident(prop) = &mem.prop else {
+                    return None;
+                };
+                if &*prop.sym == "shape" {
+                    return self
+                        .schema(m, &mem.obj, base, locals)
+                        .filter(|s| s.json.contains_key("properties"));
+                }
+                let Expr::Member(shape) = strip_parens(&mem.obj) else {
+                    return None;
+                };
+                if !matches!(&shape.prop, MemberProp::Ident(p) if &*p.sym == "shape") {
+                    return None;
+                }
+                let whole = self.schema(m, &shape.obj, base, locals)?;
+                property_of(&whole, &prop.sym)
             }
             Expr::Cond(c) => {
                 // A schema chosen at run time (a flag, a setting): both
@@ -215,9 +295,38 @@ impl<'a> Schemas<'a> {
         }
         self.memo.insert(key.clone(), None);
         let d = self.def(m, name)?;
-        let s = self.schema(d.m, &d.expr, d.base, &[]);
+        let s = self.in_scope(Scope::new(), |me| me.schema(d.m, &d.expr, d.base, &[]));
         self.memo.insert(key, s.clone());
         s
+    }
+
+    /// What the innermost function being built binds `name` to, if it
+    /// binds it.
+    fn bound_name(&self, name: &str) -> Option<Option<S>> {
+        self.scopes.last()?.get(name).cloned()
+    }
+
+    /// Run `f` with `scope` as the innermost function's names.
+    fn in_scope<R>(&mut self, scope: Scope, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.scopes.push(scope);
+        let r = f(self);
+        self.scopes.pop();
+        r
+    }
+
+    /// The schema a function builds when called with `args`: its
+    /// parameters bound to the arguments' schemas (`function q(opt) {
+    /// return object({…, options: array(opt)}) }` called as `q(base())`).
+    fn built_by(&mut self, m: usize, name: &str, args: &[Option<S>]) -> Option<S> {
+        let d = self.def(m, name)?;
+        let (params, declared) = names_of_function(&d.expr)?;
+        let mut scope: Scope = declared.into_iter().map(|n| (n, None)).collect();
+        for (i, p) in params.into_iter().enumerate() {
+            scope.insert(p, args.get(i).cloned().flatten());
+        }
+        let (rs, inner) = fn_returns_all(&d.expr)?;
+        let (dm, db) = (d.m, d.base);
+        self.in_scope(scope, |me| me.choice(dm, &rs, db, &inner))
     }
 
     fn call_schema(&mut self, m: usize, call: &CallExpr, base: u32, locals: &Locals) -> Option<S> {
@@ -246,23 +355,30 @@ impl<'a> Schemas<'a> {
                     // A local holding a schema called as a lazy getter.
                     return self.schema(m, locals[ix].1, base, &locals[..ix]);
                 }
+                if let Some(bound) = self.bound_name(&f.sym) {
+                    // A parameter holding a schema called as a getter.
+                    return bound;
+                }
                 if let Some(kind) = self.function_kind(m, &f.sym) {
                     return self.construct(&kind, m, &args, base, locals);
                 }
-                // Not a constructor: a wrapper (a lazy memo, a preprocess
-                // step) around a schema it is given, or a getter returning
-                // one.
-                for a in args.iter().rev() {
-                    if let Some(s) = self.schema(m, a, base, locals) {
-                        return Some(s);
-                    }
+                // A function building a schema from its arguments (a
+                // question's schema from the schema of its options), or a
+                // wrapper handing back the one it is given (a preprocess
+                // step): what its body returns, its parameters bound to
+                // the arguments.
+                let given: Vec<Option<S>> = args
+                    .iter()
+                    .map(|a| self.schema(m, a, base, locals))
+                    .collect();
+                if let Some(s) = self.built_by(m, &f.sym, &given) {
+                    return Some(s);
                 }
-                // A function building a schema (its parameters, e.g.
-                // descriptions, left unknown), or a lazy binding.
-                let d = self.def(m, &f.sym)?;
-                if let Some((rs, inner)) = fn_returns_all(&d.expr) {
-                    let (dm, db) = (d.m, d.base);
-                    return self.choice(dm, &rs, db, &inner);
+                // A wrapper whose body says nothing here (a lazy memo
+                // returning a closure over its cache) around a schema it
+                // is given.
+                if let Some(s) = given.into_iter().rev().flatten().next() {
+                    return Some(s);
                 }
                 if args.is_empty() {
                     return self.binding_schema(m, &f.sym);
@@ -494,10 +610,47 @@ impl<'a> Schemas<'a> {
         })
     }
 
+    /// A property's schema; when its base is not known here (an enum of
+    /// values imported from elsewhere), what its chain still says — that
+    /// it is optional, its description — on an unknown schema.
+    fn property(&mut self, m: usize, e: &Expr, base: u32, locals: &Locals) -> S {
+        if let Some(s) = self.schema(m, e, base, locals) {
+            return s;
+        }
+        if let Expr::Call(call) = strip_parens(e)
+            && let Callee::Expr(callee) = &call.callee
+            && let Expr::Member(mem) = &**callee
+            && let MemberProp::Ident(method) = &mem.prop
+            && matches!(
+                &*method.sym,
+                "optional" | "nullable" | "nullish" | "default" | "prefault" | "describe" | "meta"
+            )
+        {
+            let inner = self.property(m, &mem.obj, base, locals);
+            let args: Vec<&Expr> = call.args.iter().map(|a| &*a.expr).collect();
+            return self.chain(inner, &method.sym, m, &args, base, locals);
+        }
+        S::default()
+    }
+
     /// Add the properties of a shape (an object literal of schemas, with
     /// spreads of other shapes) to an object schema.
     fn add_shape(&mut self, s: &mut S, m: usize, shape: &Expr, base: u32, locals: &Locals) {
         match strip_parens(shape) {
+            // Properties present only when a flag holds (`...flag() && {…}`,
+            // `...(flag() ? {…} : {…})`): there, but never required.
+            Expr::Bin(b) if b.op == BinaryOp::LogicalAnd => {
+                let mut part = S::default();
+                self.add_shape(&mut part, m, &b.right, base, locals);
+                merge_optional(s, part);
+            }
+            Expr::Cond(c) => {
+                for branch in [&c.cons, &c.alt] {
+                    let mut part = S::default();
+                    self.add_shape(&mut part, m, branch, base, locals);
+                    merge_optional(s, part);
+                }
+            }
             Expr::Object(o) => {
                 for p in &o.props {
                     match p {
@@ -518,7 +671,7 @@ impl<'a> Schemas<'a> {
                             let Some(key) = key else {
                                 continue;
                             };
-                            let p = self.schema(m, v, base, locals).unwrap_or_default();
+                            let p = self.property(m, v, base, locals);
                             set_property(s, key, p);
                         }
                     }
@@ -528,26 +681,37 @@ impl<'a> Schemas<'a> {
                 if let Some(d) = self.def(m, &i.sym) {
                     self.depth += 1;
                     if self.depth <= MAX_DEPTH {
-                        self.add_shape(s, d.m, &d.expr, d.base, &[]);
+                        self.in_scope(Scope::new(), |me| {
+                            me.add_shape(s, d.m, &d.expr, d.base, &[])
+                        });
                     }
                     self.depth -= 1;
                 }
             }
             e => {
-                // A function returning a shape, or another object schema
-                // whose properties are spread in.
+                // A function returning a shape (its parameters, flags
+                // choosing properties, bound to what the arguments build),
+                // or another object schema whose properties are spread in.
                 if let Expr::Call(c) = e
                     && let Callee::Expr(f) = &c.callee
                     && let Expr::Ident(f) = &**f
-                    && c.args.is_empty()
                     && self.function_kind(m, &f.sym).is_none()
                     && let Some(d) = self.def(m, &f.sym)
                     && let Some((r, inner)) = fn_returns(&d.expr)
                     && matches!(strip_parens(r), Expr::Object(_))
+                    && let Some((params, declared)) = names_of_function(&d.expr)
                 {
                     self.depth += 1;
                     if self.depth <= MAX_DEPTH {
-                        self.add_shape(s, d.m, r, d.base, &inner);
+                        let mut scope: Scope = declared.into_iter().map(|n| (n, None)).collect();
+                        for (i, p) in params.into_iter().enumerate() {
+                            let v = c
+                                .args
+                                .get(i)
+                                .and_then(|a| self.schema(m, &a.expr, base, locals));
+                            scope.insert(p, v);
+                        }
+                        self.in_scope(scope, |me| me.add_shape(s, d.m, r, d.base, &inner));
                     }
                     self.depth -= 1;
                     return;
@@ -640,8 +804,10 @@ impl<'a> Schemas<'a> {
                 s.optional = true;
             }
             "describe" => {
-                if let Some(d) = arg0.and_then(|a| self.string(m, a, base)) {
-                    s.json.insert("description".into(), d.into());
+                let mut holes = 0;
+                if let Some(d) = arg0.and_then(|a| self.described(m, a, base, &mut holes)) {
+                    s.json
+                        .insert("description".into(), super::assemble::render(&d).into());
                 }
             }
             "meta" => {
@@ -770,6 +936,59 @@ impl<'a> Schemas<'a> {
     }
 }
 
+/// Property `key` of an object schema, optional as it is there.
+fn property_of(s: &S, key: &str) -> Option<S> {
+    let p = s.json.get("properties")?.get(key)?;
+    let required = s
+        .json
+        .get("required")
+        .and_then(J::as_array)
+        .is_some_and(|r| r.iter().any(|k| k.as_str() == Some(key)));
+    Some(S {
+        json: p.as_object().cloned().unwrap_or_default(),
+        optional: !required,
+    })
+}
+
+/// A function's parameters (plain names, in order; a pattern's place is
+/// kept with an empty name) and the other names its body declares, which
+/// shadow the module's.
+fn names_of_function(e: &Expr) -> Option<(Vec<String>, Vec<String>)> {
+    let (params, body): (Vec<&Pat>, Option<&[Stmt]>) = match strip_parens(e) {
+        Expr::Arrow(a) => (
+            a.params.iter().collect(),
+            match &*a.body {
+                ArrowFunctionBody::FunctionBody(b) => Some(&b.stmts[..]),
+                ArrowFunctionBody::Expr(_) => None,
+            },
+        ),
+        Expr::Fn(f) => (
+            f.function.params.iter().map(|p| &p.pat).collect(),
+            f.function.body.as_ref().map(|b| &b.stmts[..]),
+        ),
+        _ => return None,
+    };
+    let name = |p: &Pat| match p {
+        Pat::Ident(b) => b.id.sym.to_string(),
+        Pat::Assign(a) => match &*a.left {
+            Pat::Ident(b) => b.id.sym.to_string(),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    };
+    let params = params.into_iter().map(name).collect();
+    let mut declared = Vec::new();
+    for s in body.unwrap_or_default() {
+        match s {
+            Stmt::Decl(Decl::Var(v)) => declared.extend(v.decls.iter().map(|d| name(&d.name))),
+            Stmt::Decl(Decl::Fn(f)) => declared.push(f.ident.sym.to_string()),
+            _ => {}
+        }
+    }
+    declared.retain(|n| !n.is_empty());
+    Some((params, declared))
+}
+
 fn strip_parens(e: &Expr) -> &Expr {
     match e {
         Expr::Paren(p) => strip_parens(&p.expr),
@@ -843,6 +1062,12 @@ fn set_property(s: &mut S, key: String, p: S) {
     }
 }
 
+/// Add `other`'s properties to `s`, none of them required.
+fn merge_optional(s: &mut S, mut other: S) {
+    other.json.remove("required");
+    merge_properties(s, &other);
+}
+
 /// Add `other`'s properties (and their being required) to `s`.
 fn merge_properties(s: &mut S, other: &S) {
     let Some(props) = other.json.get("properties").and_then(J::as_object) else {
@@ -879,25 +1104,76 @@ fn merge_branches(a: S, b: S) -> S {
                 .unwrap_or_default(),
         };
     }
-    let req_b: Vec<J> = b
-        .json
-        .get("required")
-        .and_then(J::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let mut s = a.clone();
-    merge_properties(&mut s, &b);
-    // Required in both branches only.
-    let req_a: Vec<J> = a
-        .json
-        .get("required")
-        .and_then(J::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let both: Vec<J> = req_a.into_iter().filter(|k| req_b.contains(k)).collect();
-    s.json.insert("required".into(), J::Array(both));
-    s.optional = a.optional || b.optional;
-    s
+    S {
+        optional: a.optional || b.optional,
+        json: merge_alternatives(a.json, &b.json),
+    }
+}
+
+/// One schema for two that may each apply: two objects give one with
+/// the properties of both (a property of both merged in turn), required
+/// where both require it; two arrays, their items merged; two of one
+/// type (or of a type unknown here), the keywords of both; the second's keywords win (its
+/// description, bounds), and of two schemas of other shapes the second
+/// is kept.
+fn merge_alternatives(mut a: Map<String, J>, b: &Map<String, J>) -> Map<String, J> {
+    let objects = a.contains_key("properties") && b.contains_key("properties");
+    let arrays = matches!(
+        (a.get("items"), b.get("items")),
+        (Some(J::Object(_)), Some(J::Object(_)))
+    );
+    if !objects && !arrays {
+        // Two of one type, or one whose type is not known here (a flag's
+        // parameter described in one branch only): the keywords of both.
+        let (ta, tb) = (a.get("type"), b.get("type"));
+        let alike = ta.is_none() || tb.is_none() || ta == tb;
+        if alike && !a.contains_key("anyOf") && !b.contains_key("anyOf") {
+            a.extend(b.iter().map(|(k, v)| (k.clone(), v.clone())));
+            return a;
+        }
+        return b.clone();
+    }
+    let required = |s: &Map<String, J>| -> Vec<J> {
+        s.get("required")
+            .and_then(J::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let both_required: Vec<J> = {
+        let rb = required(b);
+        required(&a)
+            .into_iter()
+            .filter(|k| rb.contains(k))
+            .collect()
+    };
+    for (k, vb) in b {
+        match (a.get_mut(k), vb) {
+            (Some(J::Object(pa)), J::Object(pb)) if k == "properties" && objects => {
+                for (name, qb) in pb {
+                    match (pa.get_mut(name), qb) {
+                        (Some(J::Object(qa)), J::Object(qb)) => {
+                            let merged = merge_alternatives(std::mem::take(qa), qb);
+                            *qa = merged;
+                        }
+                        _ => {
+                            pa.insert(name.clone(), qb.clone());
+                        }
+                    }
+                }
+            }
+            (Some(J::Object(ia)), J::Object(ib)) if k == "items" && arrays => {
+                let merged = merge_alternatives(std::mem::take(ia), ib);
+                *ia = merged;
+            }
+            _ => {
+                a.insert(k.clone(), vb.clone());
+            }
+        }
+    }
+    if objects {
+        a.insert("required".into(), J::Array(both_required));
+    }
+    a
 }
 
 /// The text of `e` as the snippet it was parsed from: a run-time part's
