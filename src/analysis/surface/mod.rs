@@ -121,6 +121,7 @@ pub fn extract(ci: &CodeIndex) -> Surface {
     // A tool's prompt is a prompt even when no single literal holds it.
     let mut prompts = prompts;
     prompts::add_tool_prompts(&mut prompts, &tools);
+    prompts::place_tool_parameters(&mut prompts, &tools);
     // The settings' descriptions are the model's when their schema is
     // handed to it (a skill that edits settings embeds its JSON Schema).
     // Asked after the rest, not beside it: its tracer's tables beside the
@@ -315,5 +316,48 @@ var agent = { agentType: "helper", whenToUse: "Use it for small things.", getSys
             s.prompts
         );
         assert_eq!(setting_prompts(&s), vec![]);
+    }
+
+    #[test]
+    fn a_prompt_that_is_a_parameters_description_is_that_parameters() {
+        // The option's schema is shared by the input and the output and
+        // built several calls away from the tool: the tools' reading of
+        // the input schema knows the text is a parameter's when the trace
+        // from the literal does not.
+        let ci = crate::analysis::testjs::script(
+            r#"
+var z = {};
+var lazy = (f) => { let c = null; return () => c ??= f(); };
+var OPTION = lazy(() => z.object({ label: z.string().describe("You will see this label on the button you press when the choice comes up; keep it to a few plain words so that you can read it at a glance, and make each label different from every other label you offer in the same question.") }));
+function listOf(o) { return z.object({ options: z.array(o).min(2) }); }
+function withMeta(o) { return z.object({ body: o, meta: z.object({ source: z.string() }) }); }
+var INPUT = lazy(() => withMeta(listOf(OPTION())));
+var OUTPUT = lazy(() => z.object({ chosen: OPTION(), asked: listOf(OPTION()) }));
+var T = build({ name: "Choose", async prompt() { return "Offer the user a choice."; },
+  get inputSchema() { return INPUT(); }, get outputSchema() { return OUTPUT(); }, async call() {} });
+"#,
+        );
+        let s = extract(&ci);
+        let t = s
+            .tools
+            .iter()
+            .find(|t| t.name == "Choose")
+            .expect("the tool");
+        assert!(
+            t.input_schema["properties"]["body"]["properties"]["options"]["items"]["properties"]
+                ["label"]["description"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("You will see this label")),
+            "{}",
+            t.input_schema
+        );
+        let p = s
+            .prompts
+            .iter()
+            .find(|p| p.text.starts_with("You will see this label"))
+            .unwrap_or_else(|| panic!("{:#?} {:#?}", s.prompts, s.schemas));
+        assert_eq!(p.kind, "tool-parameter");
+        assert_eq!(p.owner.as_deref(), Some("Choose.body.options.label"));
+        assert_eq!(p.title, "Tool parameter: Choose.body.options.label");
     }
 }

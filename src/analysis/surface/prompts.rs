@@ -1140,6 +1140,51 @@ fn title(sink: &Sink, text: &str) -> String {
     }
 }
 
+/// A prompt whose text is a tool's parameter description is that
+/// parameter's, whatever the prose rule guessed (`other`): the tools'
+/// input schemas are read whole, so they know what the trace from a
+/// shared schema (a question's schema used by a tool's input and output
+/// alike) is too far to reach. Owner `TOOL.path.to.key`; ids stay.
+pub fn place_tool_parameters(prompts: &mut [Prompt], tools: &[super::tools::Tool]) {
+    fn walk(v: &serde_json::Value, path: &str, out: &mut HashMap<String, String>) {
+        let Some(o) = v.as_object() else { return };
+        if let Some(d) = o.get("description").and_then(|d| d.as_str()) {
+            out.entry(d.to_string()).or_insert_with(|| path.to_string());
+        }
+        if let Some(props) = o.get("properties").and_then(|p| p.as_object()) {
+            for (k, p) in props {
+                walk(p, &format!("{path}.{k}"), out);
+            }
+        }
+        if let Some(items) = o.get("items") {
+            walk(items, path, out);
+        }
+        for k in ["anyOf", "oneOf", "allOf"] {
+            for alt in o.get(k).and_then(|a| a.as_array()).into_iter().flatten() {
+                walk(alt, path, out);
+            }
+        }
+    }
+    let mut params: HashMap<String, String> = HashMap::new();
+    for t in tools {
+        if let Some(props) = t.input_schema.get("properties").and_then(|p| p.as_object()) {
+            for (k, p) in props {
+                walk(p, &format!("{}.{k}", t.name), &mut params);
+            }
+        }
+    }
+    for p in prompts.iter_mut() {
+        if p.kind != kinds::OTHER && p.kind != kinds::TOOL_PARAMETER {
+            continue;
+        }
+        if let Some(owner) = params.get(&p.text) {
+            p.kind = kinds::TOOL_PARAMETER.to_string();
+            p.title = format!("Tool parameter: {owner}");
+            p.owner = Some(owner.clone());
+        }
+    }
+}
+
 /// Add each tool's assembled prompt — the text its `prompt()` (or
 /// `description`) gives, as `tools` evaluated it, with the parts computed at
 /// run time as holes — as the prompt `tool-description-NAME` (the tool's
