@@ -331,7 +331,9 @@ def our_texts(surface):
             )
     for x in surface.get("schemas") or []:
         texts.append(("schema", x["id"], "schema", normalise(x["text"])))
-    return [t for t in texts if t[3]]
+    # A text that is all holes (a description chosen whole at run time,
+    # `${v1 ? `A` : `B`}`) has no words to match: it would match anything.
+    return [t for t in texts if t[3].replace(PLACEHOLDER, "").strip()]
 
 
 class TextIndex:
