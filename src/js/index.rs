@@ -880,6 +880,20 @@ impl Indexer {
     }
 }
 
+/// The function a call calls: `(0, ns.f)(…)` — how bundlers call an
+/// imported function without its namespace as `this` — calls `ns.f`.
+fn direct_callee(callee: &Expr) -> &Expr {
+    if let Expr::Paren(p) = callee
+        && let Expr::Seq(q) = &*p.expr
+        && let Some((last, rest)) = q.exprs.split_last()
+        && rest.iter().all(|x| matches!(&**x, Expr::Lit(_)))
+        && matches!(&**last, Expr::Member(_) | Expr::Ident(_))
+    {
+        return last;
+    }
+    callee
+}
+
 /// The keys object-pattern parameters take apart, and the names they bind
 /// (see [`Function::param_keys`]); a key that is nested, computed or given
 /// to a pattern of its own is left out.
@@ -994,6 +1008,7 @@ impl Indexer {
     /// a text method passes on to the call's own place, an argument goes
     /// to the call.
     fn call_flow(&mut self, callee: &Expr, args: &[ExprOrSpread], new: bool) {
+        let callee = direct_callee(callee);
         let member = match callee {
             Expr::Member(m) => Some(m),
             Expr::OptChain(OptChainExpr { base, .. }) => match &**base {
@@ -1063,6 +1078,7 @@ impl Indexer {
     /// One call site: its callee's name (an identifier, or a member's
     /// property through `.` or `?.`) and its first two arguments.
     fn record_call(&mut self, span: swc_common::Span, callee_expr: &Expr, args: &[ExprOrSpread]) {
+        let callee_expr = direct_callee(callee_expr);
         let (lo, hi) = self.span(span);
         let callee = match callee_expr {
             Expr::OptChain(OptChainExpr { base, .. }) => match &**base {
