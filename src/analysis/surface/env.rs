@@ -554,14 +554,7 @@ fn params_of(m: &IndexedModule, id: FnId) -> Option<Vec<String>> {
     while let Expr::Paren(p) = e {
         e = &p.expr;
     }
-    let name = |p: &Pat| match p {
-        Pat::Ident(b) => b.id.sym.to_string(),
-        Pat::Assign(a) => match &*a.left {
-            Pat::Ident(b) => b.id.sym.to_string(),
-            _ => String::new(),
-        },
-        _ => String::new(),
-    };
+    let name = super::tools::objects::plain_name;
     match e {
         Expr::Fn(f) => Some(f.function.params.iter().map(|p| name(&p.pat)).collect()),
         Expr::Arrow(a) => Some(a.params.iter().map(name).collect()),

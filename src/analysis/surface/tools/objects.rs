@@ -177,6 +177,19 @@ pub fn has(o: &ObjectLit, key: &str) -> bool {
     })
 }
 
+/// The name a parameter (or a declarator) binds when it is a plain name,
+/// with or without a default; "" for a pattern.
+pub fn plain_name(p: &Pat) -> String {
+    match p {
+        Pat::Ident(b) => b.id.sym.to_string(),
+        Pat::Assign(a) => match &*a.left {
+            Pat::Ident(b) => b.id.sym.to_string(),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
+}
+
 /// What a function body returns, with the plain local bindings declared
 /// before the return (`let e = f(); return g ? h(e) : e`).
 pub fn returned(body: &FunctionBody) -> Option<(&Expr, Vec<(String, &Expr)>)> {

@@ -968,14 +968,7 @@ fn names_of_function(e: &Expr) -> Option<(Vec<String>, Vec<String>)> {
         ),
         _ => return None,
     };
-    let name = |p: &Pat| match p {
-        Pat::Ident(b) => b.id.sym.to_string(),
-        Pat::Assign(a) => match &*a.left {
-            Pat::Ident(b) => b.id.sym.to_string(),
-            _ => String::new(),
-        },
-        _ => String::new(),
-    };
+    let name = super::objects::plain_name;
     let params = params.into_iter().map(name).collect();
     let mut declared = Vec::new();
     for s in body.unwrap_or_default() {
