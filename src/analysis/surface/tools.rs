@@ -801,7 +801,10 @@ var ZodStr = $constructor("ZodString", (i, d) => {});
 function str(p) { return make(ZodStr, p); }
 function obj(shape, p) { return new ZObj({ type: "object", shape: shape, catchall: never() }); }
 function pre(f, s) { return new ZPipe({ type: "pipe", in: f, out: s }); }
-var SCH = obj({ url: str().describe("where"), deep: pre((v) => v, str().optional()) });
+var ZRec = $constructor("ZodRecord", (i, d) => {});
+function rec(k, v, p) { if (!v || !v._zod) return new ZRec({ type: "record", keyType: str(), valueType: k }); return new ZRec({ type: "record", keyType: k, valueType: v }); }
+var SCH = obj({ url: str().describe("where"), deep: pre((v) => v, str().optional()),
+  byModel: rec(str(), obj({ level: str().describe("how hard") })) });
 var W = mk({ name: "Fetch", prompt: () => "Fetch a page", inputSchema: SCH, call() {} });
 "#,
         );
@@ -816,7 +819,13 @@ var W = mk({ name: "Fetch", prompt: () => "Fetch a page", inputSchema: SCH, call
             t.input_schema["properties"]["deep"],
             json!({"type": "string"})
         );
-        assert_eq!(t.input_schema["required"], json!(["url"]));
+        assert_eq!(t.input_schema["required"], json!(["url", "byModel"]));
+        // A library function returning `new C({type, …})` is read by its
+        // arguments (here the record's values), not by its body.
+        assert_eq!(
+            t.input_schema["properties"]["byModel"]["properties"]["level"]["description"],
+            json!("how hard")
+        );
     }
 
     #[test]

@@ -325,6 +325,13 @@ impl<'a> Schemas<'a> {
             scope.insert(p, args.get(i).cloned().flatten());
         }
         let (rs, inner) = fn_returns_all(&d.expr)?;
+        // Only a function returning what a call builds (`object({…})`,
+        // `base().extend({…})`): one returning `new C({type, …})` is a
+        // constructor of the library read by its arguments (a record's
+        // value, a pipe's input), one returning a closure a lazy memo.
+        if !rs.iter().all(|r| matches!(strip_parens(r), Expr::Call(_))) {
+            return None;
+        }
         let (dm, db) = (d.m, d.base);
         self.in_scope(scope, |me| me.choice(dm, &rs, db, &inner))
     }
