@@ -1163,7 +1163,7 @@ pub fn place_tool_parameters(prompts: &mut [Prompt], tools: &[super::tools::Tool
             // (`A${v1 ? `B` : `C`}`) are the parameter's too.
             if d.contains("${") {
                 let mut pieces = Vec::new();
-                static_pieces(d, &mut pieces);
+                super::tools::assemble::static_pieces(d, &mut pieces);
                 for piece in pieces {
                     out.entry(piece).or_insert_with(|| path.to_string());
                 }
@@ -1200,66 +1200,6 @@ pub fn place_tool_parameters(prompts: &mut [Prompt], tools: &[super::tools::Tool
             p.title = format!("Tool parameter: {owner}");
             p.owner = Some(owner.clone());
         }
-    }
-}
-
-/// The static pieces of a text rendered with holes and choices (see
-/// `tools::assemble::render`): the runs between `${name}` holes, and those
-/// of each branch of `${name ? `A` : `B`}` (a branch's backticks and
-/// backslashes escaped once more per level). Stops at anything else.
-fn static_pieces(t: &str, out: &mut Vec<String>) {
-    fn branch(rest: &str) -> Option<(String, &str)> {
-        let mut text = String::new();
-        let mut chars = rest.char_indices();
-        while let Some((i, c)) = chars.next() {
-            match c {
-                '\\' => text.push(chars.next()?.1),
-                '`' => return Some((text, &rest[i + 1..])),
-                c => text.push(c),
-            }
-        }
-        None
-    }
-    let mut lit = String::new();
-    let mut rest = t;
-    loop {
-        let Some(at) = rest.find("${") else {
-            lit.push_str(rest);
-            break;
-        };
-        lit.push_str(&rest[..at]);
-        if !lit.is_empty() {
-            out.push(std::mem::take(&mut lit));
-        }
-        let after = &rest[at + 2..];
-        let Some(end) = after.find(['}', ' ']) else {
-            return;
-        };
-        if after[end..].starts_with('}') {
-            rest = &after[end + 1..];
-            continue;
-        }
-        let Some(tail) = after[end..].strip_prefix(" ? `") else {
-            return;
-        };
-        let Some((a, tail)) = branch(tail) else {
-            return;
-        };
-        let Some(tail) = tail.strip_prefix(" : `") else {
-            return;
-        };
-        let Some((b, tail)) = branch(tail) else {
-            return;
-        };
-        let Some(tail) = tail.strip_prefix('}') else {
-            return;
-        };
-        static_pieces(&a, out);
-        static_pieces(&b, out);
-        rest = tail;
-    }
-    if !lit.is_empty() {
-        out.push(lit);
     }
 }
 
@@ -1785,27 +1725,6 @@ pub fn export_files(version: Option<&str>, prompts: &[Prompt]) -> Vec<(String, V
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn the_static_pieces_of_a_rendered_text() {
-        let mut out = Vec::new();
-        static_pieces(
-            "Pick one.${v1 ? `Say why${v2 ? \\`, with \\\\\\`code\\\\\\`\\` : \\`\\`}.` : `Be brief.`} Last: ${name}!",
-            &mut out,
-        );
-        assert_eq!(
-            out,
-            [
-                "Pick one.",
-                "Say why",
-                ", with `code`",
-                ".",
-                "Be brief.",
-                " Last: ",
-                "!"
-            ]
-        );
-    }
-
     use super::*;
     use crate::analysis::testjs;
 

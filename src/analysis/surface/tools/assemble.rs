@@ -1685,6 +1685,65 @@ pub fn render(t: &Text) -> String {
     out
 }
 
+/// The static pieces of a text as [`render`] writes it: the runs between `${name}` holes, and those
+/// of each branch of `${name ? `A` : `B`}` (a branch's backticks and
+/// backslashes escaped once more per level). Stops at anything else.
+pub fn static_pieces(t: &str, out: &mut Vec<String>) {
+    fn branch(rest: &str) -> Option<(String, &str)> {
+        let mut text = String::new();
+        let mut chars = rest.char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => text.push(chars.next()?.1),
+                '`' => return Some((text, &rest[i + 1..])),
+                c => text.push(c),
+            }
+        }
+        None
+    }
+    let mut lit = String::new();
+    let mut rest = t;
+    loop {
+        let Some(at) = rest.find("${") else {
+            lit.push_str(rest);
+            break;
+        };
+        lit.push_str(&rest[..at]);
+        if !lit.is_empty() {
+            out.push(std::mem::take(&mut lit));
+        }
+        let after = &rest[at + 2..];
+        let Some(end) = after.find(['}', ' ']) else {
+            return;
+        };
+        if after[end..].starts_with('}') {
+            rest = &after[end + 1..];
+            continue;
+        }
+        let Some(tail) = after[end..].strip_prefix(" ? `") else {
+            return;
+        };
+        let Some((a, tail)) = branch(tail) else {
+            return;
+        };
+        let Some(tail) = tail.strip_prefix(" : `") else {
+            return;
+        };
+        let Some((b, tail)) = branch(tail) else {
+            return;
+        };
+        let Some(tail) = tail.strip_prefix('}') else {
+            return;
+        };
+        static_pieces(&a, out);
+        static_pieces(&b, out);
+        rest = tail;
+    }
+    if !lit.is_empty() {
+        out.push(lit);
+    }
+}
+
 /// A branch's text as the body of a template literal: its literal
 /// backticks and backslashes escaped, its own holes kept.
 fn escape(s: &str) -> String {
@@ -1696,4 +1755,43 @@ fn escape(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_static_pieces_of_a_rendered_text_are_read_back() {
+        let lit = |s: &str| Seg::Lit(s.into());
+        let text: Text = vec![
+            lit("Pick one."),
+            Seg::Cond(
+                "v1".into(),
+                vec![
+                    lit("Say why"),
+                    Seg::Cond("v2".into(), vec![lit(", with `code` \\ ")], vec![]),
+                    lit("."),
+                ],
+                vec![lit("Be brief.")],
+            ),
+            lit(" Last: "),
+            Seg::Hole("name".into()),
+            lit("!"),
+        ];
+        let mut out = Vec::new();
+        static_pieces(&render(&text), &mut out);
+        assert_eq!(
+            out,
+            [
+                "Pick one.",
+                "Say why",
+                ", with `code` \\ ",
+                ".",
+                "Be brief.",
+                " Last: ",
+                "!"
+            ]
+        );
+    }
 }

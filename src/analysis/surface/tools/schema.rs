@@ -49,6 +49,12 @@ impl S {
 /// Local bindings of a getter (`let e = …; return …`), by name.
 pub type Locals<'e> = [(String, &'e Expr)];
 
+/// The methods that say how a value may be left out and what it means,
+/// not what it is (see [`Schemas::annotate`]).
+const ANNOTATIONS: [&str; 7] = [
+    "optional", "nullable", "nullish", "default", "prefault", "describe", "meta",
+];
+
 /// Most definitions followed from one schema: a bound on cycles and chains.
 const MAX_DEPTH: u32 = 48;
 
@@ -167,12 +173,12 @@ impl<'a> Schemas<'a> {
                 vec![Seg::Cond(name, a, b)]
             }
             Expr::Bin(b) if b.op == BinaryOp::Add => {
-                let mut l = self.described(m, &b.left, base, holes);
+                let l = self.described(m, &b.left, base, holes);
                 let r = self.described(m, &b.right, base, holes);
                 if l.is_none() && r.is_none() {
                     return None;
                 }
-                let mut t = l.take().unwrap_or_else(|| vec![Seg::Hole(hole(holes))]);
+                let mut t = l.unwrap_or_else(|| vec![Seg::Hole(hole(holes))]);
                 t.extend(r.unwrap_or_else(|| vec![Seg::Hole(hole(holes))]));
                 t
             }
@@ -319,17 +325,19 @@ impl<'a> Schemas<'a> {
     /// return object({…, options: array(opt)}) }` called as `q(base())`).
     fn built_by(&mut self, m: usize, name: &str, args: &[Option<S>]) -> Option<S> {
         let d = self.def(m, name)?;
-        let (params, declared) = names_of_function(&d.expr)?;
-        let mut scope: Scope = declared.into_iter().map(|n| (n, None)).collect();
-        for (i, p) in params.into_iter().enumerate() {
-            scope.insert(p, args.get(i).cloned().flatten());
-        }
+        let scope = call_scope(&d.expr, args.to_vec())?;
         let (rs, inner) = fn_returns_all(&d.expr)?;
-        // Only a function returning what a call builds (`object({…})`,
-        // `base().extend({…})`): one returning `new C({type, …})` is a
-        // constructor of the library read by its arguments (a record's
-        // value, a pipe's input), one returning a closure a lazy memo.
-        if !rs.iter().all(|r| matches!(strip_parens(r), Expr::Call(_))) {
+        // Not a function returning `new C({type, …})`, a constructor of
+        // the library read by its arguments (a record's value, a pipe's
+        // input), nor one returning a closure (a lazy memo).
+        let library_or_memo = |r: &&Expr| {
+            let r = match strip_parens(r) {
+                Expr::Seq(q) => q.exprs.last().map_or(*r, |x| strip_parens(x)),
+                r => r,
+            };
+            matches!(r, Expr::New(_) | Expr::Arrow(_) | Expr::Fn(_))
+        };
+        if rs.iter().any(library_or_memo) {
             return None;
         }
         let (dm, db) = (d.m, d.base);
@@ -628,10 +636,7 @@ impl<'a> Schemas<'a> {
             && let Callee::Expr(callee) = &call.callee
             && let Expr::Member(mem) = &**callee
             && let MemberProp::Ident(method) = &mem.prop
-            && matches!(
-                &*method.sym,
-                "optional" | "nullable" | "nullish" | "default" | "prefault" | "describe" | "meta"
-            )
+            && ANNOTATIONS.contains(&&*method.sym)
         {
             let inner = self.property(m, &mem.obj, base, locals);
             let args: Vec<&Expr> = call.args.iter().map(|a| &*a.expr).collect();
@@ -706,19 +711,17 @@ impl<'a> Schemas<'a> {
                     && let Some(d) = self.def(m, &f.sym)
                     && let Some((r, inner)) = fn_returns(&d.expr)
                     && matches!(strip_parens(r), Expr::Object(_))
-                    && let Some((params, declared)) = names_of_function(&d.expr)
                 {
                     self.depth += 1;
                     if self.depth <= MAX_DEPTH {
-                        let mut scope: Scope = declared.into_iter().map(|n| (n, None)).collect();
-                        for (i, p) in params.into_iter().enumerate() {
-                            let v = c
-                                .args
-                                .get(i)
-                                .and_then(|a| self.schema(m, &a.expr, base, locals));
-                            scope.insert(p, v);
+                        let given = c
+                            .args
+                            .iter()
+                            .map(|a| self.schema(m, &a.expr, base, locals))
+                            .collect();
+                        if let Some(scope) = call_scope(&d.expr, given) {
+                            self.in_scope(scope, |me| me.add_shape(s, d.m, r, d.base, &inner));
                         }
-                        self.in_scope(scope, |me| me.add_shape(s, d.m, r, d.base, &inner));
                     }
                     self.depth -= 1;
                     return;
@@ -743,7 +746,7 @@ impl<'a> Schemas<'a> {
         let arg0 = args.first().copied();
         let ty = s.json.get("type").and_then(J::as_str).map(str::to_string);
         match method {
-            "optional" | "nullable" | "nullish" | "default" | "prefault" | "describe" | "meta" => {
+            a if ANNOTATIONS.contains(&a) => {
                 self.annotate(&mut s, method, ty.as_deref(), m, arg0, base);
             }
             "int" => {
@@ -957,6 +960,19 @@ fn property_of(s: &S, key: &str) -> Option<S> {
     })
 }
 
+/// The names a function binds when called with arguments building
+/// `given`: each parameter the schema of its argument, the other names its
+/// body declares unknown (they shadow the module's).
+fn call_scope(f: &Expr, given: Vec<Option<S>>) -> Option<Scope> {
+    let (params, declared) = names_of_function(f)?;
+    let mut scope: Scope = declared.into_iter().map(|n| (n, None)).collect();
+    let mut given = given.into_iter();
+    for p in params {
+        scope.insert(p, given.next().flatten());
+    }
+    Some(scope)
+}
+
 /// A function's parameters (plain names, in order; a pattern's place is
 /// kept with an empty name) and the other names its body declares, which
 /// shadow the module's.
@@ -1113,9 +1129,9 @@ fn merge_branches(a: S, b: S) -> S {
 /// One schema for two that may each apply: two objects give one with
 /// the properties of both (a property of both merged in turn), required
 /// where both require it; two arrays, their items merged; two of one
-/// type (or of a type unknown here), the keywords of both; the second's keywords win (its
-/// description, bounds), and of two schemas of other shapes the second
-/// is kept.
+/// type (or of a type unknown here), the keywords of both, the second's
+/// winning (its description, bounds); of two schemas of other shapes the
+/// second is kept.
 fn merge_alternatives(mut a: Map<String, J>, b: &Map<String, J>) -> Map<String, J> {
     let objects = a.contains_key("properties") && b.contains_key("properties");
     let arrays = matches!(
