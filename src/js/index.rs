@@ -46,6 +46,11 @@ pub struct Function {
     /// parameter's index, the key, the local name) for `function f({content:
     /// e, isMeta})` — a text passed as `f({content: text})` is `e` inside.
     pub param_keys: Box<[(u8, Atom, Atom)]>,
+    /// Which of its first 32 parameters are read as an object (`p.key`,
+    /// `p[i]`) for the value read (not only to compare or test it), in it
+    /// or in a function inside it: bit `i` for parameter `i`. A helper that
+    /// returns a field of its argument hands on a part of it.
+    pub param_reads: u32,
     /// Where the function itself goes ([`flow`]): a method or property
     /// value is `Key(name)`, a bound function `Bind(name)`, a callback an
     /// argument.
@@ -82,6 +87,11 @@ pub struct Definition {
     /// Span of the value assigned, when there is one.
     pub value: Option<(u32, u32)>,
     pub in_function: Option<FnId>,
+    /// For a `let`, `const` or class declared in a block inside its
+    /// function (not the function's own body): that block's span. Minified
+    /// code reuses a name in sibling blocks of one function, and the two
+    /// are different variables.
+    pub block: Option<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -289,6 +299,7 @@ impl ModuleIndex {
             pending_name: None,
             depth: Measure::default(),
             flow: Vec::new(),
+            blocks: Vec::new(),
             objects: Vec::new(),
             held: Held::default(),
         };
@@ -418,6 +429,10 @@ struct Indexer {
     depth: Measure,
     /// The places the node being visited hands its value to.
     flow: Vec<Frame>,
+    /// The blocks around the node inside its function (a `{…}` that is
+    /// not a function's body, a `for` or a `switch`), innermost last: the
+    /// function they are in and their span.
+    blocks: Vec<(Option<FnId>, u32, u32)>,
     /// Where the object literals (and classes) around the node start.
     objects: Vec<u32>,
     /// What member reads can give back a value put there: members stored
@@ -752,6 +767,27 @@ impl Indexer {
         self.stack.last().copied()
     }
 
+    /// Notes a read of `name` as an object (`name.key`): of a parameter of
+    /// the innermost function around that has one by that name.
+    fn read_as_object(&mut self, name: &Atom) {
+        for &f in self.stack.iter().rev() {
+            let func = &mut self.out.functions[f as usize];
+            if let Some(i) = func.param_names.iter().position(|p| p == name) {
+                if i < 32 {
+                    func.param_reads |= 1 << i;
+                }
+                return;
+            }
+        }
+    }
+
+    /// Records that the walk is inside a block (left with `blocks.pop()`).
+    fn enter_block(&mut self, span: Span) {
+        let (lo, hi) = self.span(span);
+        let at = self.current();
+        self.blocks.push((at, lo, hi));
+    }
+
     fn define(
         &mut self,
         name: &str,
@@ -760,12 +796,22 @@ impl Indexer {
         value: Option<swc_common::Span>,
     ) {
         let (lo, hi) = self.span(span);
+        let in_function = self.current();
+        let block = match kind {
+            DefKind::Let | DefKind::Const | DefKind::Class => self
+                .blocks
+                .last()
+                .filter(|b| b.0 == in_function)
+                .map(|b| (b.1, b.2)),
+            _ => None,
+        };
         let d = Definition {
             kind,
             lo,
             hi,
             value: value.map(|s| self.span(s)),
-            in_function: self.current(),
+            in_function,
+            block,
         };
         // Minified code binds the same few names over and over (`e`, `t`
         // in every function): a key is made only the first time.
@@ -817,6 +863,7 @@ impl Indexer {
                 })
                 .collect(),
             param_keys: param_keys(params),
+            param_reads: 0,
             flow: match kind {
                 FnKind::Method => Box::new([self.key(name_atom)]),
                 FnKind::Declaration => Box::new([Flow::Bind(name_atom)]),
@@ -1243,11 +1290,58 @@ impl Visit for Indexer {
                 Stmt::Decl(_) | Stmt::Block(_) => None,
                 _ => Some(Flow::Discard),
             };
-            match place {
-                Some(p) => self.place(p, |v| st.visit_children_with(v)),
-                None => st.visit_children_with(self),
+            // A loop's head and a switch's cases are blocks of their own.
+            let block = matches!(
+                st,
+                Stmt::For(_) | Stmt::ForIn(_) | Stmt::ForOf(_) | Stmt::Switch(_)
+            );
+            if block {
+                self.enter_block(st.span());
+            }
+            match (st, place) {
+                // `for (const x of xs)`: each element of `xs` is bound to
+                // `x` (a text iterated by character, a list by item).
+                (Stmt::ForOf(f), _) => {
+                    let bound = match &f.left {
+                        ForHead::VarDecl(d) if d.decls.len() == 1 => match &d.decls[0].name {
+                            Pat::Ident(b) => Some(Flow::Bind(b.id.sym.clone())),
+                            p => {
+                                let mut names = Vec::new();
+                                flow::pattern_names(p, &mut names);
+                                Some(Flow::Unpack(names.into_boxed_slice()))
+                            }
+                        },
+                        _ => None,
+                    };
+                    self.place(Flow::Discard, |v| f.left.visit_with(v));
+                    match bound {
+                        Some(b) => self.place(b, |v| f.right.visit_with(v)),
+                        None => self.place(Flow::Discard, |v| f.right.visit_with(v)),
+                    }
+                    self.place(Flow::Discard, |v| f.body.visit_with(v));
+                }
+                (_, Some(p)) => self.place(p, |v| st.visit_children_with(v)),
+                (_, None) => st.visit_children_with(self),
+            }
+            if block {
+                self.blocks.pop();
             }
             self.depth.up();
+        }
+    }
+
+    fn visit_block_stmt(&mut self, b: &BlockStmt) {
+        // A function's body is the function's own scope, not a block in it.
+        let lo = self.off(b.span.lo);
+        let body = self
+            .current()
+            .is_some_and(|f| self.out.functions[f as usize].body_lo == lo);
+        if body {
+            b.visit_children_with(self);
+        } else {
+            self.enter_block(b.span);
+            b.visit_children_with(self);
+            self.blocks.pop();
         }
     }
 
@@ -1721,6 +1815,12 @@ impl Visit for Indexer {
             Expr::This(_) => Some(Atom::from("this")),
             _ => None,
         };
+        // Read for its value (not only compared or tested).
+        if let Expr::Ident(i) = &*n.obj
+            && matches!(self.flow.last(), Some(Frame::Place(p)) if *p != Flow::Discard)
+        {
+            self.read_as_object(&i.sym);
+        }
         let key = match &n.prop {
             MemberProp::Ident(p) => Some(p.sym.clone()),
             MemberProp::Computed(_) => Some(Atom::default()),
