@@ -895,7 +895,7 @@ fn sink_for<'a>(
     s: &'a StringLit,
     tool_calls: &[bool],
 ) -> Option<Sink> {
-    let reach = tracer.trace(mi, &s.flow, s.in_function);
+    let reach = tracer.trace(mi, &s.flow, s.in_function, s.lo);
     if let Some(mut sink) = sink_of(ci, &reach) {
         // A skill file is a skill's body however it is delivered: a skill
         // run in an agent of its own hands it to that agent's messages.
@@ -2936,6 +2936,57 @@ var Qb = { agentType: "one", whenToUse: "Use it when the task needs two short pa
             let (words, coarse) =
                 word_diff("one two three", "one two four", &DiffBudget::default());
             assert_eq!(coarse, None, "{what}: {words}");
+        }
+    }
+
+    #[test]
+    fn a_name_bound_again_in_a_sibling_block_is_another_variable() {
+        // Minified code reuses `t` in both branches: the first is shown,
+        // the second is a meta message the model reads.
+        let src = r#"
+function Ta(e, r){
+  if (e) { let t = "Saved the notes to the folder you picked"; r.appendSystemMessage(t); }
+  else { let t = `Read the notes in ${e} before you answer`; r.push({ content: t, isMeta: !0 }); }
+  for (let t of r.items) { let u = t; r.done(u); }
+}
+"#;
+        let v = find_in(src);
+        assert_eq!(kind_of(&v, "Saved the notes"), None);
+        assert_eq!(
+            kind_of(&v, "Read the notes in").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+    }
+
+    #[test]
+    fn a_call_carries_its_argument_only_when_the_helper_hands_it_back() {
+        // `Va` logs its argument and returns a word of its own; `Vd` hands
+        // back what it is given (trimmed), `Ve` a field of it, `Vf` what a
+        // loop over it builds: only their results carry the text on.
+        let src = r#"
+function Va(e){ if (e.length > 400) return "long"; Vb.log(e); return "shown"; }
+function Vd(e){ return e.trim(); }
+function Ve(e){ let t = e.text; return t; }
+function Vf(e){ let r = ""; for (let o of e) r += o === "\t" ? " " : o; return r; }
+var Vc = { type: "prompt", name: "notes", async getPromptForCommand(a){
+  return [{ type: "text", text: Va("Your notes were saved to the folder you chose.") },
+    { type: "text", text: Vd("Read the saved notes before you change them.") },
+    { type: "text", text: Ve({ text: "Keep the notes short and in plain words." }) },
+    { type: "text", text: Vf("Name each note after\tits subject.") }];
+} };
+"#;
+        let v = find_in(src);
+        assert_eq!(kind_of(&v, "Your notes were saved"), None);
+        for needle in [
+            "Read the saved notes",
+            "Keep the notes short",
+            "Name each note after",
+        ] {
+            assert_eq!(
+                kind_of(&v, needle).as_deref(),
+                Some(kinds::SKILL),
+                "{needle}"
+            );
         }
     }
 }

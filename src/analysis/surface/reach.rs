@@ -9,8 +9,9 @@
 //! The index records, for each literal, identifier read, call and
 //! function, the places its value is handed to (`js::flow`); this module
 //! joins them up. Names are only matched within their scope (a binding is
-//! the nearest declaration among the enclosing functions), so the many
-//! `e`s of minified code are not one variable.
+//! the nearest declaration among the enclosing functions, and for a
+//! `let`/`const` the innermost declaring block around the reference), so
+//! the many `e`s of minified code are not one variable.
 
 use crate::js::code::CodeIndex;
 use crate::js::flow::{Flow, MemberUse};
@@ -74,6 +75,12 @@ pub struct Reach {
     /// block). A distance too: a trace meets many, and kept as places they
     /// would push out the farther ones that decide.
     pub generic: Option<u8>,
+    /// Whether the value is handed back by the function it is in
+    /// (returned as it is, or built into what it returns, directly or
+    /// through that function's own names): for a parameter, whether a
+    /// call's result carries its argument. A reach's own, never added to
+    /// another's.
+    passes: bool,
 }
 
 impl Reach {
@@ -171,7 +178,21 @@ impl Reach {
     }
 }
 
-type Scope = Option<FnId>;
+/// What a name means: the function declaring it (`None`: the module's
+/// top level), and for a `let`/`const` declared in a block inside it, one
+/// more than where that block starts (0: the function's own binding).
+/// Minified code reuses a name in sibling blocks of one function: they are
+/// different variables.
+type Scope = (Option<FnId>, u32);
+
+/// A declaration of a name: the function it is in, and for one in a
+/// block, where the block starts (plus one; 0: the function's own) and
+/// ends.
+type Declaration = (Option<FnId>, u32, u32);
+
+/// A reference whose place in the source is not known: it means the
+/// function's binding, or the first block's.
+const ANYWHERE: u32 = u32::MAX;
 
 /// A name's uses and calls by the scope of the binding they mean.
 /// Flat and sorted by scope (then by position), not maps of lists: a
@@ -245,12 +266,14 @@ fn by_object_and_key(uses: &[MemberUse]) -> HashMap<(&str, &str), Vec<u32>> {
 /// it wraps the module — not any function at the top of a chunk, whose
 /// locals are its own.
 fn module_top(m: &crate::js::code::IndexedModule) -> Scope {
-    let f = m.index.functions.first()?;
+    let Some(f) = m.index.functions.first() else {
+        return (None, 0);
+    };
     let wrapper = f.parent.is_none()
         && f.kind == FnKind::Expression
         && f.first_param() == Some("exports")
         && m.index.functions[1..].iter().all(|g| g.parent.is_some());
-    wrapper.then_some(0)
+    (wrapper.then_some(0), 0)
 }
 
 /// The function a call is in, when it hands its result on: as a value
@@ -430,8 +453,10 @@ pub struct Tracer<'a> {
     /// `Reach::generic`).
     generic: fn(&CodeIndex, &Mark) -> bool,
     tables: Vec<ModuleTables<'a>>,
-    /// The scopes that declare a name (a declaration, not an assignment).
-    declared: HashMap<(u32, &'a str), Vec<Scope>>,
+    /// The declarations of a name (not assignments): the function, and
+    /// for one in a block, where the block starts (plus one) and ends;
+    /// sorted.
+    declared: HashMap<(u32, &'a str), Vec<Declaration>>,
     bindings: HashMap<(u32, &'a str, Scope), u32>,
     returns: HashMap<(u32, FnId), u32>,
     /// A returned object's field, read where the call's result is kept.
@@ -456,7 +481,7 @@ pub struct Tracer<'a> {
     /// The scope each member read's object means, per module, found on
     /// first need (`UNSEEN` until then): a common minified name is read
     /// as `e.x` thousands of times, and every key of it asks again.
-    member_scopes: Vec<Vec<u32>>,
+    member_scopes: Vec<Vec<(u32, u32)>>,
 }
 
 /// The names bound to each namespace — (module, export table's namespace
@@ -625,8 +650,8 @@ impl<'a> Tracer<'a> {
 
     /// Where a value handed to `chain` (in function `at` of module `m`)
     /// goes.
-    pub fn trace(&mut self, m: u32, chain: &'a [Flow], at: Option<FnId>) -> Reach {
-        self.chain(m, chain, at, None)
+    pub fn trace(&mut self, m: u32, chain: &'a [Flow], at: Option<FnId>, pos: u32) -> Reach {
+        self.chain(m, chain, at, None, pos)
     }
 
     /// Whether function `f` of module `m` is a lazy initialiser (`x =
@@ -656,7 +681,7 @@ impl<'a> Tracer<'a> {
         let Some(name) = name else {
             return Vec::new();
         };
-        let scope = self.scope_of(m, name, func.parent);
+        let scope = self.scope_at(m, name, func.parent, func.lo);
         let mut out: Vec<(u32, FnId)> = self
             .named_calls(m, name, scope)
             .into_iter()
@@ -729,7 +754,12 @@ impl<'a> Tracer<'a> {
 
     /// `r` to keep: most reaches reach nothing, and share one.
     fn share(&self, r: Reach) -> Rc<Reach> {
-        if r.marks.is_empty() && r.user.is_none() && r.generic.is_none() && r.cycle.is_none() {
+        if r.marks.is_empty()
+            && r.user.is_none()
+            && r.generic.is_none()
+            && r.cycle.is_none()
+            && !r.passes
+        {
             self.nothing.clone()
         } else {
             Rc::new(r)
@@ -852,16 +882,21 @@ impl<'a> Tracer<'a> {
     /// call of the function (a helper that hands back its argument would
     /// otherwise join every text passed to it with every place any call
     /// of it reaches).
+    ///
+    /// `pos`: where the value starts, in module `m` (a chain is the
+    /// value's way up its expression, so every name it is bound to is
+    /// declared around `pos`: which block's declaration a name means).
     fn chain(
         &mut self,
         m: u32,
         chain: &'a [Flow],
         at: Option<FnId>,
         callee: Option<FnId>,
+        pos: u32,
     ) -> Reach {
         // Reaches nest as deep as the build's bindings chain (thousands):
         // more stack when little is left, rather than a crash.
-        crate::js::depth::guard(|| self.places(m, chain, at, callee))
+        crate::js::depth::guard(|| self.places(m, chain, at, callee, pos))
     }
 
     /// [`Self::chain`], on enough stack.
@@ -871,6 +906,7 @@ impl<'a> Tracer<'a> {
         chain: &'a [Flow],
         at: Option<FnId>,
         callee: Option<FnId>,
+        pos: u32,
     ) -> Reach {
         let mut r = Reach::default();
         let (keep, user, generic, ci) = (self.keep, self.user, self.generic, self.ci);
@@ -923,7 +959,7 @@ impl<'a> Tracer<'a> {
                     // In an object bound to a name: read back as `o.key`
                     // (or `o[…]`) of that binding.
                     if let Some(Flow::Bind(name)) = chain.get(i + 1) {
-                        let scope = self.scope_of(m, name.as_str(), at);
+                        let scope = self.scope_at(m, name.as_str(), at, pos);
                         hop!(
                             r,
                             self.member(m, name.as_str(), key.as_str(), Holder::Binding(scope))
@@ -953,7 +989,17 @@ impl<'a> Tracer<'a> {
                             Some(Flow::Key { key, .. }) => Some(key.as_str()),
                             _ => None,
                         };
-                        hop!(r, self.parameter(m, callee.as_str(), *index, key, at));
+                        let (into, exact) =
+                            self.parameter(m, callee.as_str(), *index, key, at, pos);
+                        r.extend(&into, 1);
+                        // The call's result is the value's only when the
+                        // function hands it back: a helper that reads its
+                        // argument (compares it, shows it, builds something
+                        // else) returns something else. (Unknown while its
+                        // reach waits for a cycle: then it may.)
+                        if exact && !into.passes && into.cycle.is_none() {
+                            break;
+                        }
                     }
                 }
                 Flow::Store { key, obj } => {
@@ -962,7 +1008,7 @@ impl<'a> Tracer<'a> {
                     let holder = if obj == "this" {
                         self.this_object(m, at).map(Holder::This)
                     } else if !obj.is_empty() {
-                        Some(Holder::Binding(self.scope_of(m, obj.as_str(), at)))
+                        Some(Holder::Binding(self.scope_at(m, obj.as_str(), at, pos)))
                     } else {
                         None
                     };
@@ -973,14 +1019,25 @@ impl<'a> Tracer<'a> {
                 Flow::Throw => add(&mut r, Mark::Throw),
                 Flow::Discard => {}
                 Flow::Bind(name) | Flow::Into(name) => {
-                    hop!(r, self.binding(m, name, at));
+                    let scope = self.scope_at(m, name, at, pos);
+                    let b = self.binding(m, name, scope);
+                    r.extend(&b, 1);
+                    // Bound to a name of this function that it returns.
+                    r.passes |= b.passes && scope.0 == at;
                 }
                 Flow::Unpack(names) => {
                     for name in names {
-                        hop!(r, self.binding(m, name, at));
+                        let scope = self.scope_at(m, name, at, pos);
+                        let b = self.binding(m, name, scope);
+                        r.extend(&b, 1);
+                        r.passes |= b.passes && scope.0 == at;
                     }
                 }
                 Flow::Return => {
+                    r.passes = true;
+                    // Not when it came in by this function's parameter: it
+                    // is handed back to the call that passed it (the
+                    // caller's chain goes on from there).
                     if let Some(f) = at
                         && callee != Some(f)
                     {
@@ -1054,6 +1111,7 @@ impl<'a> Tracer<'a> {
                 &module.index.member_flows[u.flows()],
                 u.in_function,
                 None,
+                u.lo,
             );
             r.extend(&sub, 0);
         }
@@ -1064,21 +1122,30 @@ impl<'a> Tracer<'a> {
     fn member_scope(&mut self, m: u32, obj: &'a str, i: u32) -> Scope {
         let index = &self.ci.modules[m as usize].index;
         match self.member_scopes[m as usize].get(i as usize) {
-            Some(&TOP_LEVEL) => return None,
-            Some(&f) if f != UNSEEN => return Some(f),
+            Some(&(TOP_LEVEL, b)) => return (None, b),
+            Some(&(f, b)) if f != UNSEEN => return (Some(f), b),
             _ => {}
         }
-        let s = self.scope_of(m, obj, index.members[i as usize].in_function);
+        let u = &index.members[i as usize];
+        let s = self.scope_at(m, obj, u.in_function, u.lo);
         let cache = &mut self.member_scopes[m as usize];
         if cache.is_empty() {
-            cache.resize(index.members.len(), UNSEEN);
+            cache.resize(index.members.len(), (UNSEEN, 0));
         }
-        cache[i as usize] = s.unwrap_or(TOP_LEVEL);
+        cache[i as usize] = (s.0.unwrap_or(TOP_LEVEL), s.1);
         s
     }
 
-    /// The scope whose declaration of `name` a reference in `at` means.
+    /// The scope whose declaration of `name` a reference in `at` means,
+    /// wherever in `at` it is (see [`ANYWHERE`]).
     fn scope_of(&mut self, m: u32, name: &'a str, at: Option<FnId>) -> Scope {
+        self.scope_at(m, name, at, ANYWHERE)
+    }
+
+    /// The scope whose declaration of `name` a reference in `at`, at byte
+    /// `pos` of the module, means: the innermost function declaring it
+    /// there, and the innermost block of it that does.
+    fn scope_at(&mut self, m: u32, name: &'a str, at: Option<FnId>, pos: u32) -> Scope {
         let module = &self.ci.modules[m as usize];
         let declared = self.declared.entry((m, name)).or_insert_with(|| {
             module
@@ -1086,10 +1153,13 @@ impl<'a> Tracer<'a> {
                 .definitions
                 .get(name)
                 .map(|ds| {
-                    let mut v: Vec<Scope> = ds
+                    let mut v: Vec<Declaration> = ds
                         .iter()
                         .filter(|d| d.kind != DefKind::Assign)
-                        .map(|d| d.in_function)
+                        .map(|d| match d.block {
+                            Some((lo, hi)) => (d.in_function, lo + 1, hi),
+                            None => (d.in_function, 0, 0),
+                        })
                         .collect();
                     v.sort_unstable();
                     v.dedup();
@@ -1097,9 +1167,25 @@ impl<'a> Tracer<'a> {
                 })
                 .unwrap_or_default()
         });
-        module
-            .index
-            .innermost(at, |x| declared.binary_search(&Some(x)).is_ok())
+        // The innermost declaration of `f` that a reference at `pos` sees
+        // (blocks nest: the latest start is the innermost).
+        let sees = |f: Option<FnId>| {
+            let from = declared.partition_point(|d| d.0 < f);
+            let seen = declared[from..]
+                .iter()
+                .take_while(|d| d.0 == f)
+                .filter(|&&(_, lo, hi)| lo == 0 || pos == ANYWHERE || (lo - 1 <= pos && pos < hi))
+                .map(|d| d.1);
+            // Anywhere: the function's own binding if it has one, else
+            // its first block's.
+            if pos == ANYWHERE {
+                seen.min()
+            } else {
+                seen.max()
+            }
+        };
+        let f = module.index.innermost(at, |x| sees(Some(x)).is_some());
+        (f, sees(f).unwrap_or(0))
     }
 
     /// The uses and calls of `name` in module `m`, by scope.
@@ -1116,8 +1202,8 @@ impl<'a> Tracer<'a> {
             .remove(name)
             .unwrap_or_default();
         for i in uses {
-            let at = module.index.uses[i as usize].in_function;
-            let s = self.scope_of(m, name, at);
+            let u = &module.index.uses[i as usize];
+            let s = self.scope_at(m, name, u.in_function, u.lo);
             out.uses.push((s, i));
         }
         // Taken, not copied: asked once per name (memoised below).
@@ -1126,8 +1212,8 @@ impl<'a> Tracer<'a> {
             .remove(name)
             .unwrap_or_default();
         for i in calls {
-            let at = module.index.calls[i as usize].in_function;
-            let s = self.scope_of(m, name, at);
+            let c = &module.index.calls[i as usize];
+            let s = self.scope_at(m, name, c.in_function, c.lo);
             out.calls.push((s, i));
         }
         // Stable: each scope's entries stay in the order of the source.
@@ -1138,11 +1224,10 @@ impl<'a> Tracer<'a> {
         out
     }
 
-    /// Where the value bound to `name` (as seen from `at`) goes: every use
-    /// of that binding, its reads as `name[…]`, and its importers in other
-    /// chunks.
-    fn binding(&mut self, m: u32, name: &'a str, at: Option<FnId>) -> Rc<Reach> {
-        let scope = self.scope_of(m, name, at);
+    /// Where the value bound to `name` (declared in `scope`) goes: every
+    /// use of that binding, its reads as `name[…]`, and its importers in
+    /// other chunks.
+    fn binding(&mut self, m: u32, name: &'a str, scope: Scope) -> Rc<Reach> {
         let key = (m, name, scope);
         if let Some(&n) = self.bindings.get(&key) {
             return self.recall(n);
@@ -1158,15 +1243,19 @@ impl<'a> Tracer<'a> {
         // A parameter's value (or a part its pattern takes apart) is
         // returned to the call that passed it: that call's own chain goes
         // on from there, not every call's.
-        let callee = scope.filter(|&f| {
+        let callee = scope.0.filter(|&f| {
             let func = &module.index.functions[f as usize];
-            func.param_names.iter().any(|p| p == name)
-                || func.param_keys.iter().any(|(_, _, local)| local == name)
+            scope.1 == 0
+                && (func.param_names.iter().any(|p| p == name)
+                    || func.param_keys.iter().any(|(_, _, local)| local == name))
         });
         for i in in_scope(&scoped.uses, scope).take(MAX_USES) {
             let u = &module.index.uses[i as usize];
-            let sub = self.chain(m, &u.flow, u.in_function, callee);
+            let sub = self.chain(m, &u.flow, u.in_function, callee, u.lo);
             r.extend(&sub, 0);
+            // Returned by its own function; or read by a function inside
+            // it, which may hand it back too.
+            r.passes |= sub.passes || u.in_function != scope.0;
         }
         // An element read back (`xs[i]`: a list of texts, a table).
         if self.tables[m as usize].members.contains_key(&(name, "")) {
@@ -1199,7 +1288,10 @@ impl<'a> Tracer<'a> {
     /// Where argument `index` of a call of `callee` (seen from `at`) goes
     /// inside the function: the uses of its parameter, or, with `key` (the
     /// text is that property of the argument), of the name the
-    /// parameter's pattern binds it to.
+    /// parameter's pattern binds it to. And whether that binding is the
+    /// value's own (the function is found, and the value is the argument
+    /// or the key its pattern takes): only then does its `passes` say
+    /// whether the call hands the value back.
     fn parameter(
         &mut self,
         m: u32,
@@ -1207,22 +1299,25 @@ impl<'a> Tracer<'a> {
         index: u8,
         key: Option<&str>,
         at: Option<FnId>,
-    ) -> Rc<Reach> {
+        pos: u32,
+    ) -> (Rc<Reach>, bool) {
         let ci = self.ci;
-        let (mut m, mut callee, mut at) = (m, callee, at);
+        let (mut m, mut callee, mut at, mut pos) = (m, callee, at, pos);
         // A function of another chunk, imported under a local name: where
         // its parameter goes there (an import is no hop; a few re-exports
         // at most, so a cycle of them ends).
         for _ in 0..4 {
-            let scope = self.scope_of(m, callee, at);
+            let scope = self.scope_at(m, callee, at, pos);
             let module = &ci.modules[m as usize];
+            // A function bound in a block is the first of its name there.
             let local = self.tables[m as usize]
                 .functions
                 .get(callee)
                 .and_then(|fs| {
-                    fs.iter()
-                        .copied()
-                        .find(|&f| module.index.functions[f as usize].parent == scope)
+                    fs.iter().copied().find(|&f| {
+                        let g = &module.index.functions[f as usize];
+                        g.parent == scope.0 && g.lo >= scope.1.saturating_sub(1)
+                    })
                 });
             if let Some(f) = local {
                 let func = &module.index.functions[f as usize];
@@ -1232,10 +1327,15 @@ impl<'a> Tracer<'a> {
                         .find(|(i, k, _)| *i == index && k == key)
                         .map(|(_, _, local)| local)
                 });
+                // Exact only for a plain parameter never read as an object:
+                // a helper may return a field of its argument.
+                let whole = key.is_none() && index < 32 && func.param_reads & (1 << index) == 0;
                 return match (unpacked, func.param_names.get(index as usize)) {
-                    (Some(p), _) => self.binding(m, p.as_str(), Some(f)),
-                    (None, Some(p)) if !p.is_empty() => self.binding(m, p.as_str(), Some(f)),
-                    _ => Rc::new(Reach::default()),
+                    (Some(p), _) => (self.binding(m, p.as_str(), (Some(f), 0)), false),
+                    (None, Some(p)) if !p.is_empty() => {
+                        (self.binding(m, p.as_str(), (Some(f), 0)), whole)
+                    }
+                    _ => (Rc::new(Reach::default()), false),
                 };
             }
             // A name a lazily loaded part's export was taken apart into:
@@ -1248,13 +1348,13 @@ impl<'a> Tracer<'a> {
                 .copied()
                 .collect::<Vec<_>>();
             if let Some(there) = unpacked.into_iter().find_map(|(there, bound)| {
-                (self.scope_of(m, callee, bound) == scope).then_some(there)
+                (self.scope_of(m, callee, bound).0 == scope.0).then_some(there)
             }) {
-                (callee, at) = (there, None);
+                (callee, at, pos) = (there, None, ANYWHERE);
                 continue;
             }
             // A name declared in a function here is not the import.
-            if scope.is_some() {
+            if scope.0.is_some() {
                 break;
             }
             let Some(&(from, name)) = self.tables[m as usize].imported.get(callee) else {
@@ -1263,9 +1363,9 @@ impl<'a> Tracer<'a> {
             let Some(&there) = self.tables[from as usize].exported.get(name) else {
                 break;
             };
-            (m, callee, at) = (from, there, None);
+            (m, callee, at, pos) = (from, there, None, ANYWHERE);
         }
-        Rc::new(Reach::default())
+        (Rc::new(Reach::default()), false)
     }
 
     /// The bindings other chunks import `name` (a top-level binding of
@@ -1290,9 +1390,9 @@ impl<'a> Tracer<'a> {
     /// through: each alias (module, name, scope) and the key it is read
     /// by there.
     fn namespace_uses(&mut self, m: u32, name: &str) -> Vec<(u32, &'a str, Scope, &'a str)> {
-        let mut out = Vec::new();
+        let mut out: Vec<(u32, &'a str, Option<FnId>, &'a str)> = Vec::new();
         let Some(exports) = self.tables[m as usize].exports.get(name) else {
-            return out;
+            return Vec::new();
         };
         // At most as many as a binding's uses: a hostile file can bind one
         // namespace to any number of names.
@@ -1335,6 +1435,7 @@ impl<'a> Tracer<'a> {
                     &module.index.member_flows[c.flows()],
                     c.in_function,
                     None,
+                    c.lo,
                 );
                 r.extend(&sub, 0);
             }
@@ -1352,7 +1453,7 @@ impl<'a> Tracer<'a> {
                 }
                 left -= 1;
                 let c = &module.index.calls[i as usize];
-                let sub = self.chain(im, &c.flow, c.in_function, None);
+                let sub = self.chain(im, &c.flow, c.in_function, None, c.lo);
                 r.extend(&sub, 0);
             }
         }
@@ -1360,8 +1461,15 @@ impl<'a> Tracer<'a> {
     }
 
     /// Where the results of calls `name.key(…)` go, `name` meaning the
-    /// binding seen from `at`.
-    fn method_calls(&mut self, m: u32, name: &'a str, key: &'a str, at: Option<FnId>) -> Reach {
+    /// binding seen from `at` at byte `pos`.
+    fn method_calls(
+        &mut self,
+        m: u32,
+        name: &'a str,
+        key: &'a str,
+        at: Option<FnId>,
+        pos: u32,
+    ) -> Reach {
         let mut r = Reach::default();
         let Some(calls) = self.tables[m as usize]
             .member_calls
@@ -1370,12 +1478,12 @@ impl<'a> Tracer<'a> {
         else {
             return r;
         };
-        let scope = self.scope_of(m, name, at);
+        let scope = self.scope_at(m, name, at, pos);
         let module = &self.ci.modules[m as usize];
         let mut seen = 0;
         for i in calls {
             let c = &module.index.member_calls[i as usize];
-            if self.scope_of(m, name, c.in_function) != scope {
+            if self.scope_at(m, name, c.in_function, c.lo) != scope {
                 continue;
             }
             seen += 1;
@@ -1387,6 +1495,7 @@ impl<'a> Tracer<'a> {
                 &module.index.member_flows[c.flows()],
                 c.in_function,
                 None,
+                c.lo,
             );
             r.extend(&sub, 0);
         }
@@ -1412,12 +1521,12 @@ impl<'a> Tracer<'a> {
         let mut r = Reach::default();
         if let Some(Flow::Bind(name)) = func.flow.first() {
             let name: &'a str = name.as_str();
-            let scope = self.scope_of(m, name, func.parent);
+            let scope = self.scope_at(m, name, func.parent, func.lo);
             for (cm, i) in self.named_calls(m, name, scope).into_iter().take(MAX_USES) {
                 let c = &ci.modules[cm as usize].index.calls[i as usize];
                 match c.flow.first() {
                     Some(Flow::Bind(b)) => {
-                        let scope = self.scope_of(cm, b.as_str(), c.in_function);
+                        let scope = self.scope_at(cm, b.as_str(), c.in_function, c.lo);
                         let sub = self.member(cm, b.as_str(), key, Holder::Binding(scope));
                         r.extend(&sub, 0);
                     }
@@ -1460,7 +1569,7 @@ impl<'a> Tracer<'a> {
                 if (self.keep)(self.ci, &mark) {
                     r.add(mark, 0);
                 }
-                let sub = self.chain(m, rest, func.parent, None);
+                let sub = self.chain(m, rest, func.parent, None, func.lo);
                 r.extend(&sub, 0);
                 // Called through the name its object or class is bound to
                 // (`K.format(…)`): where those calls' results go.
@@ -1469,7 +1578,7 @@ impl<'a> Tracer<'a> {
                     _ => self.tables[m as usize].holders.get(object).copied(),
                 };
                 if let Some(name) = holder {
-                    let sub = self.method_calls(m, name, key.as_str(), func.parent);
+                    let sub = self.method_calls(m, name, key.as_str(), func.parent, func.lo);
                     r.extend(&sub, 0);
                 }
             }
@@ -1477,13 +1586,12 @@ impl<'a> Tracer<'a> {
             // handed as a value (a callback returns to its caller).
             Some((Flow::Bind(name), _)) => {
                 let name: &'a str = name.as_str();
-                let scope_at = func.parent;
-                let scope = self.scope_of(m, name, scope_at);
+                let scope = self.scope_at(m, name, func.parent, func.lo);
                 let scoped = self.scoped(m, name);
                 let mut calls = 0;
                 for i in in_scope(&scoped.calls, scope).take(MAX_USES) {
                     let c = &module.index.calls[i as usize];
-                    let sub = self.chain(m, &c.flow, c.in_function, None);
+                    let sub = self.chain(m, &c.flow, c.in_function, None, c.lo);
                     r.extend(&sub, 0);
                     calls += 1;
                 }
@@ -1494,14 +1602,14 @@ impl<'a> Tracer<'a> {
                     let sub = self.imported_calls(m, name, MAX_USES - calls);
                     r.extend(&sub, 0);
                 }
-                let b = self.binding(m, name, scope_at);
+                let b = self.binding(m, name, scope);
                 r.extend(&b, 1);
             }
             // A function returned, passed or bound otherwise: its result
             // goes where the function goes (a lazy initialiser's value, a
             // callback's result).
             Some(_) => {
-                let sub = self.chain(m, &func.flow, func.parent, None);
+                let sub = self.chain(m, &func.flow, func.parent, None, func.lo);
                 r.extend(&sub, 0);
             }
             None => {}
