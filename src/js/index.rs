@@ -417,6 +417,19 @@ impl ModuleIndex {
     }
 }
 
+/// The place a value bound by pattern `p` goes: the name, or the names a
+/// pattern takes it apart into.
+fn binding_place(p: &Pat) -> Flow {
+    match p {
+        Pat::Ident(b) => Flow::Bind(b.id.sym.clone()),
+        p => {
+            let mut names = Vec::new();
+            flow::pattern_names(p, &mut names);
+            Flow::Unpack(names.into_boxed_slice())
+        }
+    }
+}
+
 struct Indexer {
     base: u32,
     out: ModuleIndex,
@@ -1303,14 +1316,9 @@ impl Visit for Indexer {
                 // `x` (a text iterated by character, a list by item).
                 (Stmt::ForOf(f), _) => {
                     let bound = match &f.left {
-                        ForHead::VarDecl(d) if d.decls.len() == 1 => match &d.decls[0].name {
-                            Pat::Ident(b) => Some(Flow::Bind(b.id.sym.clone())),
-                            p => {
-                                let mut names = Vec::new();
-                                flow::pattern_names(p, &mut names);
-                                Some(Flow::Unpack(names.into_boxed_slice()))
-                            }
-                        },
+                        ForHead::VarDecl(d) if d.decls.len() == 1 => {
+                            Some(binding_place(&d.decls[0].name))
+                        }
                         _ => None,
                     };
                     self.place(Flow::Discard, |v| f.left.visit_with(v));
@@ -1587,15 +1595,7 @@ impl Visit for Indexer {
                 let at = self.current();
                 self.held.class(b.id.sym.clone(), at);
             }
-            let place = match &d.name {
-                Pat::Ident(b) => Flow::Bind(b.id.sym.clone()),
-                p => {
-                    let mut names = Vec::new();
-                    flow::pattern_names(p, &mut names);
-                    Flow::Unpack(names.into_boxed_slice())
-                }
-            };
-            self.place(place, |s| d.init.visit_with(s));
+            self.place(binding_place(&d.name), |s| d.init.visit_with(s));
             self.pending_name = None;
         }
     }
