@@ -310,9 +310,26 @@ impl ModuleIndex {
         prune_members(&mut out, &v.held);
         out.logged.sort_unstable();
         out.objects.sort_by_key(|o| o.lo);
+        // A name used as an identifier means a binding: a function declared
+        // or bound to the name (at the module's top level first) wins over
+        // a method or property function with that key, wherever each is. A
+        // minified getter `function it(e, t)` must not resolve to an
+        // earlier locale table's `{it: () => …}`.
+        let rank = |f: &Function| {
+            let bound = matches!(f.kind, FnKind::Declaration)
+                || matches!(f.flow.first(), Some(Flow::Bind(_)));
+            match (bound, f.parent.is_none()) {
+                (true, true) => 0,
+                (true, false) => 1,
+                (false, _) => 2,
+            }
+        };
         for (i, f) in out.functions.iter().enumerate() {
             if let Some(n) = &f.name {
-                out.by_name.entry(n.clone()).or_insert(i as FnId);
+                let first = out.by_name.entry(n.clone()).or_insert(i as FnId);
+                if rank(f) < rank(&out.functions[*first as usize]) {
+                    *first = i as FnId;
+                }
             }
         }
         (out, v.depth.over())
@@ -397,7 +414,9 @@ impl ModuleIndex {
             .map(|d| d.kind)
     }
 
-    /// The first function with this name.
+    /// The function with this name: the first declared or bound to it at
+    /// the module's top level, else in a function, else the first method or
+    /// property function with that key.
     pub fn function_named(&self, name: &str) -> Option<(FnId, &Function)> {
         self.by_name
             .get(name)

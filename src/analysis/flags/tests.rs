@@ -84,6 +84,37 @@ fn wrappers_that_pass_their_first_parameter_on() {
 }
 
 #[test]
+fn a_getter_keeps_its_name_when_a_table_earlier_has_that_key() {
+    // Minified names collide with real keys: a locale table's `it` (Italian)
+    // comes first, the getter the minifier also called `it` later. A call
+    // `it("tengu_x", d)` means the binding, not the table's arrow.
+    let src = r#"var locales = { fr: () => frLocale, it: () => itLocale, ja: () => jaLocale };
+var st = () => globalThis.__st ?? {};
+var obj = { it(n, d) { return n; } };
+function it(n, d) { return st().cachedGrowthBookFeatures?.[n] ?? d; }
+function gate() { return it("tengu_x", !1); }
+"#;
+    assert_eq!(kind(src, "it"), AccessorKind::Getter);
+    assert_eq!(kind(src, "gate"), AccessorKind::Other);
+    let ci = testjs::script(src);
+    let (_, f) = ci.modules[0].index.function_named("it").expect("it");
+    assert!(
+        ci.modules[0].source()[f.lo as usize..].starts_with("function it("),
+        "the declaration, not a property's function"
+    );
+    // And the gate scan finds the function that tests the flag.
+    let gates =
+        crate::analysis::gates::discover(&ci, &Default::default(), &[], &Default::default());
+    assert!(
+        gates.iter().any(|g| g
+            .conditions
+            .iter()
+            .any(|c| c.flag.as_deref() == Some("tengu_x"))),
+        "{gates:?}"
+    );
+}
+
+#[test]
 fn wrappers_are_followed_a_bounded_depth() {
     // w1 → w2 → w3 → w4 → getA: four wrappers, followed.
     assert_eq!(kind(ACCESSORS, "w1"), AccessorKind::Getter);
