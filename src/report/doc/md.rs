@@ -116,6 +116,42 @@ pub(super) fn md_table_row(cells: &[String]) -> String {
     format!("| {} |\n", cells.join(" | "))
 }
 
+/// The longest table row a Markdown file gets: wider rows are unreadable
+/// in a diff view or an editor, and the JSON output has every value whole.
+pub(super) const MD_ROW_MAX: usize = 240;
+
+/// A table row no wider than `max` columns where it can be: the widest
+/// cell is cut (with `…`) until the row fits. A table row cannot wrap in
+/// Markdown, so cutting is the only way to keep the file readable.
+pub(super) fn md_row_fitted(cells: &[Inline], max: usize) -> String {
+    let mut cells = cells.to_vec();
+    let width = |r: &[String]| 4 + r.iter().map(|c| c.chars().count() + 3).sum::<usize>() - 3;
+    let mut rendered: Vec<String> = cells.iter().map(md_inline).collect();
+    // Each round cuts one cell by at least the excess: a few rounds fit a
+    // row unless escaping grows it, and then the bound stops trying.
+    for _ in 0..(cells.len() * 3) {
+        let w = width(&rendered);
+        if w <= max {
+            break;
+        }
+        let Some((i, _)) = rendered
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, c)| c.chars().count())
+        else {
+            break;
+        };
+        let plain = cols(&cells[i].plain());
+        let keep = plain.saturating_sub(w - max).max(12);
+        if keep >= plain {
+            break;
+        }
+        cells[i] = cells[i].elided(keep);
+        rendered[i] = md_inline(&cells[i]);
+    }
+    md_table_row(&rendered)
+}
+
 pub(super) fn md_block(o: &mut String, b: &Block, depth: usize) {
     match b {
         Block::Facts(f) => {
@@ -142,7 +178,7 @@ pub(super) fn md_block(o: &mut String, b: &Block, depth: usize) {
             ));
             let shown = tb.limit.unwrap_or(usize::MAX).min(tb.rows.len());
             for r in &tb.rows[..shown] {
-                o.push_str(&md_table_row(&r.iter().map(md_inline).collect::<Vec<_>>()));
+                o.push_str(&md_row_fitted(r, MD_ROW_MAX));
             }
             if tb.rows.len() > shown {
                 let _ = writeln!(

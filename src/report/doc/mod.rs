@@ -204,6 +204,36 @@ impl Inline {
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(|s| s.text().is_empty())
     }
+    /// The first `n` columns of the text, styles kept: the span that
+    /// crosses the limit ends in `…`, later spans are dropped.
+    pub fn elided(&self, n: usize) -> Inline {
+        let mut out = Vec::new();
+        let mut left = n;
+        for s in &self.0 {
+            let w = cols(s.text());
+            if w <= left {
+                out.push(s.clone());
+                left -= w;
+                continue;
+            }
+            let cut = elide(s.text(), left);
+            if !cut.is_empty() {
+                out.push(match s {
+                    Span::Text(_) => Span::Text(cut),
+                    Span::Code(_) => Span::Code(cut),
+                    Span::Strong(_) => Span::Strong(cut),
+                    Span::Status(st, _) => Span::Status(*st, cut),
+                    Span::Link { href, code, .. } => Span::Link {
+                        text: cut,
+                        href: href.clone(),
+                        code: *code,
+                    },
+                });
+            }
+            break;
+        }
+        Inline(out)
+    }
 }
 
 impl From<&str> for Inline {

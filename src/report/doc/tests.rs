@@ -157,3 +157,46 @@ fn colour_choice_follows_the_conventions() {
     assert!(ColorChoice::Always.enabled(false));
     assert!(!ColorChoice::Never.enabled(true));
 }
+
+#[test]
+fn wide_markdown_table_rows_are_cut_to_fit() {
+    let long = |c: char| format!("{}{}", "word ".repeat(30), c.to_string().repeat(40));
+    let mut t = Table::new(vec![
+        Column::new("", Kind::Text),
+        Column::new("A", Kind::Code),
+        Column::new("B", Kind::Code),
+    ]);
+    t.row(vec![
+        "changed".into(),
+        Inline::code(long('a')),
+        Inline::code(long('b')),
+    ]);
+    t.row(vec![
+        "same".into(),
+        Inline::code("short"),
+        Inline::code("x|y"),
+    ]);
+    let mut o = String::new();
+    md_block(&mut o, &Block::Table(t), 0);
+    let rows: Vec<&str> = o.lines().filter(|l| l.starts_with("| ")).collect();
+    // Head, rule and the two rows.
+    assert_eq!(rows.len(), 4, "{o}");
+    assert!(rows.iter().all(|l| l.chars().count() <= MD_ROW_MAX), "{o}");
+    // Both wide cells keep their beginning and show the cut.
+    assert!(
+        rows[2].contains("`word word") && rows[2].contains('…'),
+        "{o}"
+    );
+    assert!(rows[2].starts_with("| changed | "), "{o}");
+    // A narrow row is left as it was, its escapes too.
+    assert_eq!(rows[3], "| same | `short` | `x\\|y` |");
+}
+
+#[test]
+fn inline_elided_keeps_styles_up_to_the_cut() {
+    let i = Inline::from("gate ").c("abcdefghij").t(" tail");
+    let e = i.elided(9);
+    assert_eq!(e.plain(), "gate abc…");
+    assert!(matches!(e.0.as_slice(), [Span::Text(_), Span::Code(c)] if c == "abc…"));
+    assert_eq!(i.elided(100), i);
+}
