@@ -120,36 +120,53 @@ pub(super) fn md_table_row(cells: &[String]) -> String {
 /// in a diff view or an editor, and the JSON output has every value whole.
 pub(super) const MD_ROW_MAX: usize = 240;
 
-/// A table row no wider than `max` columns where it can be: the widest
-/// cell is cut (with `…`) until the row fits. A table row cannot wrap in
-/// Markdown, so cutting is the only way to keep the file readable.
+/// A table row no wider than `max` columns where it can be. A table row
+/// cannot wrap in Markdown, so cutting is the only way to keep the file
+/// readable: the wide cells are cut to one width (with `…`), the narrow
+/// ones kept whole, so that two compared values (A, B) keep as much each.
 pub(super) fn md_row_fitted(cells: &[Inline], max: usize) -> String {
     let mut cells = cells.to_vec();
     let width = |r: &[String]| 4 + r.iter().map(|c| c.chars().count() + 3).sum::<usize>() - 3;
     let mut rendered: Vec<String> = cells.iter().map(md_inline).collect();
-    // Each round cuts one cell by at least the excess: a few rounds fit a
-    // row unless escaping grows it, and then the bound stops trying.
-    for _ in 0..(cells.len() * 3) {
+    // Escaping may make a cut cell a little wider than planned: a few
+    // rounds fit the row, and the bound stops trying.
+    for _ in 0..3 {
         let w = width(&rendered);
         if w <= max {
             break;
         }
-        let Some((i, _)) = rendered
-            .iter()
-            .enumerate()
-            .max_by_key(|(_, c)| c.chars().count())
-        else {
-            break;
-        };
-        let plain = cols(&cells[i].plain());
-        let keep = plain.saturating_sub(w - max).max(12);
-        if keep >= plain {
-            break;
+        let widths: Vec<usize> = rendered.iter().map(|c| c.chars().count()).collect();
+        let cap = fair_width(&widths, widths.iter().sum::<usize>() - (w - max));
+        for (i, &cw) in widths.iter().enumerate() {
+            if cw <= cap {
+                continue;
+            }
+            let plain = cols(&cells[i].plain());
+            let keep = plain.saturating_sub(cw - cap).max(12);
+            if keep < plain {
+                cells[i] = cells[i].elided(keep);
+                rendered[i] = md_inline(&cells[i]);
+            }
         }
-        cells[i] = cells[i].elided(keep);
-        rendered[i] = md_inline(&cells[i]);
     }
     md_table_row(&rendered)
+}
+
+/// The widest a cell may be for the cells to take `budget` columns in
+/// all: cells narrower than their share keep their width and leave the
+/// rest to the wider ones, which all get the same.
+pub(super) fn fair_width(widths: &[usize], budget: usize) -> usize {
+    let mut sorted = widths.to_vec();
+    sorted.sort_unstable();
+    let mut left = budget;
+    for (k, &w) in sorted.iter().enumerate() {
+        let share = left / (sorted.len() - k);
+        if w > share {
+            return share;
+        }
+        left -= w;
+    }
+    usize::MAX
 }
 
 pub(super) fn md_block(o: &mut String, b: &Block, depth: usize) {

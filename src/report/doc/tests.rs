@@ -182,14 +182,26 @@ fn wide_markdown_table_rows_are_cut_to_fit() {
     // Head, rule and the two rows.
     assert_eq!(rows.len(), 4, "{o}");
     assert!(rows.iter().all(|l| l.chars().count() <= MD_ROW_MAX), "{o}");
-    // Both wide cells keep their beginning and show the cut.
+    // Both wide cells keep their beginning, show the cut and keep about
+    // as much each; the narrow status cell is whole.
+    assert!(rows[2].starts_with("| changed | `word word"), "{o}");
+    let cells: Vec<&str> = rows[2].split(" | ").collect();
+    assert_eq!(cells.len(), 3, "{o}");
     assert!(
-        rows[2].contains("`word word") && rows[2].contains('…'),
+        cells[1].ends_with("…`") && cells[2].ends_with("…` |"),
         "{o}"
     );
-    assert!(rows[2].starts_with("| changed | "), "{o}");
+    let (a, b) = (cells[1].chars().count(), cells[2].chars().count() - 2);
+    assert!(a.abs_diff(b) <= 2, "{a} vs {b}: {o}");
     // A narrow row is left as it was, its escapes too.
     assert_eq!(rows[3], "| same | `short` | `x\\|y` |");
+}
+
+#[test]
+fn fair_width_leaves_narrow_cells_whole() {
+    assert_eq!(fair_width(&[7, 190, 190], 220), 106);
+    assert_eq!(fair_width(&[7, 20, 190], 200), 173);
+    assert_eq!(fair_width(&[10, 10], 30), usize::MAX);
 }
 
 #[test]
