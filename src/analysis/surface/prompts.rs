@@ -2161,6 +2161,38 @@ var Qc = Qa("Check the open files again before you answer this turn.");
     }
 
     #[test]
+    fn a_function_another_chunk_exports_again_is_followed_to_its_calls() {
+        // A code-split build gathers a part's functions in a chunk that only
+        // exports them again (often under their real names); the callers
+        // reach them through that chunk, by a namespace or an import.
+        let made = "/$bunfs/root/chunk-a.js";
+        let maker = r#"function Ra(){ return "Run the check again before you report what it found."; }
+export { Ra as r };
+"#;
+        let barrel = r#"import { r as Rb } from "./chunk-a.js";
+export { Rb as resolveCheck };
+"#;
+        let by_namespace = r#"var Rn = import.meta.require("/$bunfs/root/chunk-b.js");
+var Rc = { content: Rn.resolveCheck(), isMeta: true };
+"#;
+        let by_import = r#"import { resolveCheck as Rd } from "./chunk-b.js";
+var Re = { content: Rd(), isMeta: true };
+"#;
+        for (how, caller) in [("namespace", by_namespace), ("import", by_import)] {
+            let ci = testjs::chunks(&[
+                (made, maker),
+                ("/$bunfs/root/chunk-b.js", barrel),
+                ("/$bunfs/root/chunk-c.js", caller),
+            ]);
+            assert_eq!(
+                kind_of(&find(&ci), "Run the check again"),
+                Some(kinds::SYSTEM_REMINDER.into()),
+                "called by {how} through the chunk that exports it again"
+            );
+        }
+    }
+
+    #[test]
     fn a_tools_search_hint_and_a_commands_menu_line_and_argument_hint_are_the_interfaces() {
         // Both reach a reminder here, as they may through shared helpers
         // in a build; the keys they start at say who reads them.

@@ -25,6 +25,10 @@ use swc_atoms::Atom;
 
 /// How many bindings, returns and imports a trace follows.
 const MAX_HOPS: u8 = 12;
+/// How many chunks that only export a function again are followed to
+/// its calls (the same bound as [`Tracer::parameter`] takes the other
+/// way).
+const REEXPORT_DEPTH: u8 = 4;
 /// How many uses (or calls) of one binding are followed (a converter with
 /// one list name in each of its many branches has more than 64).
 const MAX_USES: usize = 128;
@@ -706,13 +710,28 @@ impl<'a> Tracer<'a> {
             .map(|i| (m, i))
             .collect();
         if scope == self.tables[m as usize].top {
-            let other = self
-                .importers_of(m, name)
-                .into_iter()
-                .chain(self.unpacked_of(m, name));
-            for (im, local, at) in other.collect::<Vec<_>>() {
-                let scoped = self.scoped(im, local);
-                out.extend(in_scope(&scoped.calls, at).take(MAX_USES).map(|i| (im, i)));
+            // Through the chunks that export it again, as for
+            // `imported_calls`.
+            let mut level = vec![(m, name)];
+            for depth in 0..=REEXPORT_DEPTH {
+                let mut next = Vec::new();
+                for (fm, fname) in level {
+                    let other = self
+                        .importers_of(fm, fname)
+                        .into_iter()
+                        .chain(self.unpacked_of(fm, fname));
+                    for (im, local, at) in other.collect::<Vec<_>>() {
+                        let scoped = self.scoped(im, local);
+                        out.extend(in_scope(&scoped.calls, at).take(MAX_USES).map(|i| (im, i)));
+                        if depth < REEXPORT_DEPTH
+                            && at == self.tables[im as usize].top
+                            && self.tables[im as usize].exports.contains_key(local)
+                        {
+                            next.push((im, local));
+                        }
+                    }
+                }
+                level = next;
             }
         }
         out
@@ -1411,8 +1430,24 @@ impl<'a> Tracer<'a> {
 
     /// Where the results of calls of `name` (a top-level function of
     /// module `m`) in the chunks that import it, and through namespaces
-    /// (`alias.name(…)`), go.
-    fn imported_calls(&mut self, m: u32, name: &'a str, mut left: usize) -> Reach {
+    /// (`alias.name(…)`), go — also where a chunk that imports it exports
+    /// it again under its own name (a code-split build gathers a part's
+    /// functions in chunks that only re-export them, often under their
+    /// real names, and calls them through those chunks' namespaces). At
+    /// most `left` calls in all.
+    fn imported_calls(&mut self, m: u32, name: &'a str, left: usize) -> Reach {
+        let mut left = left;
+        self.imported_calls_within(m, name, &mut left, REEXPORT_DEPTH)
+    }
+
+    /// [`Self::imported_calls`], through at most `depth` re-exports.
+    fn imported_calls_within(
+        &mut self,
+        m: u32,
+        name: &'a str,
+        left: &mut usize,
+        depth: u8,
+    ) -> Reach {
         let mut r = Reach::default();
         for (am, alias, scope, key) in self.namespace_uses(m, name) {
             let module = &self.ci.modules[am as usize];
@@ -1426,10 +1461,10 @@ impl<'a> Tracer<'a> {
                 if self.scope_of(am, alias, c.in_function) != scope {
                     continue;
                 }
-                if left == 0 {
+                if *left == 0 {
                     return r;
                 }
-                left -= 1;
+                *left -= 1;
                 let sub = self.chain(
                     am,
                     &module.index.member_flows[c.flows()],
@@ -1448,12 +1483,21 @@ impl<'a> Tracer<'a> {
             let module = &self.ci.modules[im as usize];
             let scoped = self.scoped(im, local);
             for i in in_scope(&scoped.calls, top) {
-                if left == 0 {
+                if *left == 0 {
                     return r;
                 }
-                left -= 1;
+                *left -= 1;
                 let c = &module.index.calls[i as usize];
                 let sub = self.chain(im, &c.flow, c.in_function, None, c.lo);
+                r.extend(&sub, 0);
+            }
+            // Exported again by the importer: its own importers' calls (no
+            // hop, as an import is none).
+            if depth > 0
+                && top == self.tables[im as usize].top
+                && self.tables[im as usize].exports.contains_key(local)
+            {
+                let sub = self.imported_calls_within(im, local, left, depth - 1);
                 r.extend(&sub, 0);
             }
         }
@@ -1620,7 +1664,41 @@ impl<'a> Tracer<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::method_chain;
+    use super::{Tracer, method_chain};
+    use crate::analysis::testjs;
+
+    #[test]
+    fn a_functions_callers_are_found_through_a_chunk_that_exports_it_again() {
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-a.js",
+                "function Ra(){ return 1; }\nexport { Ra as r };\n",
+            ),
+            (
+                "/$bunfs/root/chunk-b.js",
+                "import { r as Rb } from \"./chunk-a.js\";\nexport { Rb as resolveCheck };\n",
+            ),
+            (
+                "/$bunfs/root/chunk-c.js",
+                "import { resolveCheck as Rd } from \"./chunk-b.js\";\nfunction Rf(){ return Rd(); }\n",
+            ),
+        ]);
+        let made = ci.modules[0]
+            .index
+            .functions
+            .iter()
+            .position(|f| f.name.as_deref() == Some("Ra"))
+            .expect("Ra") as u32;
+        let mut tracer = Tracer::new(&ci, |_, _| false);
+        let callers = tracer.callers(0, made);
+        let calling = ci.modules[2]
+            .index
+            .functions
+            .iter()
+            .position(|f| f.name.as_deref() == Some("Rf"))
+            .expect("Rf") as u32;
+        assert_eq!(callers, vec![(2, calling)]);
+    }
 
     #[test]
     fn a_method_chain_is_read_past_quoted_parentheses() {
