@@ -469,7 +469,7 @@ fn is_file_key(k: &str) -> bool {
 }
 
 /// The model-facing place among `reach`, nearest first.
-fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
+fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink> {
     // A schema's `.describe(…)` is a tool parameter's description when the
     // schema is a tool's input; the other schemas (a protocol's messages,
     // settings files) are not shown to a model.
@@ -644,6 +644,12 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
                     "content" if near && has("tool_use_id") => {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
+                    // An attachment of a type the converter hands to the
+                    // model (`{type: "sandbox_instructions", content}`):
+                    // its content becomes a meta message.
+                    "content" if near && delivered.contains(owner("type").as_deref()) => {
+                        return sink(kinds::SYSTEM_REMINDER, None);
+                    }
                     // A result a tool hands back to the model in the MCP
                     // shape (`{content, isError}`, `{content,
                     // structuredContent}`): read as a tool result is.
@@ -679,6 +685,56 @@ fn sink_of(ci: &CodeIndex, reach: &Reach) -> Option<Sink> {
         }
     }
     api_message.or(text_block)
+}
+
+/// The types of the attachments the conversation hands to the model,
+/// read off the converter that turns attachments into messages: a table
+/// of handlers keyed by type (`{date_change: (a) => […{content, isMeta}],
+/// …}`), each building a meta message — hidden from the transcript, read
+/// by the model. An attachment is made far from that table (`{type:
+/// "sandbox_instructions", content}`) and reaches it through the
+/// conversation's list, which no trace follows; its type names the
+/// handler, as a protocol's name does.
+#[derive(Default)]
+struct Delivered(std::collections::BTreeSet<String>);
+
+/// How many handlers of meta messages make a table the converter.
+const CONVERTER_HANDLERS: usize = 3;
+
+impl Delivered {
+    fn find(ci: &CodeIndex) -> Delivered {
+        let mut out = std::collections::BTreeSet::new();
+        for m in &ci.modules {
+            let ix = &m.index;
+            let mut tables: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+            for f in &ix.functions {
+                let Some(Flow::Key { key, object }) = f.flow.first() else {
+                    continue;
+                };
+                let from = ix.objects.partition_point(|o| o.lo < f.body_lo);
+                let builds_meta = ix.objects[from..]
+                    .iter()
+                    .take_while(|o| o.lo < f.hi)
+                    .any(|o| {
+                        let has = |k: &str| o.keys.iter().any(|x| x == k);
+                        has("content") && has("isMeta")
+                    });
+                if builds_meta {
+                    tables.entry(*object).or_default().push(key.as_str());
+                }
+            }
+            for keys in tables.into_values() {
+                if keys.len() >= CONVERTER_HANDLERS {
+                    out.extend(keys.into_iter().map(str::to_string));
+                }
+            }
+        }
+        Delivered(out)
+    }
+
+    fn contains(&self, kind: Option<&str>) -> bool {
+        kind.is_some_and(|k| self.0.contains(k))
+    }
 }
 
 /// Whether an object is an entry of the queue of what the model reads
@@ -847,6 +903,7 @@ fn is_sink_mark(ci: &CodeIndex, m: &Mark) -> bool {
 pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
     let mut tracer =
         Tracer::with_user(ci, is_sink_mark, is_user_mark).with_generic(is_text_block_mark);
+    let delivered = Delivered::find(ci);
     let mut found: Vec<Found> = Vec::new();
     for (mi, m) in ci.modules.iter().enumerate() {
         let tool_calls = tool_call_functions(m);
@@ -855,7 +912,9 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
             .strings
             .iter()
             .filter(|s| is_text(&s.value))
-            .filter_map(|s| sink_for(ci, &mut tracer, mi as u32, s, &tool_calls).map(|k| (s, k)))
+            .filter_map(|s| {
+                sink_for(ci, &mut tracer, &delivered, mi as u32, s, &tool_calls).map(|k| (s, k))
+            })
             .collect();
         // A literal inside a model-facing template's `${…}` is a text of
         // its own (the template shows the hole, `${v1}`, not the text:
@@ -891,12 +950,13 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
 fn sink_for<'a>(
     ci: &CodeIndex,
     tracer: &mut Tracer<'a>,
+    delivered: &Delivered,
     mi: u32,
     s: &'a StringLit,
     tool_calls: &[bool],
 ) -> Option<Sink> {
     let reach = tracer.trace(mi, &s.flow, s.in_function, s.lo);
-    if let Some(mut sink) = sink_of(ci, &reach) {
+    if let Some(mut sink) = sink_of(ci, &reach, delivered) {
         // A skill file is a skill's body however it is delivered: a skill
         // run in an agent of its own hands it to that agent's messages.
         if sink.kind == kinds::AGENT && kind_by_form(&s.value) == Some(kinds::SKILL) {
@@ -1372,7 +1432,7 @@ fn hands_a_document(ci: &CodeIndex, m: u32, f: FnId) -> bool {
         },
         0,
     ));
-    sink_of(ci, &own).is_some_and(|s| {
+    sink_of(ci, &own, &Delivered::default()).is_some_and(|s| {
         matches!(
             s.kind,
             kinds::SKILL
@@ -2158,6 +2218,37 @@ var Qc = Qa("Check the open files again before you answer this turn.");
             Some(kinds::SYSTEM_REMINDER.into()),
             "an argument of another chunk's function"
         );
+    }
+
+    #[test]
+    fn an_attachment_of_a_type_the_converter_hands_on_is_a_reminder() {
+        // The converter: a table of handlers by type, each making a meta
+        // message. An attachment made elsewhere names its handler by type.
+        let src = r#"
+var Ha = {
+  date_note: (a) => [Hm({ content: `The date is now ${a.date}.`, isMeta: true })],
+  sandbox_note: (a) => [Hm({ content: a.content, isMeta: true })],
+  plan_note: (a) => [Hm({ content: a.content, isMeta: true })],
+};
+function Hb(){ return [{ type: "sandbox_note", content: "Commands run in a sandbox that limits the network hosts." }]; }
+function Hc(){ return [{ type: "status_line", content: "Commands ran in a sandbox that limited the hosts shown." }]; }
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "Commands run in a sandbox"),
+            Some(kinds::SYSTEM_REMINDER.into())
+        );
+        // A type no handler takes is no message.
+        assert_eq!(kind_of(&v, "Commands ran in a sandbox"), None);
+        // Two handlers are a table of something else, not the converter.
+        let src = r#"
+var Ha = {
+  sandbox_note: (a) => [Hm({ content: a.content, isMeta: true })],
+  plan_note: (a) => [Hm({ content: a.content, isMeta: true })],
+};
+function Hb(){ return [{ type: "sandbox_note", content: "Commands run in a sandbox that limits the network hosts." }]; }
+"#;
+        assert_eq!(kind_of(&find_in(src), "Commands run in a sandbox"), None);
     }
 
     #[test]
