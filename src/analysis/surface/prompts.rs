@@ -28,7 +28,7 @@ use crate::js::index::{FnId, LitKind, StringLit};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use swc_atoms::Atom;
 use swc_ecma_ast::Expr;
 
@@ -696,14 +696,14 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
 /// conversation's list, which no trace follows; its type names the
 /// handler, as a protocol's name does.
 #[derive(Default)]
-struct Delivered(std::collections::BTreeSet<String>);
+struct Delivered(BTreeSet<String>);
 
 /// How many handlers of meta messages make a table the converter.
 const CONVERTER_HANDLERS: usize = 3;
 
 impl Delivered {
     fn find(ci: &CodeIndex) -> Delivered {
-        let mut out = std::collections::BTreeSet::new();
+        let mut out = BTreeSet::new();
         for m in &ci.modules {
             let ix = &m.index;
             let mut tables: BTreeMap<u32, Vec<&str>> = BTreeMap::new();

@@ -710,28 +710,15 @@ impl<'a> Tracer<'a> {
             .map(|i| (m, i))
             .collect();
         if scope == self.tables[m as usize].top {
-            // Through the chunks that export it again, as for
-            // `imported_calls`.
-            let mut level = vec![(m, name)];
-            for depth in 0..=REEXPORT_DEPTH {
-                let mut next = Vec::new();
-                for (fm, fname) in level {
-                    let other = self
-                        .importers_of(fm, fname)
-                        .into_iter()
-                        .chain(self.unpacked_of(fm, fname));
-                    for (im, local, at) in other.collect::<Vec<_>>() {
-                        let scoped = self.scoped(im, local);
-                        out.extend(in_scope(&scoped.calls, at).take(MAX_USES).map(|i| (im, i)));
-                        if depth < REEXPORT_DEPTH
-                            && at == self.tables[im as usize].top
-                            && self.tables[im as usize].exports.contains_key(local)
-                        {
-                            next.push((im, local));
-                        }
-                    }
+            for (fm, fname) in self.exported_again(m, name) {
+                let other = self
+                    .importers_of(fm, fname)
+                    .into_iter()
+                    .chain(self.unpacked_of(fm, fname));
+                for (im, local, at) in other.collect::<Vec<_>>() {
+                    let scoped = self.scoped(im, local);
+                    out.extend(in_scope(&scoped.calls, at).take(MAX_USES).map(|i| (im, i)));
                 }
-                level = next;
             }
         }
         out
@@ -1387,6 +1374,37 @@ impl<'a> Tracer<'a> {
         (Rc::new(Reach::default()), false)
     }
 
+    /// The names a top-level binding goes by where it is exported again:
+    /// itself first, then each chunk that imports it and exports it on
+    /// (a code-split build gathers a part's functions in chunks that only
+    /// re-export them, often under their real names, and callers reach
+    /// them through those), through at most [`REEXPORT_DEPTH`] such
+    /// chunks.
+    fn exported_again(&mut self, m: u32, name: &'a str) -> Vec<(u32, &'a str)> {
+        let mut out = vec![(m, name)];
+        let mut level = 0..1;
+        for _ in 0..REEXPORT_DEPTH {
+            let mut next = Vec::new();
+            for i in level.clone() {
+                let (fm, fname) = out[i];
+                let other = self
+                    .importers_of(fm, fname)
+                    .into_iter()
+                    .chain(self.unpacked_of(fm, fname));
+                for (im, local, at) in other.collect::<Vec<_>>() {
+                    let t = &self.tables[im as usize];
+                    let seen = out.contains(&(im, local)) || next.contains(&(im, local));
+                    if at == t.top && t.exports.contains_key(local) && !seen {
+                        next.push((im, local));
+                    }
+                }
+            }
+            level = out.len()..out.len() + next.len();
+            out.extend(next);
+        }
+        out
+    }
+
     /// The bindings other chunks import `name` (a top-level binding of
     /// module `m`) as: each chunk, its local name, and that name's scope.
     fn importers_of(&self, m: u32, name: &str) -> Vec<(u32, &'a str, Scope)> {
@@ -1430,75 +1448,54 @@ impl<'a> Tracer<'a> {
 
     /// Where the results of calls of `name` (a top-level function of
     /// module `m`) in the chunks that import it, and through namespaces
-    /// (`alias.name(…)`), go — also where a chunk that imports it exports
-    /// it again under its own name (a code-split build gathers a part's
-    /// functions in chunks that only re-export them, often under their
-    /// real names, and calls them through those chunks' namespaces). At
-    /// most `left` calls in all.
-    fn imported_calls(&mut self, m: u32, name: &'a str, left: usize) -> Reach {
-        let mut left = left;
-        self.imported_calls_within(m, name, &mut left, REEXPORT_DEPTH)
-    }
-
-    /// [`Self::imported_calls`], through at most `depth` re-exports.
-    fn imported_calls_within(
-        &mut self,
-        m: u32,
-        name: &'a str,
-        left: &mut usize,
-        depth: u8,
-    ) -> Reach {
+    /// (`alias.name(…)`), go — also under the names of the chunks that
+    /// export it again (see [`Self::exported_again`]). At most `left`
+    /// calls in all.
+    fn imported_calls(&mut self, m: u32, name: &'a str, mut left: usize) -> Reach {
         let mut r = Reach::default();
-        for (am, alias, scope, key) in self.namespace_uses(m, name) {
-            let module = &self.ci.modules[am as usize];
-            let calls = self.tables[am as usize]
-                .member_calls
-                .get(&(alias, key))
-                .cloned()
-                .unwrap_or_default();
-            for i in calls {
-                let c = &module.index.member_calls[i as usize];
-                if self.scope_of(am, alias, c.in_function) != scope {
-                    continue;
+        for (fm, fname) in self.exported_again(m, name) {
+            for (am, alias, scope, key) in self.namespace_uses(fm, fname) {
+                let module = &self.ci.modules[am as usize];
+                let calls = self.tables[am as usize]
+                    .member_calls
+                    .get(&(alias, key))
+                    .cloned()
+                    .unwrap_or_default();
+                for i in calls {
+                    let c = &module.index.member_calls[i as usize];
+                    if self.scope_of(am, alias, c.in_function) != scope {
+                        continue;
+                    }
+                    if left == 0 {
+                        return r;
+                    }
+                    left -= 1;
+                    let sub = self.chain(
+                        am,
+                        &module.index.member_flows[c.flows()],
+                        c.in_function,
+                        None,
+                        c.lo,
+                    );
+                    r.extend(&sub, 0);
                 }
-                if *left == 0 {
-                    return r;
-                }
-                *left -= 1;
-                let sub = self.chain(
-                    am,
-                    &module.index.member_flows[c.flows()],
-                    c.in_function,
-                    None,
-                    c.lo,
-                );
-                r.extend(&sub, 0);
             }
-        }
-        let other = self
-            .importers_of(m, name)
-            .into_iter()
-            .chain(self.unpacked_of(m, name));
-        for (im, local, top) in other.collect::<Vec<_>>() {
-            let module = &self.ci.modules[im as usize];
-            let scoped = self.scoped(im, local);
-            for i in in_scope(&scoped.calls, top) {
-                if *left == 0 {
-                    return r;
+            let other = self
+                .importers_of(fm, fname)
+                .into_iter()
+                .chain(self.unpacked_of(fm, fname));
+            for (im, local, top) in other.collect::<Vec<_>>() {
+                let module = &self.ci.modules[im as usize];
+                let scoped = self.scoped(im, local);
+                for i in in_scope(&scoped.calls, top) {
+                    if left == 0 {
+                        return r;
+                    }
+                    left -= 1;
+                    let c = &module.index.calls[i as usize];
+                    let sub = self.chain(im, &c.flow, c.in_function, None, c.lo);
+                    r.extend(&sub, 0);
                 }
-                *left -= 1;
-                let c = &module.index.calls[i as usize];
-                let sub = self.chain(im, &c.flow, c.in_function, None, c.lo);
-                r.extend(&sub, 0);
-            }
-            // Exported again by the importer: its own importers' calls (no
-            // hop, as an import is none).
-            if depth > 0
-                && top == self.tables[im as usize].top
-                && self.tables[im as usize].exports.contains_key(local)
-            {
-                let sub = self.imported_calls_within(im, local, left, depth - 1);
-                r.extend(&sub, 0);
             }
         }
         r
