@@ -2284,6 +2284,36 @@ var Re = { content: Rd(), isMeta: true };
     }
 
     #[test]
+    fn a_function_handed_to_a_helper_that_calls_it_returns_there() {
+        // A helper calls the function it is handed (a section chosen from
+        // recorded decisions): what that function returns is the call's.
+        let src = r#"
+function Ha(d, f){ return d.replayed ? d.text : f(d.choice); }
+var Hb = { content: Ha({ choice: 1 }, (c) => "Check the plan with the user before you start."), isMeta: true };
+"#;
+        assert_eq!(
+            kind_of(&find_in(src), "Check the plan"),
+            Some(kinds::SYSTEM_REMINDER.into())
+        );
+    }
+
+    #[test]
+    fn a_function_of_a_returned_table_is_followed_where_it_is_read() {
+        // A table of section functions is made by a function; the caller
+        // reads one out of the result and hands it to a helper that calls
+        // it.
+        let src = r#"
+function Ta(d, f){ return f(d); }
+function Tb(){ return { pronouns: () => "Use the names people give for themselves.", other: () => null }; }
+function Tc(){ let t = Tb(); return { content: Ta(1, t.pronouns), isMeta: true }; }
+"#;
+        assert_eq!(
+            kind_of(&find_in(src), "Use the names people"),
+            Some(kinds::SYSTEM_REMINDER.into())
+        );
+    }
+
+    #[test]
     fn a_tools_search_hint_and_a_commands_menu_line_and_argument_hint_are_the_interfaces() {
         // Both reach a reminder here, as they may through shared helpers
         // in a build; the keys they start at say who reads them.

@@ -57,6 +57,14 @@ pub enum Mark {
     Store(Atom),
     /// Thrown.
     Throw,
+    /// Argument `index` of a call of `callee` in module `module` that the
+    /// caller asked to watch (see [`Tracer::watching`]): a call known by
+    /// what else it is handed, not by its minified name.
+    Call {
+        module: u32,
+        callee: Atom,
+        index: u8,
+    },
 }
 
 /// The places one value reaches, each with the fewest hops it took, in
@@ -486,6 +494,9 @@ pub struct Tracer<'a> {
     /// first need (`UNSEEN` until then): a common minified name is read
     /// as `e.x` thousands of times, and every key of it asks again.
     member_scopes: Vec<Vec<(u32, u32)>>,
+    /// The calls whose arguments are places of their own: (module, the
+    /// name called there).
+    watched: rustc_hash::FxHashSet<(u32, Atom)>,
 }
 
 /// The names bound to each namespace — (module, export table's namespace
@@ -649,7 +660,15 @@ impl<'a> Tracer<'a> {
             importers,
             aliases,
             member_scopes: vec![Vec::new(); ci.modules.len()],
+            watched: Default::default(),
         }
+    }
+
+    /// The tracer, also marking the arguments of the calls of each
+    /// (module, name) in `calls` as places ([`Mark::Call`]).
+    pub fn watching(mut self, calls: impl IntoIterator<Item = (u32, Atom)>) -> Tracer<'a> {
+        self.watched.extend(calls);
+        self
     }
 
     /// Where a value handed to `chain` (in function `at` of module `m`)
@@ -986,6 +1005,16 @@ impl<'a> Tracer<'a> {
                             new: *new,
                         },
                     );
+                    if !*member && !*new && self.watched.contains(&(m, callee.clone())) {
+                        add(
+                            &mut r,
+                            Mark::Call {
+                                module: m,
+                                callee: callee.clone(),
+                                index: *index,
+                            },
+                        );
+                    }
                     // Into a function of this module: where its parameter
                     // goes — or, for a property of an object passed whole
                     // (`f({content: text})`), where the parameter's pattern
@@ -1262,6 +1291,16 @@ impl<'a> Tracer<'a> {
             // Returned by its own function; or read by a function inside
             // it, which may hand it back too.
             r.passes |= sub.passes || u.in_function != scope.0;
+        }
+        // A parameter called (`function run(d, f) { return f(d) }`): the
+        // function handed in returns its result to that call.
+        if callee.is_some() {
+            for i in in_scope(&scoped.calls, scope).take(MAX_USES) {
+                let c = &module.index.calls[i as usize];
+                let sub = self.chain(m, &c.flow, c.in_function, callee, c.lo);
+                r.extend(&sub, 0);
+                r.passes |= sub.passes || c.in_function != scope.0;
+            }
         }
         // An element read back (`xs[i]`: a list of texts, a table).
         if self.tables[m as usize].members.contains_key(&(name, "")) {
@@ -1612,6 +1651,13 @@ impl<'a> Tracer<'a> {
                 }
                 let sub = self.chain(m, rest, func.parent, None, func.lo);
                 r.extend(&sub, 0);
+                // In an object a function returns (a table of section
+                // functions): read back as `t.key` where the call's result
+                // is kept, and called there or handed on.
+                if let (Some(Flow::Return), Some(g)) = (rest.first(), func.parent) {
+                    let sub = self.returned_field(m, g, key.as_str());
+                    r.extend(&sub, 1);
+                }
                 // Called through the name its object or class is bound to
                 // (`K.format(…)`): where those calls' results go.
                 let holder = match rest.first() {
