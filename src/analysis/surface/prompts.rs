@@ -681,6 +681,16 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
                     _ => {}
                 }
             }
+            // Handed to the call that composes the session's system
+            // prompt: a section of it, however far the section engine
+            // made it (specific enough to be believed at any distance).
+            Mark::Call { .. } => {
+                return Some(Sink {
+                    kind: kinds::SYSTEM,
+                    owner: None,
+                    tool: None,
+                });
+            }
             _ => {}
         }
     }
@@ -896,13 +906,78 @@ fn is_sink_mark(ci: &CodeIndex, m: &Mark) -> bool {
                 })
         }
         Mark::Arg { callee, .. } => callee == "describe",
+        Mark::Call { .. } => true,
         _ => false,
     }
 }
 
+/// The marker the session's system prompt is split at for caching (a
+/// constant the Agent SDK exports by this value's name): the static
+/// sections before it, the session's after.
+const PROMPT_BOUNDARY: &str = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__";
+
+/// The calls that compose the session's system prompt, known by what they
+/// are handed: the prompt's cache boundary (`compose(sections, boundary)`).
+/// Each as (module, the name called there). A build that composes its
+/// prompt in one array (the boundary spread among the sections) has none:
+/// there the prompt reaches the main loop a few hops on.
+fn composers(ci: &CodeIndex) -> Vec<(u32, Atom)> {
+    // The names the marker is bound to, in its module and where imported.
+    let mut names: Vec<(usize, &str)> = Vec::new();
+    for (mi, m) in ci.modules.iter().enumerate() {
+        for s in &m.index.strings {
+            if s.value == PROMPT_BOUNDARY
+                && let Some(Flow::Bind(n)) = s.flow.first()
+            {
+                names.push((mi, n.as_str()));
+            }
+        }
+    }
+    if names.is_empty() {
+        return Vec::new();
+    }
+    if ci.modules.len() > 1 {
+        for (mi, m) in ci.modules.iter().enumerate() {
+            for im in &m.index.imports {
+                // Through a few chunks that export it again at most.
+                let mut at = (mi, im.local.as_str());
+                for _ in 0..4 {
+                    let Some(next) = ci.follow_import(at.0, at.1) else {
+                        break;
+                    };
+                    if names.contains(&next) {
+                        names.push((mi, im.local.as_str()));
+                        break;
+                    }
+                    at = next;
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for &(mi, name) in &names {
+        for u in &ci.modules[mi].index.uses {
+            if u.name == name
+                && let Some(Flow::Arg {
+                    callee,
+                    member: false,
+                    new: false,
+                    ..
+                }) = u.flow.first()
+            {
+                out.push((mi as u32, callee.clone()));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
-    let mut tracer =
-        Tracer::with_user(ci, is_sink_mark, is_user_mark).with_generic(is_text_block_mark);
+    let mut tracer = Tracer::with_user(ci, is_sink_mark, is_user_mark)
+        .with_generic(is_text_block_mark)
+        .watching(composers(ci));
     let delivered = Delivered::find(ci);
     let mut found: Vec<Found> = Vec::new();
     for (mi, m) in ci.modules.iter().enumerate() {
@@ -2310,6 +2385,52 @@ function Tc(){ let t = Tb(); return { content: Ta(1, t.pronouns), isMeta: true }
         assert_eq!(
             kind_of(&find_in(src), "Use the names people"),
             Some(kinds::SYSTEM_REMINDER.into())
+        );
+    }
+
+    #[test]
+    fn the_call_handed_the_prompts_cache_boundary_composes_the_system_prompt() {
+        // The sections, made far away, are handed to the call that is also
+        // handed the marker the prompt is split at for caching; the same
+        // sections handed to a call without it say nothing.
+        let marker = r#"var Ba = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__", Bo = "--";
+export { Ba as b, Bo as o };
+"#;
+        let composer = |boundary: &str| {
+            format!(
+                r#"import {{ b as Bx, o as By }} from "./chunk-a.js";
+var Ca = "Keep your answers short unless the user asks for depth.";
+function Cb(list, boundary){{ let s = list.filter((k) => k.text !== boundary); return [...s.map((k) => k.text), boundary]; }}
+function Cc(){{ return [{{ id: "tone", scope: "shared", text: Ca }}]; }}
+async function Cd(){{ let g = Cc(); return Cb(g, ready() ? {boundary} : null); }}
+"#
+            )
+        };
+        for (boundary, kind) in [("Bx", Some(kinds::SYSTEM)), ("By", None)] {
+            let ci = testjs::chunks(&[
+                ("/$bunfs/root/chunk-a.js", marker),
+                ("/$bunfs/root/chunk-b.js", &composer(boundary)),
+            ]);
+            let k = kind_of(&find(&ci), "Keep your answers short");
+            assert_eq!(
+                k.as_deref() == Some(kinds::SYSTEM),
+                kind.is_some(),
+                "handed {boundary}: {k:?}"
+            );
+        }
+        // In one bundle too.
+        let one = format!(
+            "{}\n{}",
+            r#"var Ba = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__";"#,
+            composer("Ba")
+                .lines()
+                .skip(1)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        assert_eq!(
+            kind_of(&find_in(&one), "Keep your answers short"),
+            Some(kinds::SYSTEM.into())
         );
     }
 
