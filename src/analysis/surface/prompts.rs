@@ -922,21 +922,28 @@ const PROMPT_BOUNDARY: &str = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__";
 /// prompt in one array (the boundary spread among the sections) has none:
 /// there the prompt reaches the main loop a few hops on.
 fn composers(ci: &CodeIndex) -> Vec<(u32, Atom)> {
-    // The names the marker is bound to, in its module and where imported.
+    let mut out = Vec::new();
+    // The names the marker is bound to, in its module and where imported
+    // (or the call it is written into).
     let mut names: Vec<(usize, &str)> = Vec::new();
     for (mi, m) in ci.modules.iter().enumerate() {
         for s in &m.index.strings {
-            if s.value == PROMPT_BOUNDARY
-                && let Some(Flow::Bind(n)) = s.flow.first()
-            {
-                names.push((mi, n.as_str()));
+            if s.value != PROMPT_BOUNDARY {
+                continue;
+            }
+            match s.flow.first() {
+                Some(Flow::Bind(n)) => names.push((mi, n.as_str())),
+                Some(Flow::Arg {
+                    callee,
+                    member: false,
+                    new: false,
+                    ..
+                }) => out.push((mi as u32, callee.clone())),
+                _ => {}
             }
         }
     }
-    if names.is_empty() {
-        return Vec::new();
-    }
-    if ci.modules.len() > 1 {
+    if ci.modules.len() > 1 && !names.is_empty() {
         for (mi, m) in ci.modules.iter().enumerate() {
             for im in &m.index.imports {
                 // Through a few chunks that export it again at most.
@@ -954,7 +961,6 @@ fn composers(ci: &CodeIndex) -> Vec<(u32, Atom)> {
             }
         }
     }
-    let mut out = Vec::new();
     for &(mi, name) in &names {
         for u in &ci.modules[mi].index.uses {
             if u.name == name
@@ -2406,7 +2412,7 @@ async function Cd(){{ let g = Cc(); return Cb(g, ready() ? {boundary} : null); }
 "#
             )
         };
-        for (boundary, kind) in [("Bx", Some(kinds::SYSTEM)), ("By", None)] {
+        for (boundary, system) in [("Bx", true), ("By", false)] {
             let ci = testjs::chunks(&[
                 ("/$bunfs/root/chunk-a.js", marker),
                 ("/$bunfs/root/chunk-b.js", &composer(boundary)),
@@ -2414,7 +2420,7 @@ async function Cd(){{ let g = Cc(); return Cb(g, ready() ? {boundary} : null); }
             let k = kind_of(&find(&ci), "Keep your answers short");
             assert_eq!(
                 k.as_deref() == Some(kinds::SYSTEM),
-                kind.is_some(),
+                system,
                 "handed {boundary}: {k:?}"
             );
         }
@@ -2430,6 +2436,20 @@ async function Cd(){{ let g = Cc(); return Cb(g, ready() ? {boundary} : null); }
         );
         assert_eq!(
             kind_of(&find_in(&one), "Keep your answers short"),
+            Some(kinds::SYSTEM.into())
+        );
+        // And with the marker written into the call itself.
+        let direct = composer("")
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .replace(
+                "ready() ? ",
+                "ready() ? \"__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__\"",
+            );
+        assert_eq!(
+            kind_of(&find_in(&direct), "Keep your answers short"),
             Some(kinds::SYSTEM.into())
         );
     }

@@ -1005,7 +1005,11 @@ impl<'a> Tracer<'a> {
                             new: *new,
                         },
                     );
-                    if !*member && !*new && self.watched.contains(&(m, callee.clone())) {
+                    if !*member
+                        && !*new
+                        && !self.watched.is_empty()
+                        && self.watched.contains(&(m, callee.clone()))
+                    {
                         add(
                             &mut r,
                             Mark::Call {
