@@ -37,11 +37,27 @@ before="$(fingerprint)"
 # builds need too: CI once ran out of space while fetching one.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
+# The suite's own files (the build, the real builds it downloads, each
+# test's sandbox) take about 10 GB; a disk shared with other work can run
+# short of that part-way, and a download then fails with "No space left on
+# device". Say how much there was, before and after, so such a failure is
+# read at once.
+space() {
+  df -Pk "${CARGO_TARGET_DIR:-target}" 2>/dev/null | awk 'NR == 2 { printf "%.1f GB free", $4 / 1048576 }'
+}
+mkdir -p "${CARGO_TARGET_DIR:-target}"
+free_kb="$(df -Pk "${CARGO_TARGET_DIR:-target}" | awk 'NR == 2 { print $4 }')"
+echo "disk before the tests: $(space)"
+if [ "${free_kb:-0}" -lt $((10 * 1048576)) ]; then
+  echo "warning: less than 10 GB free; the tests may run out of space while downloading builds" >&2
+fi
+
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
 cargo test --locked --no-fail-fast "$@" 2>&1 | tee "$log" || status=$?
 
+echo "disk after the tests: $(space)"
 after="$(fingerprint)"
 if [ "$before" != "$after" ]; then
   echo "error: $user_cache (the user's own cache) changed while the tests ran; they must not touch it:" >&2
