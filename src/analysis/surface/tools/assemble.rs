@@ -1660,11 +1660,20 @@ fn plain(t: &Text) -> String {
 }
 
 /// A text as shown: holes `${name}`, choices `${test ? `A` : `B`}` with
-/// each branch written as a template literal.
+/// each branch written as a template literal — as JavaScript nests them:
+/// a branch inside a branch is not escaped again, only the literal
+/// backticks, backslashes and `${` of a branch's own text are (once,
+/// whatever the depth), so a deep choice stays readable.
 pub fn render(t: &Text) -> String {
     let mut out = String::new();
+    write(t, false, &mut out);
+    out
+}
+
+fn write(t: &Text, in_branch: bool, out: &mut String) {
     for s in t {
         match s {
+            Seg::Lit(l) if in_branch => escape_into(l, out),
             Seg::Lit(l) => out.push_str(l),
             Seg::Hole(n) => {
                 out.push_str("${");
@@ -1675,86 +1684,100 @@ pub fn render(t: &Text) -> String {
                 out.push_str("${");
                 out.push_str(n);
                 out.push_str(" ? `");
-                out.push_str(&escape(&render(a)));
+                write(a, true, out);
                 out.push_str("` : `");
-                out.push_str(&escape(&render(b)));
+                write(b, true, out);
                 out.push_str("`}");
             }
         }
     }
-    out
 }
 
-/// The static pieces of a text as [`render`] writes it: the runs between `${name}` holes, and those
-/// of each branch of `${name ? `A` : `B`}` (a branch's backticks and
-/// backslashes escaped once more per level). Stops at anything else.
-pub fn static_pieces(t: &str, out: &mut Vec<String>) {
-    fn branch(rest: &str) -> Option<(String, &str)> {
-        let mut text = String::new();
-        let mut chars = rest.char_indices();
-        while let Some((i, c)) = chars.next() {
-            match c {
-                '\\' => text.push(chars.next()?.1),
-                '`' => return Some((text, &rest[i + 1..])),
-                c => text.push(c),
-            }
-        }
-        None
-    }
-    let mut lit = String::new();
-    let mut rest = t;
-    loop {
-        let Some(at) = rest.find("${") else {
-            lit.push_str(rest);
-            break;
-        };
-        lit.push_str(&rest[..at]);
-        if !lit.is_empty() {
-            out.push(std::mem::take(&mut lit));
-        }
-        let after = &rest[at + 2..];
-        let Some(end) = after.find(['}', ' ']) else {
-            return;
-        };
-        if after[end..].starts_with('}') {
-            rest = &after[end + 1..];
-            continue;
-        }
-        let Some(tail) = after[end..].strip_prefix(" ? `") else {
-            return;
-        };
-        let Some((a, tail)) = branch(tail) else {
-            return;
-        };
-        let Some(tail) = tail.strip_prefix(" : `") else {
-            return;
-        };
-        let Some((b, tail)) = branch(tail) else {
-            return;
-        };
-        let Some(tail) = tail.strip_prefix('}') else {
-            return;
-        };
-        static_pieces(&a, out);
-        static_pieces(&b, out);
-        rest = tail;
-    }
-    if !lit.is_empty() {
-        out.push(lit);
-    }
-}
-
-/// A branch's text as the body of a template literal: its literal
-/// backticks and backslashes escaped, its own holes kept.
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c == '`' || c == '\\' {
+/// A branch's literal text as the body of a template literal.
+fn escape_into(s: &str, out: &mut String) {
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '`' || c == '\\' || (c == '$' && chars.peek() == Some(&'{')) {
             out.push('\\');
         }
         out.push(c);
     }
-    out
+}
+
+/// The static pieces of a text as [`render`] writes it: the runs between
+/// `${name}` holes, and those of each branch of `${name ? `A` : `B`}`,
+/// read back at any depth. Stops at anything else.
+pub fn static_pieces(t: &str, out: &mut Vec<String>) {
+    read_pieces(t, false, out);
+}
+
+/// Reads a text (the whole of it, or a branch's body up to its closing
+/// backtick when `in_branch`) into `out`; returns what follows.
+fn read_pieces<'a>(mut rest: &'a str, in_branch: bool, out: &mut Vec<String>) -> Option<&'a str> {
+    let mut lit = String::new();
+    loop {
+        let mut at = None;
+        let mut chars = rest.char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' if in_branch => lit.push(chars.next()?.1),
+                '`' if in_branch => {
+                    at = Some((i, false));
+                    break;
+                }
+                '$' if rest[i..].starts_with("${") => {
+                    at = Some((i, true));
+                    break;
+                }
+                c => lit.push(c),
+            }
+        }
+        if !lit.is_empty() {
+            out.push(std::mem::take(&mut lit));
+        }
+        match at {
+            None => return (!in_branch).then_some(""),
+            Some((i, false)) => return Some(&rest[i + 1..]),
+            Some((i, true)) => {
+                let after = &rest[i + 2..];
+                let (end, choice) = hole_end(after)?;
+                if !choice {
+                    rest = &after[end + 1..];
+                    continue;
+                }
+                let tail = read_pieces(&after[end + " ? `".len()..], true, out)?;
+                let tail = read_pieces(tail.strip_prefix(" : `")?, true, out)?;
+                rest = tail.strip_prefix('}')?;
+            }
+        }
+    }
+}
+
+/// Where the name of a hole (`name}`) or of a choice (`name ? `…`) that
+/// starts `s` ends, and which of the two it is. A name is an expression
+/// of the build's: its quoted strings and bracketed parts are skipped.
+fn hole_end(s: &str) -> Option<(usize, bool)> {
+    let b = s.as_bytes();
+    let (mut i, mut depth) = (0, 0usize);
+    while i < b.len() {
+        match b[i] {
+            q @ (b'"' | b'\'') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'}' if depth == 0 => return Some((i, false)),
+            b'}' => depth -= 1,
+            b' ' if depth == 0 && s[i..].starts_with(" ? `") => return Some((i, true)),
+            b'`' => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -1779,8 +1802,15 @@ mod tests {
             Seg::Hole("name".into()),
             lit("!"),
         ];
+        // As JavaScript nests template literals: a branch in a branch is
+        // not escaped again, only a branch's own backticks and backslashes.
+        let shown = render(&text);
+        assert_eq!(
+            shown,
+            "Pick one.${v1 ? `Say why${v2 ? `, with \\`code\\` \\\\ ` : ``}.` : `Be brief.`} Last: ${name}!"
+        );
         let mut out = Vec::new();
-        static_pieces(&render(&text), &mut out);
+        static_pieces(&shown, &mut out);
         assert_eq!(
             out,
             [
@@ -1793,5 +1823,29 @@ mod tests {
                 "!"
             ]
         );
+    }
+
+    #[test]
+    fn a_choice_three_deep_is_escaped_once_and_read_back() {
+        let lit = |s: &str| Seg::Lit(s.into());
+        let cond = |n: &str, a: Vec<Seg>, b: Vec<Seg>| Seg::Cond(n.into(), a, b);
+        // A test that is an expression with a quoted string and a call.
+        let text: Text = vec![cond(
+            "os !== \"win32\"",
+            vec![cond(
+                "f({ a: 1 })",
+                vec![cond("v3", vec![lit("use `/dev/null`, not ${NUL}")], vec![])],
+                vec![lit("none")],
+            )],
+            vec![],
+        )];
+        let shown = render(&text);
+        assert_eq!(
+            shown,
+            "${os !== \"win32\" ? `${f({ a: 1 }) ? `${v3 ? `use \\`/dev/null\\`, not \\${NUL}` : ``}` : `none`}` : ``}"
+        );
+        let mut out = Vec::new();
+        static_pieces(&shown, &mut out);
+        assert_eq!(out, ["use `/dev/null`, not ${NUL}", "none"]);
     }
 }
