@@ -744,10 +744,22 @@ fn prune_members(out: &mut ModuleIndex, held: &Held) {
         flows_out.extend_from_slice(&flows[range]);
         into.push(u);
     };
+    // A name imported from another chunk may be bound to a table there
+    // (`var t = {k: text}; export {t}`): its reads here are that table's,
+    // as they are in one bundle.
+    let imported: std::collections::HashSet<&str> = out
+        .imports
+        .iter()
+        .filter(|i| !i.local.is_empty())
+        .map(|i| i.local.as_str())
+        .collect();
     let functions = std::mem::take(&mut out.functions);
     let returners = held.returner_names(&functions);
     for u in members {
-        if aliases.contains(&u.obj) || held.holds(&u, &functions, &returners) {
+        if aliases.contains(&u.obj)
+            || imported.contains(u.obj.as_str())
+            || held.holds(&u, &functions, &returners)
+        {
             keep(u, &mut out.members, &mut out.member_flows);
         }
     }

@@ -2455,6 +2455,49 @@ async function Cd(){{ let g = Cc(); return Cb(g, ready() ? {boundary} : null); }
     }
 
     #[test]
+    fn a_table_read_by_index_in_the_chunk_that_imports_it_is_followed_there() {
+        // A table of descriptions, bound and exported by one chunk, read
+        // as `t[key]` and as `t.key` by a skill's body in another: the
+        // same place as in one bundle.
+        let table = r#"var Ka = { Chat: "When the chat box has focus and holds a draft.", Help: "When the help panel is open." }, Kb = ["Chat", "Help"];
+export { Ka as t, Kb as k };
+"#;
+        let skill = |t: &str, k: &str| {
+            format!(
+                r#"function Fm(h, rows){{ return [h.join(" | "), ...rows.map((r) => r.join(" | "))].join("\n"); }}
+function Kc(){{ return Fm(["Context", "Description"], {k}.map((e) => [e, {t}[e]])); }}
+var Kd = {{ type: "prompt", name: "keys", description: "Change the key bindings.", getPromptForCommand(){{ return "Bind the keys the user names.\n" + Kc() + "\nHelp: " + {t}.Help; }} }};
+"#
+            )
+        };
+        let ci = testjs::chunks(&[
+            ("/$bunfs/root/chunk-a.js", table),
+            (
+                "/$bunfs/root/chunk-b.js",
+                &format!(
+                    "import {{ t as Kt, k as Kk }} from \"./chunk-a.js\";\n{}",
+                    skill("Kt", "Kk")
+                ),
+            ),
+        ]);
+        let split = find(&ci);
+        let one = find_in(&format!(
+            "{}\n{}",
+            table.lines().next().unwrap(),
+            skill("Ka", "Kb")
+        ));
+        for (form, found) in [("one bundle", &one), ("chunks", &split)] {
+            for text in ["When the chat box has focus", "When the help panel"] {
+                assert_eq!(
+                    kind_of(found, text).as_deref(),
+                    Some(kinds::SKILL),
+                    "{form}: {text}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn a_tools_search_hint_and_a_commands_menu_line_and_argument_hint_are_the_interfaces() {
         // Both reach a reminder here, as they may through shared helpers
         // in a build; the keys they start at say who reads them.
