@@ -383,29 +383,38 @@ const TOOL_METHODS: [&str; 6] = [
 /// it (its own helpers; further, helpers shared with everything else).
 const TOOL_CALL_DEPTH: u8 = 1;
 
-/// Which of a module's functions run for a tool's call: the `call`
-/// methods of tool-shaped objects, and the module's functions they call,
-/// up to [`TOOL_CALL_DEPTH`] calls down (indexed by [`FnId`]).
-fn tool_call_functions(m: &IndexedModule) -> Vec<bool> {
-    let ix = &m.index;
-    let mut runs = vec![false; ix.functions.len()];
-    let mut frontier: Vec<FnId> = Vec::new();
-    for (i, f) in ix.functions.iter().enumerate() {
-        let Some(Flow::Key { key, object }) = f.flow.first() else {
-            continue;
-        };
-        if key != "call" {
-            continue;
-        }
-        let keys = ix.object_keys(*object);
-        if is_tool(keys) || keys.iter().any(|k| TOOL_METHODS.contains(&k.as_str())) {
-            runs[i] = true;
-            frontier.push(i as FnId);
+/// Which functions run for a tool's call, per module (indexed by
+/// [`FnId`]): the `call` methods of tool-shaped objects, and the functions
+/// they call, up to [`TOOL_CALL_DEPTH`] calls down — in their own module
+/// or, called by an imported name, in the chunk that exports it (an import
+/// is no call: in one bundle that function is the module's own).
+fn tool_call_functions(ci: &CodeIndex) -> Vec<Vec<bool>> {
+    let mut runs: Vec<Vec<bool>> = ci
+        .modules
+        .iter()
+        .map(|m| vec![false; m.index.functions.len()])
+        .collect();
+    let mut frontier: Vec<(usize, FnId)> = Vec::new();
+    for (mi, m) in ci.modules.iter().enumerate() {
+        let ix = &m.index;
+        for (i, f) in ix.functions.iter().enumerate() {
+            let Some(Flow::Key { key, object }) = f.flow.first() else {
+                continue;
+            };
+            if key != "call" {
+                continue;
+            }
+            let keys = ix.object_keys(*object);
+            if is_tool(keys) || keys.iter().any(|k| TOOL_METHODS.contains(&k.as_str())) {
+                runs[mi][i] = true;
+                frontier.push((mi, i as FnId));
+            }
         }
     }
     for _ in 0..TOOL_CALL_DEPTH {
         let mut next = Vec::new();
-        for f in frontier {
+        for (mi, f) in frontier {
+            let ix = &ci.modules[mi].index;
             let fun = &ix.functions[f as usize];
             for c in ix.calls_within(fun.body_lo, fun.hi) {
                 if c.member {
@@ -413,13 +422,21 @@ fn tool_call_functions(m: &IndexedModule) -> Vec<bool> {
                 }
                 // The function the name means where it is called: minified
                 // code reuses names in every scope, so the function of that
-                // name must be declared in the scope of the call's binding.
-                if let Some((g, callee)) = ix.function_named(&c.name)
-                    && callee.parent == ix.binding_scope(&c.name, c.in_function)
-                    && !runs[g as usize]
+                // name must be declared in the scope of the call's binding;
+                // else the name is an import's.
+                let local = ix
+                    .function_named(&c.name)
+                    .filter(|(_, callee)| callee.parent == ix.binding_scope(&c.name, c.in_function))
+                    .map(|(g, _)| (mi, g));
+                let callee = local.or_else(|| {
+                    ci.import_named(mi, &c.name)?;
+                    ci.resolve_function(mi, &c.name)
+                });
+                if let Some((t, g)) = callee
+                    && !runs[t][g as usize]
                 {
-                    runs[g as usize] = true;
-                    next.push(g);
+                    runs[t][g as usize] = true;
+                    next.push((t, g));
                 }
             }
         }
@@ -986,15 +1003,16 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
         .watching(composers(ci));
     let delivered = Delivered::find(ci);
     let mut found: Vec<Found> = Vec::new();
+    let tool_calls = tool_call_functions(ci);
     for (mi, m) in ci.modules.iter().enumerate() {
-        let tool_calls = tool_call_functions(m);
+        let tool_calls = &tool_calls[mi];
         let texts: Vec<(&StringLit, Sink)> = m
             .index
             .strings
             .iter()
             .filter(|s| is_text(&s.value))
             .filter_map(|s| {
-                sink_for(ci, &mut tracer, &delivered, mi as u32, s, &tool_calls).map(|k| (s, k))
+                sink_for(ci, &mut tracer, &delivered, mi as u32, s, tool_calls).map(|k| (s, k))
             })
             .collect();
         // A literal inside a model-facing template's `${…}` is a text of
@@ -2135,6 +2153,49 @@ var Ti = { name: "Fetch", async call(e){ throw new Tb("nothing about tools in th
         assert_eq!(kind_of(&v, "the helper two calls down"), None);
         assert_eq!(kind_of(&v, "this helper belongs to no tool"), None);
         assert_eq!(kind_of(&v, "nothing about tools"), None);
+    }
+
+    #[test]
+    fn an_error_thrown_by_a_helper_of_another_chunk_that_a_tools_call_calls_is_its_result() {
+        // The helper is exported by one chunk and called by the tool's
+        // `call` in another, under the name it is imported by: as in one
+        // bundle, where it is the module's own function.
+        let helper = r#"function Ha(e){ if (!e.lead) throw new Hb("only the lead may approve a plan"); return e.plan; }
+function Hc(e){ throw new Hb("this helper is called by no tool's call"); }
+export { Ha as a, Hc as c };
+"#;
+        let tool = |approve: &str| {
+            format!(
+                r#"var Hd = {{ name: "Approve", description: "Approve a teammate's plan.", inputSchema: He, async call(e){{ return {approve}(e); }} }};
+"#
+            )
+        };
+        let ci = testjs::chunks(&[
+            ("/$bunfs/root/chunk-a.js", helper),
+            (
+                "/$bunfs/root/chunk-b.js",
+                &format!(
+                    "import {{ a as Hx, c as Hy }} from \"./chunk-a.js\";\n{}Hy(1);\n",
+                    tool("Hx")
+                ),
+            ),
+        ]);
+        let split = find(&ci);
+        let one = find_in(
+            &format!("{helper}\n{}", tool("Ha")).replace("export { Ha as a, Hc as c };", ""),
+        );
+        for (form, found) in [("one bundle", &one), ("chunks", &split)] {
+            assert_eq!(
+                kind_of(found, "only the lead may approve").as_deref(),
+                Some(kinds::SYSTEM_REMINDER),
+                "{form}"
+            );
+            assert_eq!(
+                kind_of(found, "this helper is called by no tool"),
+                None,
+                "{form}"
+            );
+        }
     }
 
     #[test]
