@@ -1708,12 +1708,22 @@ fn escape_into(s: &str, out: &mut String) {
 /// `${name}` holes, and those of each branch of `${name ? `A` : `B`}`,
 /// read back at any depth. Stops at anything else.
 pub fn static_pieces(t: &str, out: &mut Vec<String>) {
-    read_pieces(t, false, out);
+    read_pieces(t, 0, out);
 }
 
-/// Reads a text (the whole of it, or a branch's body up to its closing
-/// backtick when `in_branch`) into `out`; returns what follows.
-fn read_pieces<'a>(mut rest: &'a str, in_branch: bool, out: &mut Vec<String>) -> Option<&'a str> {
+/// The deepest choice [`static_pieces`] reads into. A text it is handed
+/// may be a build's own literal, where `${a ? `` can repeat as often as
+/// the bytes allow: each level is a call, so the depth is bounded before
+/// the stack is (a rendered text nests a few levels).
+const MAX_CHOICE_DEPTH: usize = 64;
+
+/// Reads a text (the whole of it at `depth` 0, or a branch's body up to
+/// its closing backtick) into `out`; returns what follows.
+fn read_pieces<'a>(mut rest: &'a str, depth: usize, out: &mut Vec<String>) -> Option<&'a str> {
+    if depth > MAX_CHOICE_DEPTH {
+        return None;
+    }
+    let in_branch = depth > 0;
     let mut lit = String::new();
     loop {
         let mut at = None;
@@ -1745,8 +1755,8 @@ fn read_pieces<'a>(mut rest: &'a str, in_branch: bool, out: &mut Vec<String>) ->
                     rest = &after[end + 1..];
                     continue;
                 }
-                let tail = read_pieces(&after[end + " ? `".len()..], true, out)?;
-                let tail = read_pieces(tail.strip_prefix(" : `")?, true, out)?;
+                let tail = read_pieces(&after[end + " ? `".len()..], depth + 1, out)?;
+                let tail = read_pieces(tail.strip_prefix(" : `")?, depth + 1, out)?;
                 rest = tail.strip_prefix('}')?;
             }
         }
@@ -1847,5 +1857,23 @@ mod tests {
         let mut out = Vec::new();
         static_pieces(&shown, &mut out);
         assert_eq!(out, ["use `/dev/null`, not ${NUL}", "none"]);
+    }
+
+    #[test]
+    fn a_literal_that_opens_choices_without_end_is_read_within_the_stack() {
+        // A build's literal handed in as it is: half a million opened
+        // choices (and as many closed ones after) would be as many calls
+        // deep. The reading stops at the depth limit; what came before
+        // the first choice is kept.
+        for tail in ["", "` : ``}"] {
+            let text = format!(
+                "Lead. {}{}",
+                "${a ? `".repeat(500_000),
+                tail.repeat(500_000)
+            );
+            let mut out = Vec::new();
+            static_pieces(&text, &mut out);
+            assert_eq!(out, ["Lead. "]);
+        }
     }
 }
