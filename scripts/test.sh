@@ -42,13 +42,16 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 # short of that part-way, and a download then fails with "No space left on
 # device". Say how much there was, before and after, so such a failure is
 # read at once.
+free_kb() {
+  df -Pk "${CARGO_TARGET_DIR:-target}" 2>/dev/null | awk 'NR == 2 { print $4 }'
+}
 space() {
-  df -Pk "${CARGO_TARGET_DIR:-target}" 2>/dev/null | awk 'NR == 2 { printf "%.1f GB free", $4 / 1048576 }'
+  awk -v kb="$(free_kb)" 'BEGIN { printf "%.1f GB free", kb / 1048576 }'
 }
 mkdir -p "${CARGO_TARGET_DIR:-target}"
-free_kb="$(df -Pk "${CARGO_TARGET_DIR:-target}" | awk 'NR == 2 { print $4 }')"
 echo "disk before the tests: $(space)"
-if [ "${free_kb:-0}" -lt $((10 * 1048576)) ]; then
+kb="$(free_kb)"
+if [ "${kb:-0}" -lt $((10 * 1048576)) ]; then
   echo "warning: less than 10 GB free; the tests may run out of space while downloading builds" >&2
 fi
 
