@@ -33,8 +33,8 @@ def main():
                                          "--store", path], stdout=subprocess.DEVNULL)
         run("flags", os.path.join(FIXTURES, fixture))
         c = sqlite3.connect(path)
-        digest, body, sha, version = c.execute(
-            "SELECT b.digest, f.body, f.body_sha256, f.analysis_version"
+        digest, body, sha, version, encoding = c.execute(
+            "SELECT b.digest, f.body, f.body_sha256, f.analysis_version, f.encoding"
             " FROM facts f JOIN builds b ON b.id = f.build_id").fetchone()
         ids = []
         for i, d in enumerate([digest, "f" * 64]):
@@ -42,7 +42,7 @@ def main():
             bid = c.execute("SELECT id FROM builds WHERE digest = ?", (d,)).fetchone()[0]
             ids.append(bid)
             c.execute("INSERT OR IGNORE INTO facts (build_id, analysis_version, encoding, body, body_sha256)"
-                      " VALUES (?, ?, 'json+zstd', ?, ?)", (bid, version, body, sha))
+                      " VALUES (?, ?, ?, ?, ?)", (bid, version, encoding, body, sha))
             c.execute("INSERT INTO releases (version, platform, build_id, status, analysis_version)"
                       " VALUES (?, 'darwin-arm64', ?, 'ok', ?)", (f"1.0.{i}", bid, version))
             c.execute("INSERT INTO items (build_id, kind, name, value) VALUES (?, 'flag', 'tengu_seed',"

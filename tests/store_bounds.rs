@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 const PLATFORM: &str = "darwin-arm64";
 /// A build summary with nothing in it, as the binary writes one.
 const EMPTY_SUMMARY: &str = r#"{"counts":{},"flags":{},"prompt_bytes":0,"workflows":[]}"#;
+/// How the store writes a facts body (three zstd frames of JSON: the facts
+/// but their surface, the surface but its prompts, the prompts).
+const FACTS_ENCODING: &str = "json+zstd/core,surface,prompts";
 
 struct Store {
     _dir: tempfile::TempDir,
@@ -399,7 +402,15 @@ fn stored_facts_and_answers_are_capped_before_parsing() {
     let body: Vec<u8> = c
         .query_row("SELECT body FROM facts", [], |r| r.get(0))
         .unwrap();
-    let facts: Value = serde_json::from_slice(&zstd::decode_all(&body[..]).unwrap()).unwrap();
+    // A body's first frame is the facts but their surface; the surface's
+    // frames follow.
+    let first = zstd::zstd_safe::find_frame_compressed_size(&body).unwrap();
+    let (core, surface) = body.split_at(first);
+    let facts: Value = serde_json::from_slice(&zstd::decode_all(core).unwrap()).unwrap();
+    let with_surface = |mut core: Vec<u8>| -> Vec<u8> {
+        core.extend_from_slice(surface);
+        core
+    };
     let mut head = facts.clone();
     head.as_object_mut().unwrap().remove("gates");
     let head = head.to_string();
@@ -416,7 +427,7 @@ fn stored_facts_and_answers_are_capped_before_parsing() {
             e.write_all(gate.as_bytes()).unwrap();
         }
         e.write_all(b"]}").unwrap();
-        e.finish().unwrap()
+        with_surface(e.finish().unwrap())
     };
     let pair = |s: &Store, body: &[u8], tag: &str| {
         let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(body));
@@ -425,8 +436,8 @@ fn stored_facts_and_answers_are_capped_before_parsing() {
             s.sql()
                 .execute(
                     "INSERT OR REPLACE INTO facts (build_id, analysis_version, encoding, body, body_sha256)
-                     VALUES (?1, ?2, 'json+zstd', ?3, ?4)",
-                    params![id, s.version, body, sha],
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![id, s.version, FACTS_ENCODING, body, sha],
                 )
                 .unwrap();
             s.releases(id, [format!("1.0.{i}")]);
@@ -447,7 +458,7 @@ fn stored_facts_and_answers_are_capped_before_parsing() {
         e.write_all(if i == 0 { b"[]" } else { b",[]" }).unwrap();
     }
     e.write_all(b"]}").unwrap();
-    pair(&s, &e.finish().unwrap(), "vals");
+    pair(&s, &with_surface(e.finish().unwrap()), "vals");
     let o = s.run(&["changes", "1.0.1", "--platform", PLATFORM, "--json"]);
     o.bounded("too many values");
     assert_eq!(o.code, 2, "{}", o.stderr);
@@ -510,8 +521,8 @@ fn honest_pair(s: &Store) -> (String, String) {
         let id = s.build(d);
         c.execute(
             "INSERT INTO facts (build_id, analysis_version, encoding, body, body_sha256)
-             VALUES (?1, ?2, 'json+zstd', ?3, ?4)",
-            params![id, s.version, body, sha],
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, s.version, FACTS_ENCODING, body, sha],
         )
         .unwrap();
         c.execute(

@@ -5,7 +5,8 @@
 
 use super::Global;
 use super::format::OutputArgs;
-use crate::analysis::analysed::{Analysed, Facts, FactsCache};
+use crate::analysis::analysed::{Analysed, Facts, FactsCache, Part};
+use crate::analysis::surface::Surface;
 use crate::bun::digest::bundle_digest;
 use crate::js::code::{CodeIndex, Depth};
 use crate::report::emit::{Format, Output, View};
@@ -233,22 +234,47 @@ impl App {
     /// The facts of an analysed build, with a spinner on a terminal while
     /// they are computed (none when they come from the store).
     pub fn facts<'a>(&self, an: &'a Analysed) -> anyhow::Result<&'a Facts> {
-        if an.facts_cached() {
+        self.part(an, Part::Whole, |an| an.facts())
+    }
+
+    /// The facts but their surface (which is empty): what `workflows`,
+    /// `flags`, `gates` and `locate` show, read without the surface.
+    pub fn core<'a>(&self, an: &'a Analysed) -> anyhow::Result<&'a Facts> {
+        self.part(an, Part::Core, |an| an.core())
+    }
+
+    /// The surface alone.
+    pub fn surface<'a>(&self, an: &'a Analysed) -> anyhow::Result<&'a Surface> {
+        self.part(an, Part::Surface, |an| an.surface())
+    }
+
+    /// A part of the facts, read from the store or computed (with the
+    /// spinner and the debug lines).
+    fn part<'a, T: ?Sized>(
+        &self,
+        an: &'a Analysed,
+        part: Part,
+        get: impl FnOnce(&'a Analysed) -> Result<&'a T, crate::js::JsError>,
+    ) -> anyhow::Result<&'a T> {
+        if an.cached(part) {
             if self.debug.store {
-                eprintln!("debug: facts for {} read from the store", an.digest());
+                eprintln!(
+                    "debug: facts ({part:?}) for {} read from the store",
+                    an.digest()
+                );
             }
-            return Ok(an.facts()?);
+            return Ok(get(an)?);
         }
         if self.debug.store {
             eprintln!("debug: facts for {} computed", an.digest());
         }
-        let facts = self.with_spinner(an.graph(), "parsing and analysing", || an.facts());
+        let got = self.with_spinner(an.graph(), "parsing and analysing", || get(an));
         if self.debug.timings {
             for (stage, d) in an.timings() {
                 eprintln!("debug: {stage:<14} {:>8.1} ms", d.as_secs_f64() * 1000.0);
             }
         }
-        Ok(facts?)
+        Ok(got?)
     }
 
     /// The function diff between two builds (the `diff` engine, side a first).

@@ -34,7 +34,7 @@ pub fn run(app: &App, a: &FlagsArgs) -> anyhow::Result<i32> {
     let opened = app.open(&a.target.target)?;
     let build = app.build(&opened)?;
     let an = app.analyse(&build)?.last_use();
-    let mut inv = app.facts(&an)?.flags.clone();
+    let mut inv = app.core(&an)?.flags.clone();
     if let Some(re) = &re {
         inv.flags.retain(|f| re.is_match(&f.name));
     }

@@ -60,7 +60,7 @@ pub fn run(app: &App, a: &GatesArgs) -> anyhow::Result<i32> {
     let opened = app.open(&a.target.target)?;
     let build = app.build(&opened)?;
     let an = app.analyse(&build)?.last_use();
-    let facts = app.facts(&an)?;
+    let facts = app.core(&an)?;
     let mut all = facts.gates.clone();
     for gate in &mut all {
         gate.verdict = Some(gates::verdict(&gate.conditions, &config));

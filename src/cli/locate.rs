@@ -18,7 +18,7 @@ pub fn run(app: &App, a: &LocateArgs) -> anyhow::Result<i32> {
     let view = LocateView {
         target: opened.label.clone(),
         version: build.version().best().map(str::to_string),
-        roles: &app.facts(&an)?.roles,
+        roles: &app.core(&an)?.roles,
     };
     app.emit(&a.out, &view)
 }

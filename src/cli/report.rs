@@ -51,7 +51,7 @@ pub fn run(app: &App, a: &ReportArgs) -> anyhow::Result<i32> {
             .find(|i| std::path::Path::new(&i.resolved) == opened.path)
     });
     let an = app.analyse(&build)?.last_use();
-    let facts = app.facts(&an)?;
+    let facts = app.core(&an)?;
     let roles = facts.roles.clone();
     let wfs = facts.workflows.clone();
     let mut all_gates = facts.gates.clone();

@@ -34,7 +34,7 @@ pub fn run(app: &App, a: &SurfaceArgs) -> anyhow::Result<i32> {
     let opened = app.open(&a.target.target)?;
     let build = app.build(&opened)?;
     let an = app.analyse(&build)?.last_use();
-    let s: &Surface = &app.facts(&an)?.surface;
+    let s: &Surface = app.surface(&an)?;
     if let Some(dir) = &a.export {
         surface::export(dir, a.force, build.version().best(), &s.prompts)?;
         errln!(

@@ -39,7 +39,7 @@ pub(crate) fn load(app: &App, target: &str, only: Option<&str>) -> anyhow::Resul
     let opened = app.open(target)?;
     let build = app.build(&opened)?;
     let an = app.analyse(&build)?.last_use();
-    let mut all = app.facts(&an)?.workflows.clone();
+    let mut all = app.core(&an)?.workflows.clone();
     if let Some(n) = only {
         let available: Vec<String> = all.iter().map(|w| w.name.clone()).collect();
         all.retain(|w| w.name == n);

@@ -17,6 +17,7 @@ pub mod search;
 
 use crate::analysis::analysed::{ANALYSIS_VERSION, Facts, FactsCache};
 use crate::analysis::diff::code::CodeFacts;
+use crate::analysis::surface::Surface;
 use crate::source::FileIdentity;
 use key::MachineKey;
 use rusqlite::config::DbConfig;
@@ -690,25 +691,75 @@ fn file_parts(f: &FileIdentity, arch: &str, digest: &str) -> Parts {
     ])
 }
 
+/// How a facts body is written: three zstd frames of JSON, one after the
+/// other — the facts but their surface, the surface but its prompts, the
+/// prompts ([`Facts::stored_parts`]) — so that a command decodes only the
+/// part it shows, and the surface's two parts on both cores.
+pub(crate) const FACTS_ENCODING: &str = "json+zstd/core,surface,prompts";
+
 fn encode(facts: &Facts) -> Option<Vec<u8>> {
-    let json = serde_json::to_vec(facts).ok()?;
-    zstd::bulk::compress(&json, ZSTD_LEVEL).ok()
+    let [core, rest, prompts] = facts.stored_parts().ok()?;
+    let compress = |j: &[u8]| zstd::bulk::compress(j, ZSTD_LEVEL).ok();
+    let (core, (rest, prompts)) = rayon::join(
+        || compress(&core),
+        || rayon::join(|| compress(&rest), || compress(&prompts)),
+    );
+    let mut body = core?;
+    body.extend(rest?);
+    body.extend(prompts?);
+    Some(body)
+}
+
+/// A facts body's three frames, in their order; nothing may follow them.
+fn frames(body: &[u8]) -> Option<[&[u8]; 3]> {
+    let mut rest = body;
+    let mut next = || {
+        let n = zstd::zstd_safe::find_frame_compressed_size(rest).ok()?;
+        let (frame, after) = rest.split_at_checked(n)?;
+        rest = after;
+        Some(frame)
+    };
+    let frames = [next()?, next()?, next()?];
+    rest.is_empty().then_some(frames)
+}
+
+/// One part's JSON, inflated and counted within the bounds.
+fn part_json(frame: &[u8]) -> Option<Vec<u8>> {
+    let json = inflate(frame, MAX_FACTS_BYTES as u64)?;
+    json_values_within(&json, MAX_FACTS_VALUES).then_some(json)
+}
+
+/// The surface's two parts, inflated side by side.
+fn surface_json(rest: &[u8], prompts: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    let (rest, prompts) = rayon::join(|| part_json(rest), || part_json(prompts));
+    Some((rest?, prompts?))
 }
 
 fn decode(body: &[u8]) -> Option<Facts> {
-    let json = inflate(body, MAX_FACTS_BYTES as u64)?;
-    if !json_values_within(&json, MAX_FACTS_VALUES) {
-        return None;
-    }
-    serde_json::from_slice(&json).ok()
+    let [core, rest, prompts] = frames(body)?;
+    let (core, surface) = rayon::join(|| part_json(core), || surface_json(rest, prompts));
+    let (rest, prompts) = surface?;
+    Facts::from_parts(&core?, &rest, &prompts).ok()
 }
 
-/// The most JSON values (objects, arrays, scalars) a facts body may hold.
+fn decode_core(body: &[u8]) -> Option<Facts> {
+    let [core, ..] = frames(body)?;
+    serde_json::from_slice(&part_json(core)?).ok()
+}
+
+fn decode_surface(body: &[u8]) -> Option<Surface> {
+    let [_, rest, prompts] = frames(body)?;
+    let (rest, prompts) = surface_json(rest, prompts)?;
+    Surface::from_parts(&rest, &prompts).ok()
+}
+
+/// The most JSON values (objects, arrays, scalars) a part of a facts body
+/// may hold.
 /// What a parse allocates grows with the values, not the bytes: two bytes
 /// (`{}`) can make a struct of hundreds, so the bytes' cap alone let a
-/// body under it take gigabytes. The largest real facts count 312,548 by
-/// [`json_values_within`]'s rule (2.1.332 darwin-arm64, 5.1 MB of JSON,
-/// measured 2026-12); the cap leaves three times that.
+/// body under it take gigabytes. The largest real part counts 313,842 by
+/// [`json_values_within`]'s rule (2.1.332 darwin-arm64's prompts, 6.4 MB
+/// of JSON, measured 2026-12-06); the cap leaves three times that.
 pub(crate) const MAX_FACTS_VALUES: usize = 1_000_000;
 
 /// Whether `json` holds at most `max` values ([`crate::js::json`]).
@@ -716,10 +767,29 @@ pub(crate) fn json_values_within(json: &[u8], max: usize) -> bool {
     crate::js::json::values_up_to(json, max) <= max
 }
 
-/// Inflate a zstd body of at most `limit` bytes, growing the buffer as the
-/// data comes (a bulk decompress reserves its whole limit up front).
+/// Inflate a zstd body of at most `limit` bytes: at once when its frame
+/// says its size, else growing the buffer as the data comes (a bulk
+/// decompress reserves its whole limit up front).
 fn inflate(body: &[u8], limit: u64) -> Option<Vec<u8>> {
     use std::io::Read;
+    // A frame that declares its size (the store writes every frame so) is
+    // inflated at once into a buffer of exactly that size, within the
+    // limit: growing one as the data came took a third of a warm run. A
+    // size that lies is an error (too small) or unused room (too large,
+    // still within the limit); room that cannot be had is a miss, never
+    // an abort.
+    if let Ok(Some(n)) = zstd::zstd_safe::get_frame_content_size(body) {
+        if n > limit {
+            return None;
+        }
+        let mut out = Vec::new();
+        out.try_reserve_exact(usize::try_from(n).ok()?).ok()?;
+        zstd::bulk::Decompressor::new()
+            .ok()?
+            .decompress_to_buffer(body, &mut out)
+            .ok()?;
+        return (out.len() as u64 == n).then_some(out);
+    }
     let mut out = Vec::new();
     zstd::stream::read::Decoder::new(body)
         .ok()?
@@ -772,8 +842,8 @@ impl FactsStore {
             c.query_row(
                 "SELECT f.body, f.body_sha256, s.seal FROM facts f JOIN builds b ON b.id = f.build_id
                  LEFT JOIN seals s ON s.what = 'facts' AND s.key = b.digest || ' ' || f.analysis_version
-                 WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
-                params![digest, ANALYSIS_VERSION],
+                 WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = ?3",
+                params![digest, ANALYSIS_VERSION, FACTS_ENCODING],
                 |r| {
                     Ok(FactsRow {
                         body: r.get(0)?,
@@ -792,8 +862,8 @@ impl FactsStore {
         self.with(|c| {
             c.query_row(
                 "SELECT f.body, f.body_sha256 FROM facts f JOIN builds b ON b.id = f.build_id
-                 WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = 'json+zstd'",
-                params![digest, ANALYSIS_VERSION],
+                 WHERE b.digest = ?1 AND f.analysis_version = ?2 AND f.encoding = ?3",
+                params![digest, ANALYSIS_VERSION, FACTS_ENCODING],
                 |r| {
                     Ok(FactsRow {
                         body: r.get(0)?,
@@ -820,6 +890,14 @@ impl FactsStore {
             return None;
         }
         decode(&body)
+    }
+
+    /// A build's facts body, when this machine sealed it.
+    fn sealed_body(&self, digest: &str) -> Option<Vec<u8>> {
+        let key = self.key.as_ref()?;
+        let FactsRow { body, seal, .. } = self.facts_row(digest)?;
+        key.verify(&facts_parts(digest, &body), &seal?)
+            .then_some(body)
     }
 
     /// Whether this machine made the store (it holds this machine's mark).
@@ -862,12 +940,15 @@ impl FactsCache for FactsStore {
     /// is inflated or parsed, so a row someone else wrote costs nothing
     /// but the recomputation.
     fn load(&self, digest: &str) -> Option<Facts> {
-        let key = self.key.as_ref()?;
-        let FactsRow { body, seal, .. } = self.facts_row(digest)?;
-        if !key.verify(&facts_parts(digest, &body), &seal?) {
-            return None;
-        }
-        decode(&body)
+        decode(&self.sealed_body(digest)?)
+    }
+
+    fn load_core(&self, digest: &str) -> Option<Facts> {
+        decode_core(&self.sealed_body(digest)?)
+    }
+
+    fn load_surface(&self, digest: &str) -> Option<Surface> {
+        decode_surface(&self.sealed_body(digest)?)
     }
 
     fn load_code(&self, digest: &str) -> Option<CodeFacts> {
@@ -942,8 +1023,8 @@ impl FactsCache for FactsStore {
             let id = Self::build_id(&tx, digest, &BuildRow::default())?;
             tx.execute(
                 "INSERT OR REPLACE INTO facts (build_id, analysis_version, encoding, body, body_sha256)
-                 VALUES (?1, ?2, 'json+zstd', ?3, ?4)",
-                params![id, ANALYSIS_VERSION, body, sha],
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![id, ANALYSIS_VERSION, FACTS_ENCODING, body, sha],
             )?;
             tx.execute(
                 "INSERT OR REPLACE INTO seals (what, key, seal) VALUES ('facts', ?1 || ' ' || ?2, ?3)",

@@ -256,4 +256,34 @@ fn inflate_stops_at_its_limit() {
     assert_eq!(inflate(&big, 1 << 16).map(|v| v.len()), Some(1 << 16));
     assert!(inflate(&big, (1 << 16) - 1).is_none());
     assert!(inflate(b"not zstd", 1 << 16).is_none());
+    // A frame without its size is inflated as it streams, within the limit.
+    let mut e = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+    e.include_contentsize(false).unwrap();
+    std::io::Write::write_all(&mut e, &[b'a'; 1 << 16]).unwrap();
+    let no_size = e.finish().unwrap();
+    assert_eq!(
+        zstd::zstd_safe::get_frame_content_size(&no_size).ok(),
+        Some(None)
+    );
+    assert_eq!(inflate(&no_size, 1 << 16).map(|v| v.len()), Some(1 << 16));
+    assert!(inflate(&no_size, (1 << 16) - 1).is_none());
+    // A frame whose declared size lies: more than its content, less.
+    let mut frame = zstd::bulk::compress(&[b'a'; 1000], 3).unwrap();
+    assert_eq!(inflate(&frame, 1000).map(|v| v.len()), Some(1000));
+    // The size field follows the magic, the descriptor, the window byte
+    // (absent in a single segment) and the dictionary id; 1000 takes two
+    // bytes, stored less 256.
+    let d = frame[4];
+    let at = 5 + usize::from(d & 0x20 == 0) + [0, 1, 2, 4][usize::from(d & 3)];
+    assert_eq!(u16::from_le_bytes([frame[at], frame[at + 1]]), 1000 - 256);
+    frame[at] += 1;
+    assert!(
+        inflate(&frame, 1 << 16).is_none(),
+        "more declared than there is"
+    );
+    frame[at] -= 2;
+    assert!(
+        inflate(&frame, 1 << 16).is_none(),
+        "less declared than there is"
+    );
 }

@@ -17,6 +17,7 @@ pub mod tools;
 use crate::analysis::diff::lines::DiffBudget;
 use crate::js::code::{CodeIndex, IndexedModule};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// Where an item was found: the module, its raw line, and the byte offset
 /// in the module's source.
@@ -76,6 +77,19 @@ impl Kind {
     }
 }
 
+/// A surface but its prompts, as stored: borrowed to be written, owned
+/// when read back.
+#[derive(Serialize, Deserialize)]
+struct StoredRest<'a> {
+    tools: Cow<'a, [tools::Tool]>,
+    env: Cow<'a, [env::EnvVar]>,
+    settings: Cow<'a, [settings::Setting]>,
+    commands: Cow<'a, [commands::Command]>,
+    models: Cow<'a, [models::Model]>,
+    #[serde(default)]
+    schemas: Cow<'a, [schemas::SchemaText]>,
+}
+
 /// One build's surface, one list per kind.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Surface {
@@ -92,6 +106,59 @@ pub struct Surface {
 }
 
 impl Surface {
+    /// The surface as a store keeps it, in two parts of JSON: everything
+    /// but the prompts, and the prompts (two thirds of it), so that the
+    /// two are read back on both cores.
+    pub fn stored_parts(&self) -> serde_json::Result<(Vec<u8>, Vec<u8>)> {
+        // Every field named: one added to `Surface` fails to compile here
+        // (and in `from_parts`) rather than going unstored.
+        let Surface {
+            tools,
+            prompts,
+            env,
+            settings,
+            commands,
+            models,
+            schemas,
+        } = self;
+        let rest = StoredRest {
+            tools: Cow::Borrowed(tools),
+            env: Cow::Borrowed(env),
+            settings: Cow::Borrowed(settings),
+            commands: Cow::Borrowed(commands),
+            models: Cow::Borrowed(models),
+            schemas: Cow::Borrowed(schemas),
+        };
+        let (rest, prompts) =
+            rayon::join(|| serde_json::to_vec(&rest), || serde_json::to_vec(prompts));
+        Ok((rest?, prompts?))
+    }
+
+    /// A surface read back from its stored parts ([`Surface::stored_parts`]).
+    pub fn from_parts(rest: &[u8], prompts: &[u8]) -> serde_json::Result<Surface> {
+        let (rest, prompts) = rayon::join(
+            || serde_json::from_slice::<StoredRest<'static>>(rest),
+            || serde_json::from_slice::<Vec<prompts::Prompt>>(prompts),
+        );
+        let StoredRest {
+            tools,
+            env,
+            settings,
+            commands,
+            models,
+            schemas,
+        } = rest?;
+        Ok(Surface {
+            tools: tools.into_owned(),
+            prompts: prompts?,
+            env: env.into_owned(),
+            settings: settings.into_owned(),
+            commands: commands.into_owned(),
+            models: models.into_owned(),
+            schemas: schemas.into_owned(),
+        })
+    }
+
     /// How many items of `kind` there are.
     pub fn count(&self, kind: Kind) -> usize {
         match kind {

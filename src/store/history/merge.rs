@@ -30,8 +30,8 @@ use super::{MAX_VALUE_BYTES, ReleaseStatus, parse_bounded};
 use crate::analysis::analysed::ANALYSIS_VERSION;
 use crate::store::key::MachineKey;
 use crate::store::{
-    APPLICATION_ID, BuildRow, FactsStore, MAX_FACTS_BYTES, Ownership, SCHEMA_VERSION, StoreError,
-    check_files, check_schema, facts_parts,
+    APPLICATION_ID, BuildRow, FACTS_ENCODING, FactsStore, MAX_FACTS_BYTES, Ownership,
+    SCHEMA_VERSION, StoreError, check_files, check_schema, facts_parts,
 };
 use rusqlite::{
     Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
@@ -790,7 +790,7 @@ fn copy_build(
             .map_err(sq)?,
     };
     let facts = facts.filter(|(enc, body, sha, _)| {
-        let ok = enc == "json+zstd" && hex::encode(Sha256::digest(body)) == *sha;
+        let ok = enc == FACTS_ENCODING && hex::encode(Sha256::digest(body)) == *sha;
         if !ok {
             skipped.push(format!(
                 "{path}: the facts of build {digest}: not as stored (encoding or hash)"
@@ -816,8 +816,8 @@ fn copy_build(
         if let (Some((_, body, sha, seal)), Some(av)) = (&facts, &c.analysis_version) {
             tx.execute(
                 "INSERT OR REPLACE INTO facts (build_id, analysis_version, encoding, body, body_sha256)
-                 VALUES (?1, ?2, 'json+zstd', ?3, ?4)",
-                params![id, av, body, sha],
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![id, av, FACTS_ENCODING, body, sha],
             )?;
             // Only this machine's own seal is kept: any other would not
             // hold here anyway, and these facts are then computed again
