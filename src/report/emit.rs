@@ -98,7 +98,10 @@ impl Output {
 
     /// A value as JSON, to the file when given (saying so), else stdout.
     pub fn json(&self, v: &(impl serde::Serialize + ?Sized)) -> Result<(), EmitError> {
-        self.write(&to_json(v)?)
+        match self.file {
+            Some(_) => self.write(&to_json(v)?),
+            None => print_json(v),
+        }
     }
 
     /// A document in this output's human format (JSON asked for but only a
@@ -233,14 +236,33 @@ fn pager(text: &str) -> bool {
     true
 }
 
-/// Pretty JSON, safe to print ([`escape::json_safe`]), with a final line
+/// Pretty JSON, safe to print ([`escape::SafeJson`]), with a final line
 /// break.
 pub fn to_json(v: &(impl serde::Serialize + ?Sized)) -> Result<String, serde_json::Error> {
-    Ok(escape::json_safe(serde_json::to_string_pretty(v)?) + "\n")
+    let mut out = Vec::new();
+    write_json(&mut out, v)?;
+    // The serialiser writes whole strings and ASCII layout.
+    String::from_utf8(out).map_err(serde::ser::Error::custom)
 }
 
-/// A value as pretty JSON on stdout.
+/// Pretty JSON, safe to print, with a final line break, into `w`.
+fn write_json(
+    mut w: impl Write,
+    v: &(impl serde::Serialize + ?Sized),
+) -> Result<(), serde_json::Error> {
+    let mut ser = serde_json::Serializer::with_formatter(&mut w, escape::SafeJson::default());
+    v.serialize(&mut ser)?;
+    w.write_all(b"\n").map_err(serde_json::Error::io)
+}
+
+/// A value as pretty JSON on stdout, written as it is serialised.
 pub fn print_json(v: &(impl serde::Serialize + ?Sized)) -> Result<(), EmitError> {
-    std::io::stdout().lock().write_all(to_json(v)?.as_bytes())?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    // A failed write is the output's error, not the data's.
+    write_json(&mut out, v).map_err(|e| match e.is_io() {
+        true => EmitError::Io(e.into()),
+        false => EmitError::Json(e),
+    })?;
+    out.flush()?;
     Ok(())
 }

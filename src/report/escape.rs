@@ -80,33 +80,114 @@ pub fn needs_escape(s: &str) -> bool {
     s.chars().any(|c| c != '\n' && c != '\t' && is_unsafe(c))
 }
 
-/// Serialised JSON made safe to print: serde_json already escapes C0
+/// Pretty JSON whose strings are safe to print: serde_json escapes C0
 /// controls, but writes DEL, C1 controls and bidirectional controls raw.
-/// Outside strings JSON text is ASCII, so any such character is inside a
-/// string, where `\uXXXX` means the same character: the data is unchanged.
-pub fn json_safe(json: String) -> String {
-    // Most output is ASCII without controls but the layout's line breaks:
-    // one pass over the bytes says so (history searches print megabytes).
-    if !json.bytes().any(|b| b >= 0x7f || (b < 0x20 && b != b'\n')) {
-        return json;
+/// This formatter writes those as `\uXXXX` inside strings, where it means
+/// the same character: the data is unchanged. Strings are escaped as they
+/// are written, so a twelve-megabyte answer is never built to be scanned
+/// again.
+pub struct SafeJson<'a>(serde_json::ser::PrettyFormatter<'a>);
+
+impl Default for SafeJson<'_> {
+    fn default() -> Self {
+        SafeJson(serde_json::ser::PrettyFormatter::new())
     }
-    let unsafe_char = |c: char| c != '\n' && is_unsafe(c);
-    if !json.chars().any(unsafe_char) {
-        return json;
-    }
-    let mut out = String::with_capacity(json.len() + 16);
-    let mut from = 0;
-    for (i, c) in json.char_indices() {
-        // serde_json escapes line breaks inside strings, so a raw one is
-        // the pretty printer's layout.
-        if unsafe_char(c) {
-            out.push_str(&json[from..i]);
-            let _ = write!(out, "\\u{:04x}", c as u32);
+}
+
+impl serde_json::ser::Formatter for SafeJson<'_> {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut from = 0;
+        for (i, c) in unsafe_chars(fragment) {
+            w.write_all(&fragment.as_bytes()[from..i])?;
+            write!(w, "\\u{:04x}", c as u32)?;
             from = i + c.len_utf8();
         }
+        w.write_all(&fragment.as_bytes()[from..])
     }
-    out.push_str(&json[from..]);
-    out
+
+    // The layout is the pretty printer's.
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
+/// The unsafe characters of `s` with their byte offsets, found in one pass
+/// over the bytes: only these can begin one in UTF-8 — a C0 control, DEL,
+/// and the lead bytes of U+0080–U+009F (0xC2), U+061C (0xD8) and
+/// U+2000–U+2FFF (0xE2). None of them is a continuation byte, so a
+/// candidate always begins a character.
+fn unsafe_chars(s: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let candidate = |b: u8| matches!(b, 0..=0x1f | 0x7f | 0xc2 | 0xd8 | 0xe2);
+    // Windows of plain ASCII are passed over whole, with a test folded
+    // without an early exit so that it vectorises; only the others are
+    // read byte by byte.
+    let plain = |b: u8| (0x20..0x7f).contains(&b);
+    const WINDOW: usize = 32;
+    let bytes = s.as_bytes();
+    let (mut i, mut end) = (0, 0);
+    std::iter::from_fn(move || {
+        loop {
+            if i >= bytes.len() {
+                return None;
+            }
+            if i >= end {
+                end = (i + WINDOW).min(bytes.len());
+                if bytes[i..end].iter().fold(true, |all, &b| all & plain(b)) {
+                    i = end;
+                    continue;
+                }
+            }
+            if !candidate(bytes[i]) {
+                i += 1;
+                continue;
+            }
+            let Some(c) = s.get(i..).and_then(|t| t.chars().next()) else {
+                i += 1;
+                continue;
+            };
+            let at = i;
+            i += c.len_utf8();
+            if is_unsafe(c) {
+                return Some((at, c));
+            }
+        }
+    })
 }
 
 #[cfg(test)]
@@ -133,13 +214,50 @@ mod tests {
         assert!(!needs_escape("x\n\ty"));
     }
 
+    fn safe_json(v: &serde_json::Value) -> String {
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, SafeJson::default());
+        serde::Serialize::serialize(v, &mut ser).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     #[test]
     fn json_stays_the_same_data() {
-        let v = serde_json::json!({"name": "a\u{202e}b\u{9b}c\x7fd\x1be\n"});
-        let s = json_safe(serde_json::to_string_pretty(&v).unwrap());
+        let v = serde_json::json!({"name": "a\u{202e}b\u{9b}c\x7fd\x1be\n", "k\u{2066}": [1, {}]});
+        let s = safe_json(&v);
         assert!(!s.chars().any(|c| is_unsafe(c) && c != '\n'), "{s:?}");
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v);
+        // The pretty printer's layout.
+        assert_eq!(
+            s,
+            serde_json::to_string_pretty(&v)
+                .unwrap()
+                .replace('\u{202e}', "\\u202e")
+                .replace('\u{9b}', "\\u009b")
+                .replace('\x7f', "\\u007f")
+                .replace('\u{2066}', "\\u2066")
+        );
+    }
+
+    /// The byte scan finds exactly the characters a scan of every
+    /// character would: all of U+0000–U+3000 (C1 controls, U+061C and the
+    /// marks, separators and isolates of U+2000–U+2FFF among their
+    /// neighbours, which share lead bytes) and a few beyond, at every
+    /// offset from a window's edge.
+    #[test]
+    fn the_byte_scan_finds_exactly_the_unsafe_characters() {
+        let all: String = (0..=0x3000u32)
+            .chain([0xfeff, 0x1f600, 0x10ffff])
+            .filter_map(char::from_u32)
+            .collect();
+        for pad in 0..40 {
+            let s = format!("{}{all}", "x".repeat(pad));
+            let expected: Vec<(usize, char)> =
+                s.char_indices().filter(|&(_, c)| is_unsafe(c)).collect();
+            assert_eq!(unsafe_chars(&s).collect::<Vec<_>>(), expected, "pad {pad}");
+        }
+        assert_eq!(unsafe_chars("plain — π, “quoted”").count(), 0);
     }
 }
 

@@ -72,6 +72,13 @@ fn tty_columns() -> Option<usize> {
 
 /// Display columns of a (clean) string.
 pub(super) fn cols(s: &str) -> usize {
+    // Printable ASCII is one column a byte: most cells are, and a table of
+    // ten thousand rows measures each cell several times.
+    if s.bytes()
+        .fold(true, |all, b| all & (0x20..0x7f).contains(&b))
+    {
+        return s.len();
+    }
     UnicodeWidthStr::width(s)
 }
 
