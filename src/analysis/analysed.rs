@@ -538,6 +538,65 @@ mod tests {
         }
     }
 
+    /// A cache that keeps whole facts and says which part each read asked
+    /// for.
+    #[derive(Default)]
+    struct Counting {
+        facts: Memory,
+        reads: Mutex<Vec<&'static str>>,
+    }
+
+    impl FactsCache for Counting {
+        fn load(&self, d: &str) -> Option<Facts> {
+            self.reads.lock().unwrap().push("whole");
+            self.facts.load(d)
+        }
+        fn save(&self, d: &str, facts: &Facts) {
+            self.facts.save(d, facts)
+        }
+        fn load_core(&self, d: &str) -> Option<Facts> {
+            self.reads.lock().unwrap().push("core");
+            let f = self.facts.load(d)?;
+            Some(Facts {
+                surface: Surface::default(),
+                ..f
+            })
+        }
+        fn load_surface(&self, d: &str) -> Option<Surface> {
+            self.reads.lock().unwrap().push("surface");
+            self.facts.load(d).map(|f| f.surface)
+        }
+    }
+
+    #[test]
+    fn each_part_is_read_once_and_alone() {
+        let g = BunGraph::single_js("/$bunfs/root/cli.js", SRC.as_bytes());
+        let budget = Budget::new(1 << 20);
+        let cache = Counting::default();
+        let cold = Analysed::new(&g, &budget, "d".into(), Some(&cache));
+        let gates = format!("{:?}", cold.gates().unwrap());
+        assert!(!cold.cached(Part::Core) && !cold.cached(Part::Surface));
+        assert_eq!(
+            *cache.reads.lock().unwrap(),
+            ["core", "whole"],
+            "missed, then computed"
+        );
+        cache.reads.lock().unwrap().clear();
+        let warm = Analysed::new(&g, &budget, "d".into(), Some(&cache));
+        assert_eq!(format!("{:?}", warm.gates().unwrap()), gates);
+        warm.flags().unwrap();
+        assert!(warm.cached(Part::Core));
+        assert_eq!(*cache.reads.lock().unwrap(), ["core"]);
+        warm.surface().unwrap();
+        warm.surface().unwrap();
+        assert!(warm.cached(Part::Surface));
+        assert_eq!(*cache.reads.lock().unwrap(), ["core", "surface"]);
+        warm.facts().unwrap();
+        assert!(warm.facts_cached());
+        assert_eq!(*cache.reads.lock().unwrap(), ["core", "surface", "whole"]);
+        assert!(!warm.parsed(), "nothing parsed on a warm run");
+    }
+
     /// Gates whose flag defaults serde cannot tell apart: `null`, none, a
     /// value.
     const SRC: &str = r#"var settings = () => globalThis.__s ?? {};

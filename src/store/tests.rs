@@ -287,3 +287,47 @@ fn inflate_stops_at_its_limit() {
         "less declared than there is"
     );
 }
+
+/// Facts with something in both parts: a gate read through a flag, and an
+/// environment variable.
+const PARTS_SRC: &str = r#"var settings = () => globalThis.__s ?? {};
+var readFlag = (name, dflt) => settings().cachedFeatureFlags?.[name] ?? dflt;
+function demoGate() { if (!readFlag("tengu_demo_gate", !1)) return !1; return !0; }
+function mode() { return process.env.CC_DEMO_MODE ?? "plain"; }
+"#;
+
+#[test]
+fn a_part_of_the_facts_is_read_alone_and_a_body_is_its_three_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FactsStore::open(&FactsStore::path_in(dir.path())).unwrap();
+    let g = BunGraph::single_js("/$bunfs/root/cli.js", PARTS_SRC.as_bytes());
+    let budget = Budget::new(1 << 20);
+    let facts = crate::analysis::analysed::Analysed::new(&g, &budget, "p".into(), None)
+        .facts()
+        .unwrap()
+        .clone();
+    assert!(!facts.gates.is_empty(), "{facts:?}");
+    assert!(!facts.surface.env.is_empty(), "{facts:?}");
+    store.save("p", &facts);
+    let whole = store.load("p").expect("stored");
+    assert_eq!(format!("{whole:?}"), format!("{facts:?}"));
+    let core = store.load_core("p").expect("the core alone");
+    let without = Facts {
+        surface: Surface::default(),
+        ..whole.clone()
+    };
+    assert_eq!(format!("{core:?}"), format!("{without:?}"));
+    let surface = store.load_surface("p").expect("the surface alone");
+    assert_eq!(format!("{surface:?}"), format!("{:?}", whole.surface));
+    // A body is its three frames and nothing else: one more, or one cut
+    // short, is a miss.
+    let body = store.sealed_body("p").unwrap();
+    assert!(frames(&body).is_some());
+    let mut longer = body.clone();
+    longer.extend(zstd::bulk::compress(b"{}", 3).unwrap());
+    assert!(frames(&longer).is_none());
+    assert!(decode(&longer).is_none() && decode_core(&longer).is_none());
+    assert!(frames(&body[..body.len() - 1]).is_none());
+    let [first, ..] = frames(&body).unwrap();
+    assert!(decode_surface(first).is_none(), "one frame is not a body");
+}
