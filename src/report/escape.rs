@@ -6,7 +6,7 @@
 //! its screen if printed raw, and a right-to-left override (U+202E) makes a
 //! name read differently from what it is. Every human rendering passes such
 //! text through [`display`] (one value) or [`text`] (a whole document whose
-//! line breaks are ours); JSON goes through [`json_safe`].
+//! line breaks are ours); JSON is written through [`SafeJson`].
 
 use std::borrow::Cow;
 use std::fmt::Write;
