@@ -35,6 +35,30 @@ pub fn chunks(chunks: &[(&str, &str)]) -> CodeIndex {
     build(&g)
 }
 
+/// Index ES module chunks beside text files the build ships, `(name,
+/// contents, loader)`: a `text` loader's file as stored, or a `file`
+/// loader's zstd frame.
+pub fn chunks_with_files(
+    chunks: &[(&str, &str)],
+    files: &[(&str, &[u8], &'static str)],
+) -> CodeIndex {
+    let (first, rest) = chunks.split_first().expect("at least one chunk");
+    let mut g = BunGraph::single_js(first.0, first.1.as_bytes());
+    g.modules[0].format = ModuleFormat::Esm;
+    let template = g.modules[0].clone();
+    let js = rest.iter().map(|(name, src)| (*name, src.as_bytes(), "js"));
+    for (i, (name, contents, loader)) in js.chain(files.iter().copied()).enumerate() {
+        g.modules.push(crate::bun::Module {
+            index: i + 1,
+            name,
+            contents,
+            loader,
+            ..template.clone()
+        });
+    }
+    build(&g)
+}
+
 fn build(g: &BunGraph) -> CodeIndex {
     let budget = crate::bun::decode::Budget::new(1 << 20);
     crate::js::parse::with_big_stack(|| CodeIndex::build(g, &budget)).expect("test JS parses")

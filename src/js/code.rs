@@ -136,6 +136,8 @@ pub struct CodeIndex {
     pub modules: Vec<IndexedModule>,
     /// Modules that are not JavaScript source, with the reason.
     pub skipped: Vec<(String, &'static str)>,
+    /// The texts the build ships as modules of their own, by name.
+    pub texts: EmbeddedTexts,
     pub timings: Timings,
     /// Lookup tables over `modules`, built on first use. The analyses ask
     /// "which module is called X" and "which modules define a function
@@ -155,6 +157,70 @@ struct Lookups {
     import_of: Vec<HashMap<String, usize>>,
     /// Per module: exported name → its first ESM export of that name.
     export_of: Vec<HashMap<String, usize>>,
+}
+
+/// Texts a build ships as files of their own and reads by path at run
+/// time (`load("/$bunfs/root/SKILL-x.md")`, or a `.md.zst` path handed to
+/// a reader that inflates it): skill bodies, reference documents, agent
+/// templates. A code-split build moved them out of its JavaScript, so the
+/// surface finds them only if a call naming one is read as its text.
+#[derive(Default)]
+pub struct EmbeddedTexts {
+    /// (module name, text), sorted by name.
+    by_name: Vec<(String, String)>,
+}
+
+/// A text module larger than this is not read as a text: the largest real
+/// one (a bundled skill's reference document) is about 0.3 MB.
+const MAX_EMBEDDED_TEXT: usize = 4 << 20;
+
+impl EmbeddedTexts {
+    /// The text modules of `graph` that `keep` accepts: a `text` loader's,
+    /// or a `file` loader's holding UTF-8 text (most are zstd frames,
+    /// inflated within `budget`). One that cannot be read (a frame past
+    /// the budget, bytes that are not UTF-8) is left out: it costs a text,
+    /// not the analysis (it is among `skipped` already, as not JavaScript).
+    fn read(
+        graph: &BunGraph,
+        budget: &Budget,
+        keep: impl Fn(&crate::bun::Module) -> bool,
+    ) -> EmbeddedTexts {
+        let mut by_name = Vec::new();
+        for m in graph.modules.iter().filter(|m| keep(m)) {
+            if m.is_javascript() || !matches!(m.loader, "text" | "file") {
+                continue;
+            }
+            let Ok(bytes) = graph.decoded(m, budget) else {
+                continue;
+            };
+            if bytes.len() > MAX_EMBEDDED_TEXT || bytes.contains(&0) {
+                continue;
+            }
+            if let Ok(text) = std::str::from_utf8(&bytes) {
+                by_name.push((m.name.to_string(), text.to_string()));
+            }
+        }
+        by_name.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        by_name.dedup_by(|a, b| a.0 == b.0);
+        EmbeddedTexts { by_name }
+    }
+
+    /// The text of the module named `name` exactly.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        let i = self
+            .by_name
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()?;
+        Some(&self.by_name[i].1)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
 }
 
 /// Modules at least this large are indexed on a thread of their own while
@@ -370,10 +436,18 @@ impl CodeIndex {
             timings.print += t.print;
             modules.push(m);
         }
+        // Read after the JavaScript, so that a build whose texts spend
+        // the decoding budget loses texts, not modules.
+        let texts = if matches!(depth, Depth::Print) {
+            EmbeddedTexts::default()
+        } else {
+            EmbeddedTexts::read(graph, budget, &keep)
+        };
         timings.wall = start.elapsed();
         Ok(CodeIndex {
             modules,
             skipped,
+            texts,
             timings,
             lookups: OnceLock::new(),
         })
@@ -505,6 +579,49 @@ mod tests {
     const SRC: &str = "/* lead */ var a = 1, b = { x: 1, y: [2, 3] };\n\
         function f(e, t) { if (e) { return `multi\nline` + t; } // tail\n return g(e, function () { return 1; }); }\n\
         class K { m() { return f(1, 2); } }\nexport { f as named };\n";
+
+    #[test]
+    fn shipped_texts_are_read_within_the_budget_and_only_when_they_are_text() {
+        // A frame that would pass the decoding budget, bytes that are not
+        // UTF-8 and a binary asset are left out; the JavaScript is still
+        // indexed, and a `pretty` (Depth::Print) reads no texts at all.
+        let bomb = zstd::encode_all(&vec![b'a'; 2 << 20][..], 3).unwrap();
+        let small = zstd::encode_all(&b"# Notes\n\nRead me."[..], 3).unwrap();
+        let mut g = BunGraph::single_js("/$bunfs/root/chunk-a.js", SRC.as_bytes());
+        g.modules[0].format = ModuleFormat::Esm;
+        let template = g.modules[0].clone();
+        let files: [(&str, &[u8], &'static str); 5] = [
+            ("/$bunfs/root/big-1.md.zst", &bomb, "file"),
+            ("/$bunfs/root/notes-2.md.zst", &small, "file"),
+            ("/$bunfs/root/plain-3.md", b"plain text", "text"),
+            ("/$bunfs/root/latin-4.txt", b"caf\xe9", "text"),
+            ("/$bunfs/root/lib-5.node", b"\x7fELF\0\0", "napi"),
+        ];
+        for (i, (name, contents, loader)) in files.into_iter().enumerate() {
+            g.modules.push(crate::bun::Module {
+                index: i + 1,
+                name,
+                contents,
+                loader,
+                ..template.clone()
+            });
+        }
+        let ci =
+            CodeIndex::build_filtered(&g, &Budget::new(1 << 20), |_| true, Depth::Lines).unwrap();
+        assert_eq!(ci.modules.len(), 1);
+        assert_eq!(ci.texts.len(), 2);
+        assert_eq!(
+            ci.texts.get("/$bunfs/root/notes-2.md.zst"),
+            Some("# Notes\n\nRead me.")
+        );
+        assert_eq!(ci.texts.get("/$bunfs/root/plain-3.md"), Some("plain text"));
+        assert_eq!(ci.texts.get("/$bunfs/root/big-1.md.zst"), None);
+        assert_eq!(ci.texts.get("/$bunfs/root/latin-4.txt"), None);
+        assert_eq!(ci.texts.get("plain-3.md"), None);
+        let printed =
+            CodeIndex::build_filtered(&g, &Budget::new(1 << 20), |_| true, Depth::Print).unwrap();
+        assert!(printed.texts.is_empty());
+    }
 
     fn build(depth: Depth) -> CodeIndex {
         let mut g = BunGraph::single_js("/$bunfs/root/chunk-a.js", SRC.as_bytes());

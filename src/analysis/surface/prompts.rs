@@ -24,7 +24,7 @@ use crate::analysis::diff::lines::DiffBudget;
 use crate::analysis::eval::parse_snippet;
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::flow::Flow;
-use crate::js::index::{FnId, LitKind, StringLit};
+use crate::js::index::{DefKind, FnId, LitKind, StringLit};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -997,7 +997,82 @@ fn composers(ci: &CodeIndex) -> Vec<(u32, Atom)> {
     out
 }
 
+/// The texts a module reads from files the build ships (see
+/// [`crate::js::code::EmbeddedTexts`]), each as if it were a literal where
+/// the call that reads it stands: a call whose first argument is the
+/// file's path (`load("/$bunfs/root/x.md")`), or a name bound to that path
+/// (`var p = "/$bunfs/root/x.md.zst"; var t = inflate(p, dir)`). The call
+/// is known by what it is handed — a path the graph holds as a text
+/// module — never by the reader's (minified) name.
+fn file_texts(ci: &CodeIndex, m: &IndexedModule) -> Vec<(StringLit, bool)> {
+    if ci.texts.is_empty() {
+        return Vec::new();
+    }
+    let bound_path = |name: &str, at: Option<FnId>| -> Option<&str> {
+        // The binding the call means (minified names are reused at every
+        // level), when it is the only one in its scope, to a literal.
+        let scope = m.index.binding_scope(name, at);
+        let defs = m.index.definitions.get(name)?;
+        let mut own = defs
+            .iter()
+            .filter(|d| d.kind != DefKind::Assign && d.in_function == scope);
+        let (Some(def), None) = (own.next(), own.next()) else {
+            return None;
+        };
+        let (lo, hi) = def.value?;
+        let i = m.index.strings.binary_search_by_key(&lo, |s| s.lo).ok()?;
+        let s = &m.index.strings[i];
+        (s.hi == hi && s.kind == LitKind::String).then_some(s.value.as_str())
+    };
+    let mut out = Vec::new();
+    for c in &m.index.calls {
+        let Some(a) = &c.arg0 else { continue };
+        let path = match (&a.string, &a.ident) {
+            (Some(p), _) => p.as_str(),
+            (None, Some(name)) => match bound_path(name, c.in_function) {
+                Some(p) => p,
+                None => continue,
+            },
+            _ => continue,
+        };
+        let Some(text) = ci.texts.get(path) else {
+            continue;
+        };
+        let lit = StringLit {
+            value: text.to_string(),
+            kind: LitKind::String,
+            lo: c.lo,
+            hi: c.hi,
+            in_function: c.in_function,
+            flow: c.flow.clone(),
+        };
+        out.push((lit, is_document(path)));
+    }
+    out
+}
+
+/// Whether a shipped file is a document (Markdown, or plain text that is
+/// not code renamed): `SKILL-1a2b.md`, `README-1a2b.md.zst`,
+/// `plan-1a2b.txt` are; `state.js-1a2b.txt`, `shell.d.ts-1a2b.txt.zst`
+/// (code the text loader took, its own extension kept before the hash)
+/// and `probe-1a2b.py.zst` are not.
+fn is_document(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let name = name.strip_suffix(".zst").unwrap_or(name);
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    match ext {
+        "md" => true,
+        "txt" => !stem.contains('.'),
+        _ => false,
+    }
+}
+
 pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
+    // Before the tracer, which borrows them as it borrows the index.
+    let loaded: Vec<Vec<(StringLit, bool)>> =
+        ci.modules.iter().map(|m| file_texts(ci, m)).collect();
     let mut tracer = Tracer::with_user(ci, is_sink_mark, is_user_mark)
         .with_generic(is_text_block_mark)
         .watching(composers(ci));
@@ -1012,7 +1087,11 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
             .iter()
             .filter(|s| is_text(&s.value))
             .filter_map(|s| {
-                sink_for(ci, &mut tracer, &delivered, mi as u32, s, tool_calls).map(|k| (s, k))
+                let text = Text {
+                    lit: s,
+                    prose: true,
+                };
+                sink_for(ci, &mut tracer, &delivered, mi as u32, text, tool_calls).map(|k| (s, k))
             })
             .collect();
         // A literal inside a model-facing template's `${…}` is a text of
@@ -1039,8 +1118,30 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
                 open.push(i);
             }
         }
+        // Texts read from files are whole texts: none is a piece of a
+        // template, and the path literal inside the call is not prose.
+        for (s, document) in loaded[mi].iter().filter(|(s, _)| is_text(&s.value)) {
+            let text = Text {
+                lit: s,
+                prose: *document,
+            };
+            if let Some(sink) = sink_for(ci, &mut tracer, &delivered, mi as u32, text, tool_calls) {
+                found.push(found_at(m, s, sink));
+            }
+        }
     }
     assign_ids(found)
+}
+
+/// A text to place: a literal, or a file's text where the call reading it
+/// stands.
+#[derive(Clone, Copy)]
+struct Text<'a> {
+    lit: &'a StringLit,
+    /// Whether the prose rule may take it when it reaches no place: not
+    /// for a file of code (a script, type declarations, JSON) that a
+    /// skill ships, whose comments read as prose.
+    prose: bool,
 }
 
 /// Where a literal goes decides whether it is a prompt, and its kind; a
@@ -1051,9 +1152,10 @@ fn sink_for<'a>(
     tracer: &mut Tracer<'a>,
     delivered: &Delivered,
     mi: u32,
-    s: &'a StringLit,
+    text: Text<'a>,
     tool_calls: &[bool],
 ) -> Option<Sink> {
+    let s = text.lit;
     let reach = tracer.trace(mi, &s.flow, s.in_function, s.lo);
     if let Some(mut sink) = sink_of(ci, &reach, delivered) {
         // A skill file is a skill's body however it is delivered: a skill
@@ -1071,7 +1173,7 @@ fn sink_for<'a>(
         // reads it (as it reads the other results, kind reminder).
         return Some(Sink::of(kinds::SYSTEM_REMINDER));
     }
-    if !prose::is_prompt(&s.value) {
+    if !text.prose || !prose::is_prompt(&s.value) {
         return None;
     }
     // A schema's description marked `@internal` documents a protocol's
@@ -2811,6 +2913,96 @@ Me({ note: "Check the three files again before you answer." });
             Some(kinds::AGENT)
         );
         assert_eq!(kind_of(&v, "Shown in the list"), None);
+    }
+
+    #[test]
+    fn a_text_the_build_ships_as_a_file_is_read_where_its_path_is_loaded() {
+        // A code-split build ships skills' bodies and reference documents
+        // as modules of their own, read by path: the path handed to a
+        // loader at once, or bound to a name first and inflated (zstd).
+        // Each text is placed where the call that reads it stands. A
+        // script reaching no place is not taken by the prose rule (its
+        // comments read as prose); a document is.
+        let main = r#"
+import { load, inflate } from "./chunk-io.js";
+var Fp = "/$bunfs/root/guide-1a2b.md.zst";
+var Fg = inflate(Fp, import.meta.dirname);
+var Fs = load("/$bunfs/root/SKILL-9z8y.md");
+var Ft = load("/$bunfs/root/tool.mjs-4c5d.txt");
+var Fu = load("/$bunfs/root/helper.mjs-6f6f.txt");
+var Fn = load("/$bunfs/root/notes-7e7e.md");
+var Fq = { "ref/guide.md": Fg, "scripts/tool.mjs": Ft };
+var Fk = { type: "prompt", name: "tidy", source: "builtin", description: "Tidy the files",
+  files: Fq,
+  async getPromptForCommand(){ return [{ type: "text", text: Fs }]; } };
+function Fw(Fx){ let Fp = "not a path"; return Fx + Fp; }
+export { Fk, Fu, Fn, Fw };
+"#;
+        let io = r#"
+export function load(p) { return import.meta.require(p); }
+export function inflate(p, d) { return String(p + d); }
+"#;
+        let guide = zstd::encode_all(
+            &b"# Guide\n\nHow the parts fit together, in three short steps you follow."[..],
+            3,
+        )
+        .unwrap();
+        let files: [(&str, &[u8], &'static str); 5] = [
+            ("/$bunfs/root/guide-1a2b.md.zst", &guide, "file"),
+            (
+                "/$bunfs/root/SKILL-9z8y.md",
+                b"Tidy every file the user names, one at a time, and report each change.",
+                "text",
+            ),
+            (
+                "/$bunfs/root/tool.mjs-4c5d.txt",
+                b"// Lays out the files you asked for, then checks each of them twice.\nexport const x = 1;",
+                "text",
+            ),
+            (
+                "/$bunfs/root/helper.mjs-6f6f.txt",
+                b"// Reads the files you named and prints what you should change in them, one line for each file, \
+                  with the reason you gave and the change you asked for, so that you can read them over before \
+                  anything is written back to the folder you chose\nexport const y = 2;",
+                "text",
+            ),
+            (
+                "/$bunfs/root/notes-7e7e.md",
+                b"When you tidy a folder, you keep the files the user has marked as pinned where they are, \
+                  you move the others into the folders their names suggest, and you say at the end which files \
+                  you moved, where to, and which you left alone because you were not sure.",
+                "text",
+            ),
+        ];
+        let ci = testjs::chunks_with_files(
+            &[
+                ("/$bunfs/root/chunk-main.js", main),
+                ("/$bunfs/root/chunk-io.js", io),
+            ],
+            &files,
+        );
+        assert_eq!(ci.texts.len(), 5);
+        let v = find(&ci);
+        let guide = by_text(&v, "How the parts fit together").expect("the inflated document");
+        assert_eq!(guide.kind, kinds::DATA);
+        assert_eq!(guide.owner.as_deref(), Some("ref/guide.md"));
+        let skill = by_text(&v, "Tidy every file the user").expect("the skill's body");
+        assert_eq!(skill.kind, kinds::SKILL);
+        assert_eq!(skill.owner.as_deref(), Some("tidy"));
+        // The site is the call that reads the file.
+        let m = &ci.modules[testjs::module(&ci, "chunk-main.js")];
+        let at = skill.sites[0].offset as usize;
+        assert!(m.source()[at..].starts_with("load(\"/$bunfs/root/SKILL-9z8y.md\")"));
+        // A script in a skill's file table is the skill's data, as an
+        // inline one is; one reaching nothing is not taken as prose.
+        assert_eq!(
+            kind_of(&v, "// Lays out the files").as_deref(),
+            Some(kinds::DATA)
+        );
+        assert!(by_text(&v, "// Reads the files you named").is_none());
+        assert!(by_text(&v, "When you tidy a folder").is_some());
+        // Not a file's path: the shadowing binding is not read.
+        assert!(v.iter().all(|p| !p.text.contains("not a path")));
     }
 
     #[test]
