@@ -168,6 +168,10 @@ struct Lookups {
 pub struct EmbeddedTexts {
     /// (module name, text), sorted by name.
     by_name: Vec<(String, String)>,
+    /// The names' first bytes and lengths: every string literal of a build
+    /// is asked whether it names a text, and almost none does.
+    first_bytes: [u64; 4],
+    lengths: (usize, usize),
 }
 
 /// A text module larger than this is not read as a text: the largest real
@@ -202,11 +206,30 @@ impl EmbeddedTexts {
         }
         by_name.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         by_name.dedup_by(|a, b| a.0 == b.0);
-        EmbeddedTexts { by_name }
+        let mut first_bytes = [0u64; 4];
+        let mut lengths = (usize::MAX, 0);
+        for (name, _) in &by_name {
+            if let Some(&b) = name.as_bytes().first() {
+                first_bytes[(b >> 6) as usize] |= 1 << (b & 63);
+            }
+            lengths = (lengths.0.min(name.len()), lengths.1.max(name.len()));
+        }
+        EmbeddedTexts {
+            by_name,
+            first_bytes,
+            lengths,
+        }
     }
 
     /// The text of the module named `name` exactly.
     pub fn get(&self, name: &str) -> Option<&str> {
+        let first = *name.as_bytes().first()?;
+        if self.first_bytes[(first >> 6) as usize] & (1 << (first & 63)) == 0
+            || name.len() < self.lengths.0
+            || name.len() > self.lengths.1
+        {
+            return None;
+        }
         let i = self
             .by_name
             .binary_search_by(|(n, _)| n.as_str().cmp(name))
