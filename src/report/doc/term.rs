@@ -126,34 +126,49 @@ pub(super) fn clean(s: &str) -> String {
 
 /// An inline's spans, escaped, cut to `width` columns, painted.
 pub(super) fn term_inline(i: &Inline, p: &Paint, width: Option<usize>) -> String {
-    let mut left = width.unwrap_or(usize::MAX);
-    let total: usize = i.0.iter().map(|s| cols(&clean(s.text()))).sum();
-    let cut = total > left;
-    if cut {
-        left = left.saturating_sub(1);
-    }
+    term_inline_sized(i, p, width, inline_cols(i)).0
+}
+
+/// The columns an inline takes once escaped.
+fn inline_cols(i: &Inline) -> usize {
+    i.0.iter().map(|s| cols(&escape::display(s.text()))).sum()
+}
+
+/// [`term_inline`] of an inline `total` columns wide (its
+/// [`inline_cols`]), and the columns the result shows: a table of ten
+/// thousand rows measures each cell once, not again to lay it out.
+fn term_inline_sized(i: &Inline, p: &Paint, width: Option<usize>, total: usize) -> (String, usize) {
+    let width = width.unwrap_or(usize::MAX);
+    let cut = total > width;
+    let mut left = if cut { width.saturating_sub(1) } else { width };
+    let mut shown = 0;
     let mut out = String::new();
     for span in &i.0 {
         if left == 0 {
             break;
         }
-        let mut t = clean(span.text());
-        if cols(&t) > left {
+        let escaped = escape::display(span.text());
+        let mut w = cols(&escaped);
+        let mut t = escaped.into_owned();
+        if w > left {
             t = elide(&t, left + 1);
             t.pop();
+            w = cols(&t);
         }
-        left -= cols(&t);
-        out.push_str(&match span {
-            Span::Text(_) | Span::Link { code: false, .. } => t,
-            Span::Code(_) | Span::Link { code: true, .. } => p.sgr("36", &t),
-            Span::Strong(_) => p.sgr("1", &t),
-            Span::Status(st, _) => p.sgr(st.sgr(), &t),
-        });
+        left -= w;
+        shown += w;
+        match span {
+            Span::Text(_) | Span::Link { code: false, .. } => out.push_str(&t),
+            Span::Code(_) | Span::Link { code: true, .. } => out.push_str(&p.sgr("36", &t)),
+            Span::Strong(_) => out.push_str(&p.sgr("1", &t)),
+            Span::Status(st, _) => out.push_str(&p.sgr(st.sgr(), &t)),
+        }
     }
     if cut {
         out.push('…');
+        shown += 1;
     }
-    out
+    (out, shown)
 }
 
 /// An inline laid out in lines of at most `width` columns, broken at
@@ -254,9 +269,14 @@ pub(super) fn term_table(o: &mut String, tb: &Table, p: &Paint, t: &Term, indent
     // after something from the build).
     let titles: Vec<String> = tb.columns.iter().map(|c| clean(&c.title)).collect();
     let mut w: Vec<usize> = titles.iter().map(|t| cols(t)).collect();
-    for r in rows {
-        for (i, c) in r.iter().enumerate().take(n) {
-            w[i] = w[i].max(cols(&clean(&c.plain())));
+    // Each cell measured once, for the widths and again for its padding.
+    let measured: Vec<Vec<usize>> = rows
+        .iter()
+        .map(|r| r.iter().take(n).map(inline_cols).collect())
+        .collect();
+    for r in &measured {
+        for (i, &c) in r.iter().enumerate() {
+            w[i] = w[i].max(c);
         }
     }
     if let Some(width) = t.width {
@@ -272,11 +292,11 @@ pub(super) fn term_table(o: &mut String, tb: &Table, p: &Paint, t: &Term, indent
             .collect();
         fit(&mut w, &mins, width.saturating_sub(indent));
     }
-    let line = |o: &mut String, cells: Vec<String>| {
+    // Each cell rendered with the columns it shows.
+    let line = |o: &mut String, cells: Vec<(String, usize)>| {
         let mut s = " ".repeat(indent);
-        for (i, c) in cells.iter().enumerate() {
-            let vis = cols(&strip_sgr(c));
-            let pad = w[i].saturating_sub(vis);
+        for (i, (c, vis)) in cells.iter().enumerate() {
+            let pad = w[i].saturating_sub(*vis);
             let last = i + 1 == n;
             if tb.columns[i].kind == Kind::Number {
                 s.push_str(&" ".repeat(pad));
@@ -299,18 +319,21 @@ pub(super) fn term_table(o: &mut String, tb: &Table, p: &Paint, t: &Term, indent
         titles
             .iter()
             .enumerate()
-            .map(|(i, t)| p.sgr("1", &elide(t, w[i])))
+            .map(|(i, t)| {
+                let t = elide(t, w[i]);
+                let vis = cols(&t);
+                (p.sgr("1", &t), vis)
+            })
             .collect(),
     );
-    line(o, w.iter().map(|&k| "-".repeat(k)).collect());
-    for r in rows {
+    line(o, w.iter().map(|&k| ("-".repeat(k), k)).collect());
+    for (r, m) in rows.iter().zip(&measured) {
         line(
             o,
             (0..n)
-                .map(|i| {
-                    r.get(i)
-                        .map(|c| term_inline(c, p, Some(w[i])))
-                        .unwrap_or_default()
+                .map(|i| match (r.get(i), m.get(i)) {
+                    (Some(c), Some(&total)) => term_inline_sized(c, p, Some(w[i]), total),
+                    _ => (String::new(), 0),
                 })
                 .collect(),
         );
@@ -330,6 +353,7 @@ pub(super) fn term_table(o: &mut String, tb: &Table, p: &Paint, t: &Term, indent
 }
 
 /// The visible part of a rendered cell.
+#[cfg(test)]
 pub(super) fn strip_sgr(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;

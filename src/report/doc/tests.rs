@@ -45,6 +45,54 @@ fn terminal_fits_the_width_and_escapes() {
 }
 
 #[test]
+fn table_columns_line_up_whatever_the_cells_hold() {
+    // Coloured code, wide characters, characters shown escaped, a cell cut
+    // to fit, a cell of several spans: the third column starts at the same
+    // display column on every line, coloured or not.
+    let mut tb = Table::new(vec![
+        Column::new("name", Kind::Code),
+        Column::new("n", Kind::Number),
+        Column::new("note", Kind::Text),
+    ]);
+    let mut two = Inline::code("ab");
+    two.0.push(Span::Text("-cd".into()));
+    for (name, n, note) in [
+        (Inline::code("short"), 1u64, "plain"),
+        (Inline::code("漢字の名前"), 22, "wide"),
+        (Inline::code("tab\there"), 333, "escaped"),
+        (Inline::code("x".repeat(80)), 4444, "cut"),
+        (two, 5, "spans"),
+    ] {
+        tb.row(vec![name, fmt::num(n).into(), note.into()]);
+    }
+    let mut d = Doc::new("T");
+    d.section("s", "Section", vec![Block::Table(tb)]);
+    for color in [false, true] {
+        let out = d.terminal(&Term {
+            color,
+            width: Some(50),
+        });
+        let starts: Vec<usize> = out
+            .lines()
+            .map(strip_sgr)
+            .filter(|l| {
+                ["plain", "wide", "escaped", "cut", "spans", "note"]
+                    .iter()
+                    .any(|w| l.ends_with(w))
+            })
+            .map(|l| {
+                let text = l.trim_end();
+                let last = text.rsplit("  ").next().unwrap();
+                cols(&text[..text.len() - last.len()])
+            })
+            .collect();
+        assert_eq!(starts.len(), 6, "{out}");
+        assert!(starts.windows(2).all(|p| p[0] == p[1]), "{starts:?}\n{out}");
+        assert!(out.lines().all(|l| cols(&strip_sgr(l)) <= 50), "{out}");
+    }
+}
+
+#[test]
 fn markdown_and_html_escape() {
     let d = sample();
     let md = d.markdown();
