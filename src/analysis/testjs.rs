@@ -20,19 +20,7 @@ pub fn script(src: &str) -> CodeIndex {
 /// Index ES module chunks, `(name, source)`; names are full bunfs paths
 /// (`/$bunfs/root/chunk-a.js`) so `./chunk-a.js` imports resolve.
 pub fn chunks(chunks: &[(&str, &str)]) -> CodeIndex {
-    let (first, rest) = chunks.split_first().expect("at least one chunk");
-    let mut g = BunGraph::single_js(first.0, first.1.as_bytes());
-    g.modules[0].format = ModuleFormat::Esm;
-    let template = g.modules[0].clone();
-    for (i, (name, src)) in rest.iter().enumerate() {
-        g.modules.push(crate::bun::Module {
-            index: i + 1,
-            name,
-            contents: src.as_bytes(),
-            ..template.clone()
-        });
-    }
-    build(&g)
+    chunks_with_files(chunks, &[])
 }
 
 /// Index ES module chunks beside text files the build ships, `(name,
@@ -45,16 +33,9 @@ pub fn chunks_with_files(
     let (first, rest) = chunks.split_first().expect("at least one chunk");
     let mut g = BunGraph::single_js(first.0, first.1.as_bytes());
     g.modules[0].format = ModuleFormat::Esm;
-    let template = g.modules[0].clone();
     let js = rest.iter().map(|(name, src)| (*name, src.as_bytes(), "js"));
-    for (i, (name, contents, loader)) in js.chain(files.iter().copied()).enumerate() {
-        g.modules.push(crate::bun::Module {
-            index: i + 1,
-            name,
-            contents,
-            loader,
-            ..template.clone()
-        });
+    for (name, contents, loader) in js.chain(files.iter().copied()) {
+        g.push_like_first(name, contents, loader);
     }
     build(&g)
 }

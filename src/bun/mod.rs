@@ -136,6 +136,21 @@ impl<'a> BunGraph<'a> {
         }
     }
 
+    /// One more module like the first (its encoding and format), named
+    /// `name`, holding `contents` for `loader`: how tests build a graph of
+    /// chunks and shipped files.
+    #[cfg(test)]
+    pub fn push_like_first(&mut self, name: &'a str, contents: &'a [u8], loader: &'static str) {
+        let first = self.modules[0].clone();
+        self.modules.push(Module {
+            index: self.modules.len(),
+            name,
+            contents,
+            loader,
+            ..first
+        });
+    }
+
     /// Parse a payload (from its first data byte through the trailer).
     pub fn parse(payload: &'a [u8]) -> Result<BunGraph<'a>, GraphError> {
         let n = payload.len();

@@ -201,7 +201,16 @@ impl EmbeddedTexts {
                 continue;
             }
             if let Ok(text) = std::str::from_utf8(&bytes) {
-                by_name.push((m.name.to_string(), text.to_string()));
+                // A Windows build ships its files with CRLF line endings
+                // where every other build has LF; its JavaScript literals
+                // are the same as theirs. Read as LF, the same text is the
+                // same prompt on every platform.
+                let text = if text.contains("\r\n") {
+                    text.replace("\r\n", "\n")
+                } else {
+                    text.to_string()
+                };
+                by_name.push((m.name.to_string(), text));
             }
         }
         by_name.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -612,22 +621,15 @@ mod tests {
         let small = zstd::encode_all(&b"# Notes\n\nRead me."[..], 3).unwrap();
         let mut g = BunGraph::single_js("/$bunfs/root/chunk-a.js", SRC.as_bytes());
         g.modules[0].format = ModuleFormat::Esm;
-        let template = g.modules[0].clone();
         let files: [(&str, &[u8], &'static str); 5] = [
             ("/$bunfs/root/big-1.md.zst", &bomb, "file"),
             ("/$bunfs/root/notes-2.md.zst", &small, "file"),
-            ("/$bunfs/root/plain-3.md", b"plain text", "text"),
+            ("/$bunfs/root/plain-3.md", b"plain\r\ntext\r\n", "text"),
             ("/$bunfs/root/latin-4.txt", b"caf\xe9", "text"),
             ("/$bunfs/root/lib-5.node", b"\x7fELF\0\0", "napi"),
         ];
-        for (i, (name, contents, loader)) in files.into_iter().enumerate() {
-            g.modules.push(crate::bun::Module {
-                index: i + 1,
-                name,
-                contents,
-                loader,
-                ..template.clone()
-            });
+        for (name, contents, loader) in files {
+            g.push_like_first(name, contents, loader);
         }
         let ci =
             CodeIndex::build_filtered(&g, &Budget::new(1 << 20), |_| true, Depth::Lines).unwrap();
@@ -637,7 +639,11 @@ mod tests {
             ci.texts.get("/$bunfs/root/notes-2.md.zst"),
             Some("# Notes\n\nRead me.")
         );
-        assert_eq!(ci.texts.get("/$bunfs/root/plain-3.md"), Some("plain text"));
+        // Line endings read as LF (a Windows build ships CRLF).
+        assert_eq!(
+            ci.texts.get("/$bunfs/root/plain-3.md"),
+            Some("plain\ntext\n")
+        );
         assert_eq!(ci.texts.get("/$bunfs/root/big-1.md.zst"), None);
         assert_eq!(ci.texts.get("/$bunfs/root/latin-4.txt"), None);
         assert_eq!(ci.texts.get("plain-3.md"), None);
