@@ -1115,7 +1115,7 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
         // piece of the template's: `part_of` it.
         let from = found.len();
         for (s, sink) in &texts {
-            found.push(found_at(m, s, sink.clone()));
+            found.push(found_at(m, s, &s.value, sink.clone()));
         }
         // Literals nest: in start order, the templates still open form a
         // stack whose top is the innermost around the next literal.
@@ -1142,13 +1142,7 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
                 prose: *document,
             };
             if let Some(sink) = sink_for(ci, &mut tracer, &delivered, mi as u32, text, tool_calls) {
-                found.push(Found {
-                    sink,
-                    text: value.to_string(),
-                    variables: Vec::new(),
-                    site: Site::at(m, s.lo),
-                    outer: None,
-                });
+                found.push(found_at(m, s, value, sink));
             }
         }
     }
@@ -1749,11 +1743,13 @@ pub fn add_setting_prompts(prompts: &mut Vec<Prompt>, settings: &[super::setting
     prompts.sort_by(|a, b| a.id.cmp(&b.id));
 }
 
-fn found_at(m: &IndexedModule, s: &StringLit, sink: Sink) -> Found {
+/// The text `value` of literal `s` (a file's literal holds none: the
+/// file's text is handed apart), found with `sink`.
+fn found_at(m: &IndexedModule, s: &StringLit, value: &str, sink: Sink) -> Found {
     let (text, variables) = if s.kind == LitKind::Template {
-        template(m, s).unwrap_or_else(|| (s.value.clone(), Vec::new()))
+        template(m, s).unwrap_or_else(|| (value.to_string(), Vec::new()))
     } else {
-        (s.value.clone(), Vec::new())
+        (value.to_string(), Vec::new())
     };
     Found {
         sink,
@@ -2965,7 +2961,7 @@ var Fq = { "ref/guide.md": Fg, "scripts/tool.mjs": Ft };
 var Fk = { type: "prompt", name: "tidy", source: "builtin", description: "Tidy the files",
   files: Fq,
   async getPromptForCommand(){ return [{ type: "text", text: Fs }]; } };
-function Fw(Fx){ let Fp = "not a path"; return Fx + Fp; }
+function Fw(Fp){ return { "other/guide.md": inflate(Fp, import.meta.dirname) }; }
 export { Fk, Fu, Fn, Fw };
 "#;
         let io = r#"
@@ -3031,8 +3027,13 @@ export function inflate(p, d) { return String(p + d); }
         );
         assert!(by_text(&v, "// Reads the files you named").is_none());
         assert!(by_text(&v, "When you tidy a folder").is_some());
-        // Not a file's path: the shadowing binding is not read.
-        assert!(v.iter().all(|p| !p.text.contains("not a path")));
+        // Inside `Fw` the name is its parameter, not the path: that call
+        // reads nothing, and the document has its one site.
+        assert_eq!(guide.sites.len(), 1);
+        assert!(
+            v.iter()
+                .all(|p| p.owner.as_deref() != Some("other/guide.md"))
+        );
     }
 
     #[test]

@@ -269,7 +269,8 @@ pub(super) fn term_table(o: &mut String, tb: &Table, p: &Paint, t: &Term, indent
     // after something from the build).
     let titles: Vec<String> = tb.columns.iter().map(|c| clean(&c.title)).collect();
     let mut w: Vec<usize> = titles.iter().map(|t| cols(t)).collect();
-    // Each cell measured once, for the widths and again for its padding.
+    // Each cell measured once: for the columns' widths, then handed to its
+    // rendering, which pads by the columns it shows.
     let measured: Vec<Vec<usize>> = rows
         .iter()
         .map(|r| r.iter().take(n).map(inline_cols).collect())
