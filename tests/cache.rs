@@ -59,6 +59,108 @@ fn real_builds_cold_then_warm() {
     }
 }
 
+/// A build with two prompts (a request's system prompt, a tool's
+/// description), one of them with quotes and a line break.
+const PROMPTS_JS: &str = r#"async function ask(client, question) {
+  return client.messages.create({
+    model: "claude-demo-1",
+    system: "You are a careful assistant.\nAnswer in \"one\" line.",
+    messages: [{ role: "user", content: question }],
+  });
+}
+var tool = { name: "DemoTool", description: "Reads a demo file and returns its lines.", inputSchema: {} };
+"#;
+
+/// `surface` reads the stored surface without its prompts' texts for the
+/// views that show none (text, Markdown, HTML), and with them for JSON and
+/// `--export`: every view prints warm what it prints cold.
+#[test]
+fn surface_reads_the_texts_only_for_the_views_that_show_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("prompts.js");
+    std::fs::write(&target, PROMPTS_JS).unwrap();
+    let target = target.to_str().unwrap();
+    let run = |cache: &Path, args: &[&str]| {
+        let out = bin()
+            .arg("surface")
+            .arg(target)
+            .args(args)
+            .args(["--quiet", "--cache-dir"])
+            .arg(cache)
+            .env("CC_TEARDOWN_CACHE", cache)
+            .env("CC_TEARDOWN_DEBUG", "store")
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert!(out.status.success(), "{args:?}: {err}");
+        (out.stdout, err)
+    };
+    let reference = |args: &[&str]| {
+        let out = bin()
+            .arg("surface")
+            .arg(target)
+            .args(args)
+            .args(["--quiet", "--no-cache"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    for (args, part) in [
+        (&["--format", "text"][..], "(Outline)"),
+        (&["--format", "md"][..], "(Outline)"),
+        (&["--format", "html"][..], "(Outline)"),
+        (&["--only", "env"][..], "(Outline)"),
+        (&["--json"][..], "(Surface)"),
+        (&["--json", "--only", "env"][..], "(Outline)"),
+        (&["--json", "--only", "prompts"][..], "(Surface)"),
+    ] {
+        let cache = tempfile::tempdir().unwrap();
+        let (cold, err) = run(cache.path(), args);
+        assert!(err.contains("computed"), "{args:?}: {err}");
+        assert_eq!(cold, reference(args), "{args:?}: the store changes nothing");
+        let (warm, err) = run(cache.path(), args);
+        assert!(
+            err.contains(&format!("{part} for")) && err.contains("read from the store"),
+            "{args:?}: reads {part}: {err}"
+        );
+        assert_eq!(warm, cold, "{args:?}: warm output is byte-identical");
+    }
+    // The texts come back under their own prompts.
+    let cache = tempfile::tempdir().unwrap();
+    run(cache.path(), &["--format", "text"]);
+    let (json, err) = run(cache.path(), &["--json"]);
+    assert!(err.contains("read from the store"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let texts: Vec<(&str, &str)> = v["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["kind"].as_str().unwrap(), p["text"].as_str().unwrap()))
+        .collect();
+    assert!(
+        texts.contains(&(
+            "system",
+            "You are a careful assistant.\nAnswer in \"one\" line."
+        )) && texts.contains(&(
+            "tool-description",
+            "Reads a demo file and returns its lines."
+        )),
+        "{texts:?}"
+    );
+    // --export writes the texts, read warm.
+    let out = dir.path().join("export");
+    run(cache.path(), &["--export", out.to_str().unwrap()]);
+    let exported: String = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        exported.contains("You are a careful assistant."),
+        "{exported}"
+    );
+}
+
 /// A diff where one side's facts come from the store and the other's are
 /// computed says what a diff of two computed sides says (a stored flag
 /// default of `null` once read back differently and made every such gate

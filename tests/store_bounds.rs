@@ -13,9 +13,10 @@ use std::time::{Duration, Instant};
 const PLATFORM: &str = "darwin-arm64";
 /// A build summary with nothing in it, as the binary writes one.
 const EMPTY_SUMMARY: &str = r#"{"counts":{},"flags":{},"prompt_bytes":0,"workflows":[]}"#;
-/// How the store writes a facts body (three zstd frames of JSON: the facts
-/// but their surface, the surface but its prompts, the prompts).
-const FACTS_ENCODING: &str = "json+zstd/core,surface,prompts";
+/// How the store writes a facts body (four zstd frames of JSON: the facts
+/// but their surface, the surface but its prompts, the prompts without
+/// their texts, the texts).
+const FACTS_ENCODING: &str = "json+zstd/core,surface,prompts,texts";
 
 struct Store {
     _dir: tempfile::TempDir,

@@ -124,13 +124,13 @@ impl Facts {
         }
     }
 
-    /// The facts as a store keeps them, in three parts of JSON: everything
-    /// but the surface, then the surface's two parts
+    /// The facts as a store keeps them, in four parts of JSON: everything
+    /// but the surface, then the surface's three parts
     /// ([`Surface::stored_parts`]). Kept apart so that a command reads only
     /// the part it shows: the surface is four fifths of a code-split
     /// build's facts (9.7 of 11.2 MB on 2.1.332), and `workflows`,
     /// `flags` or `gates` decoding it too put their warm runs over budget.
-    pub fn stored_parts(&self) -> serde_json::Result<[Vec<u8>; 3]> {
+    pub fn stored_parts(&self) -> serde_json::Result<[Vec<u8>; 4]> {
         /// [`Facts`] without its surface; read back as a `Facts` whose
         /// surface is empty (`#[serde(default)]`).
         #[derive(Serialize)]
@@ -159,15 +159,24 @@ impl Facts {
             gates,
         };
         let (core, surface) = rayon::join(|| serde_json::to_vec(&core), || surface.stored_parts());
-        let (rest, prompts) = surface?;
-        Ok([core?, rest, prompts])
+        let surface::StoredParts {
+            rest,
+            prompts,
+            texts,
+        } = surface?;
+        Ok([core?, rest, prompts, texts])
     }
 
     /// Facts read back from their stored parts (see [`Facts::stored_parts`]).
-    pub fn from_parts(core: &[u8], rest: &[u8], prompts: &[u8]) -> serde_json::Result<Facts> {
+    pub fn from_parts(
+        core: &[u8],
+        rest: &[u8],
+        prompts: &[u8],
+        texts: &[u8],
+    ) -> serde_json::Result<Facts> {
         let (core, surface) = rayon::join(
             || serde_json::from_slice::<Facts>(core),
-            || Surface::from_parts(rest, prompts),
+            || Surface::from_parts(rest, prompts, Some(texts)),
         );
         Ok(Facts {
             surface: surface?,
@@ -202,6 +211,11 @@ pub trait FactsCache: Sync {
     fn load_surface(&self, digest: &str) -> Option<Surface> {
         self.load(digest).map(|f| f.surface)
     }
+    /// The surface without its prompts' texts (each `text` may be empty):
+    /// what a view that shows no text needs.
+    fn load_outline(&self, digest: &str) -> Option<Surface> {
+        self.load_surface(digest)
+    }
     /// What a diff reads of the code, kept apart from the facts: only
     /// diffs need it, and it is some twenty times their size.
     fn load_code(&self, _digest: &str) -> Option<CodeFacts> {
@@ -217,6 +231,8 @@ pub enum Part {
     /// Everything but the surface: roles, workflows, flags, gates.
     Core,
     Surface,
+    /// The surface without its prompts' texts ([`Analysed::outline`]).
+    Outline,
 }
 
 /// One build, analysed at most once.
@@ -234,6 +250,8 @@ pub struct Analysed<'g> {
     core: OnceLock<Facts>,
     /// The surface alone, when only it was read from the cache.
     surface: OnceLock<Surface>,
+    /// The surface without its prompts' texts, when only it was read.
+    outline: OnceLock<Surface>,
     /// The facts were computed in this run (none of them is then read
     /// from the cache any more).
     computed: std::sync::atomic::AtomicBool,
@@ -277,6 +295,7 @@ impl<'g> Analysed<'g> {
             facts: OnceLock::new(),
             core: OnceLock::new(),
             surface: OnceLock::new(),
+            outline: OnceLock::new(),
             computed: Default::default(),
             code: OnceLock::new(),
             times: Mutex::new(Vec::new()),
@@ -347,7 +366,12 @@ impl<'g> Analysed<'g> {
                         let _ = self.surface.set(s);
                     }
                 }
-                Part::Core | Part::Surface => {}
+                Part::Outline if self.surface.get().is_none() && self.outline.get().is_none() => {
+                    if let Some(s) = cache.and_then(|c| c.load_outline(&self.digest)) {
+                        let _ = self.outline.set(s);
+                    }
+                }
+                Part::Core | Part::Surface | Part::Outline => {}
             }
         }
         let present = self.facts.get().is_some()
@@ -355,6 +379,7 @@ impl<'g> Analysed<'g> {
                 Part::Whole => false,
                 Part::Core => self.core.get().is_some(),
                 Part::Surface => self.surface.get().is_some(),
+                Part::Outline => self.surface.get().is_some() || self.outline.get().is_some(),
             };
         present && !self.computed.load(std::sync::atomic::Ordering::Relaxed)
     }
@@ -518,6 +543,23 @@ impl<'g> Analysed<'g> {
         }
         Ok(&self.facts()?.surface)
     }
+
+    /// The surface, whose prompts' texts may be empty (read without them
+    /// from the cache when it has them): for views that show no text.
+    pub fn outline(&self) -> Result<&Surface, JsError> {
+        if let Some(f) = self.facts.get() {
+            return Ok(&f.surface);
+        }
+        if let Some(s) = self.surface.get().or_else(|| self.outline.get()) {
+            return Ok(s);
+        }
+        if self.cached(Part::Outline)
+            && let Some(s) = self.surface.get().or_else(|| self.outline.get())
+        {
+            return Ok(s);
+        }
+        Ok(&self.facts()?.surface)
+    }
 }
 
 #[cfg(test)]
@@ -566,6 +608,10 @@ mod tests {
             self.reads.lock().unwrap().push("surface");
             self.facts.load(d).map(|f| f.surface)
         }
+        fn load_outline(&self, d: &str) -> Option<Surface> {
+            self.reads.lock().unwrap().push("outline");
+            self.facts.load(d).map(|f| f.surface)
+        }
     }
 
     #[test]
@@ -594,6 +640,34 @@ mod tests {
         warm.facts().unwrap();
         assert!(warm.facts_cached());
         assert_eq!(*cache.reads.lock().unwrap(), ["core", "surface", "whole"]);
+        assert!(!warm.parsed(), "nothing parsed on a warm run");
+    }
+
+    /// The outline (the surface without its texts) is its own read, never
+    /// taken for the surface; a surface already read serves as the outline.
+    #[test]
+    fn the_outline_is_read_alone_and_never_stands_for_the_surface() {
+        let g = BunGraph::single_js("/$bunfs/root/cli.js", SRC.as_bytes());
+        let budget = Budget::new(1 << 20);
+        let cache = Counting::default();
+        Analysed::new(&g, &budget, "d".into(), Some(&cache))
+            .facts()
+            .unwrap();
+        cache.reads.lock().unwrap().clear();
+        let warm = Analysed::new(&g, &budget, "d".into(), Some(&cache));
+        warm.outline().unwrap();
+        warm.outline().unwrap();
+        assert!(warm.cached(Part::Outline));
+        assert_eq!(*cache.reads.lock().unwrap(), ["outline"]);
+        warm.surface().unwrap();
+        warm.outline().unwrap();
+        assert_eq!(*cache.reads.lock().unwrap(), ["outline", "surface"]);
+        cache.reads.lock().unwrap().clear();
+        let warm = Analysed::new(&g, &budget, "d".into(), Some(&cache));
+        warm.surface().unwrap();
+        warm.outline().unwrap();
+        assert!(warm.cached(Part::Outline));
+        assert_eq!(*cache.reads.lock().unwrap(), ["surface"]);
         assert!(!warm.parsed(), "nothing parsed on a warm run");
     }
 

@@ -69,14 +69,19 @@ impl App {
         self.json.load(Ordering::Relaxed)
     }
 
-    /// Where and how this command's answer goes: `--json` wins, else
+    /// The format this command's answer takes: `--json` wins, else
     /// `--format`, else `default`.
-    pub fn output(&self, o: &OutputArgs, default: Format) -> Output {
-        let format = if self.g.json {
+    pub fn format(&self, o: &OutputArgs, default: Format) -> Format {
+        if self.g.json {
             Format::Json
         } else {
             o.format.unwrap_or(default)
-        };
+        }
+    }
+
+    /// Where and how this command's answer goes ([`App::format`]).
+    pub fn output(&self, o: &OutputArgs, default: Format) -> Output {
+        let format = self.format(o, default);
         if format == Format::Json {
             self.json.store(true, Ordering::Relaxed);
         }
@@ -246,6 +251,12 @@ impl App {
     /// The surface alone.
     pub fn surface<'a>(&self, an: &'a Analysed) -> anyhow::Result<&'a Surface> {
         self.part(an, Part::Surface, |an| an.surface())
+    }
+
+    /// The surface, whose prompts' texts may be empty: for a view that
+    /// shows none.
+    pub fn outline<'a>(&self, an: &'a Analysed) -> anyhow::Result<&'a Surface> {
+        self.part(an, Part::Outline, |an| an.outline())
     }
 
     /// A part of the facts, read from the store or computed (with the

@@ -1,4 +1,4 @@
-use super::format::OutputArgs;
+use super::format::{Format, OutputArgs};
 use super::{App, TargetArg};
 use crate::analysis::surface::{Kind, Surface};
 use crate::report::surface::{self, SurfaceView};
@@ -34,7 +34,15 @@ pub fn run(app: &App, a: &SurfaceArgs) -> anyhow::Result<i32> {
     let opened = app.open(&a.target.target)?;
     let build = app.build(&opened)?;
     let an = app.analyse(&build)?.last_use();
-    let s: &Surface = app.surface(&an)?;
+    // Only JSON and --export show the prompts' texts: the other views read
+    // the stored surface without them (more than half of what it holds).
+    let texts = a.export.is_some()
+        || (on(Kind::Prompts) && app.format(&a.out, Format::Text) == Format::Json);
+    let s: &Surface = if texts {
+        app.surface(&an)?
+    } else {
+        app.outline(&an)?
+    };
     if let Some(dir) = &a.export {
         surface::export(dir, a.force, build.version().best(), &s.prompts)?;
         errln!(

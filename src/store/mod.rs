@@ -691,27 +691,29 @@ fn file_parts(f: &FileIdentity, arch: &str, digest: &str) -> Parts {
     ])
 }
 
-/// How a facts body is written: three zstd frames of JSON, one after the
+/// How a facts body is written: four zstd frames of JSON, one after the
 /// other — the facts but their surface, the surface but its prompts, the
-/// prompts ([`Facts::stored_parts`]) — so that a command decodes only the
-/// part it shows, and the surface's two parts on both cores.
-pub(crate) const FACTS_ENCODING: &str = "json+zstd/core,surface,prompts";
+/// prompts without their texts, the texts ([`Facts::stored_parts`]) — so
+/// that a command decodes only the part it shows, and the surface's parts
+/// on both cores.
+pub(crate) const FACTS_ENCODING: &str = "json+zstd/core,surface,prompts,texts";
 
 fn encode(facts: &Facts) -> Option<Vec<u8>> {
-    let [core, rest, prompts] = facts.stored_parts().ok()?;
+    let [core, rest, prompts, texts] = facts.stored_parts().ok()?;
     let compress = |j: &[u8]| zstd::bulk::compress(j, ZSTD_LEVEL).ok();
-    let (core, (rest, prompts)) = rayon::join(
-        || compress(&core),
-        || rayon::join(|| compress(&rest), || compress(&prompts)),
+    let ((core, rest), (prompts, texts)) = rayon::join(
+        || rayon::join(|| compress(&core), || compress(&rest)),
+        || rayon::join(|| compress(&prompts), || compress(&texts)),
     );
     let mut body = core?;
     body.extend(rest?);
     body.extend(prompts?);
+    body.extend(texts?);
     Some(body)
 }
 
-/// A facts body's three frames, in their order; nothing may follow them.
-fn frames(body: &[u8]) -> Option<[&[u8]; 3]> {
+/// A facts body's four frames, in their order; nothing may follow them.
+fn frames(body: &[u8]) -> Option<[&[u8]; 4]> {
     let mut rest = body;
     let mut next = || {
         let n = zstd::zstd_safe::find_frame_compressed_size(rest).ok()?;
@@ -719,7 +721,7 @@ fn frames(body: &[u8]) -> Option<[&[u8]; 3]> {
         rest = after;
         Some(frame)
     };
-    let frames = [next()?, next()?, next()?];
+    let frames = [next()?, next()?, next()?, next()?];
     rest.is_empty().then_some(frames)
 }
 
@@ -729,17 +731,39 @@ fn part_json(frame: &[u8]) -> Option<Vec<u8>> {
     json_values_within(&json, MAX_FACTS_VALUES).then_some(json)
 }
 
-/// The surface's two parts, inflated side by side.
-fn surface_json(rest: &[u8], prompts: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
-    let (rest, prompts) = rayon::join(|| part_json(rest), || part_json(prompts));
-    Some((rest?, prompts?))
+/// The surface's parts as JSON ([`crate::analysis::surface::StoredParts`]),
+/// the texts only when they were asked for.
+struct SurfaceJson {
+    rest: Vec<u8>,
+    prompts: Vec<u8>,
+    texts: Option<Vec<u8>>,
+}
+
+/// The surface's parts, inflated side by side: the texts only when asked.
+fn surface_json(rest: &[u8], prompts: &[u8], texts: Option<&[u8]>) -> Option<SurfaceJson> {
+    let (rest, (prompts, texts)) = rayon::join(
+        || part_json(rest),
+        || rayon::join(|| part_json(prompts), || texts.map(part_json)),
+    );
+    let texts = match texts {
+        Some(t) => Some(t?),
+        None => None,
+    };
+    Some(SurfaceJson {
+        rest: rest?,
+        prompts: prompts?,
+        texts,
+    })
 }
 
 fn decode(body: &[u8]) -> Option<Facts> {
-    let [core, rest, prompts] = frames(body)?;
-    let (core, surface) = rayon::join(|| part_json(core), || surface_json(rest, prompts));
-    let (rest, prompts) = surface?;
-    Facts::from_parts(&core?, &rest, &prompts).ok()
+    let [core, rest, prompts, texts] = frames(body)?;
+    let (core, surface) = rayon::join(
+        || part_json(core),
+        || surface_json(rest, prompts, Some(texts)),
+    );
+    let s = surface?;
+    Facts::from_parts(&core?, &s.rest, &s.prompts, s.texts.as_deref()?).ok()
 }
 
 fn decode_core(body: &[u8]) -> Option<Facts> {
@@ -747,10 +771,11 @@ fn decode_core(body: &[u8]) -> Option<Facts> {
     serde_json::from_slice(&part_json(core)?).ok()
 }
 
-fn decode_surface(body: &[u8]) -> Option<Surface> {
-    let [_, rest, prompts] = frames(body)?;
-    let (rest, prompts) = surface_json(rest, prompts)?;
-    Surface::from_parts(&rest, &prompts).ok()
+/// The surface, with its prompts' texts or without them (an outline).
+fn decode_surface(body: &[u8], with_texts: bool) -> Option<Surface> {
+    let [_, rest, prompts, texts] = frames(body)?;
+    let s = surface_json(rest, prompts, with_texts.then_some(texts))?;
+    Surface::from_parts(&s.rest, &s.prompts, s.texts.as_deref()).ok()
 }
 
 /// The most JSON values (objects, arrays, scalars) a part of a facts body
@@ -948,7 +973,11 @@ impl FactsCache for FactsStore {
     }
 
     fn load_surface(&self, digest: &str) -> Option<Surface> {
-        decode_surface(&self.sealed_body(digest)?)
+        decode_surface(&self.sealed_body(digest)?, true)
+    }
+
+    fn load_outline(&self, digest: &str) -> Option<Surface> {
+        decode_surface(&self.sealed_body(digest)?, false)
     }
 
     fn load_code(&self, digest: &str) -> Option<CodeFacts> {

@@ -297,17 +297,36 @@ function mode() { return process.env.CC_DEMO_MODE ?? "plain"; }
 "#;
 
 #[test]
-fn a_part_of_the_facts_is_read_alone_and_a_body_is_its_three_frames() {
+fn a_part_of_the_facts_is_read_alone_and_a_body_is_its_four_frames() {
+    use crate::analysis::surface::prompts::Prompt;
     let dir = tempfile::tempdir().unwrap();
     let store = FactsStore::open(&FactsStore::path_in(dir.path())).unwrap();
     let g = BunGraph::single_js("/$bunfs/root/cli.js", PARTS_SRC.as_bytes());
     let budget = Budget::new(1 << 20);
-    let facts = crate::analysis::analysed::Analysed::new(&g, &budget, "p".into(), None)
+    let mut facts = crate::analysis::analysed::Analysed::new(&g, &budget, "p".into(), None)
         .facts()
         .unwrap()
         .clone();
     assert!(!facts.gates.is_empty(), "{facts:?}");
     assert!(!facts.surface.env.is_empty(), "{facts:?}");
+    // Two prompts, one of them with quotes and a line break in its text,
+    // to see each text come back under its own prompt.
+    let prompt = |id: &str, text: &str| Prompt {
+        id: id.into(),
+        kind: "system".into(),
+        title: format!("Title of {id}"),
+        owner: Some("owner".into()),
+        part_of: None,
+        text: text.into(),
+        bytes: text.len(),
+        tokens_estimate: text.len() / 4,
+        variables: Vec::new(),
+        sites: Vec::new(),
+    };
+    facts.surface.prompts = vec![
+        prompt("first", "You are \"one\".\nSecond line."),
+        prompt("second", "Another text."),
+    ];
     store.save("p", &facts);
     let whole = store.load("p").expect("stored");
     assert_eq!(format!("{whole:?}"), format!("{facts:?}"));
@@ -319,7 +338,16 @@ fn a_part_of_the_facts_is_read_alone_and_a_body_is_its_three_frames() {
     assert_eq!(format!("{core:?}"), format!("{without:?}"));
     let surface = store.load_surface("p").expect("the surface alone");
     assert_eq!(format!("{surface:?}"), format!("{:?}", whole.surface));
-    // A body is its three frames and nothing else: one more, or one cut
+    // The outline is the surface with every prompt's text empty, and
+    // nothing else changed.
+    let outline = store.load_outline("p").expect("the outline");
+    let mut textless = whole.surface.clone();
+    for p in &mut textless.prompts {
+        p.text.clear();
+    }
+    assert_eq!(format!("{outline:?}"), format!("{textless:?}"));
+    assert_eq!(outline.prompts[0].bytes, whole.surface.prompts[0].bytes);
+    // A body is its four frames and nothing else: one more, or one cut
     // short, is a miss.
     let body = store.sealed_body("p").unwrap();
     assert!(frames(&body).is_some());
@@ -329,5 +357,18 @@ fn a_part_of_the_facts_is_read_alone_and_a_body_is_its_three_frames() {
     assert!(decode(&longer).is_none() && decode_core(&longer).is_none());
     assert!(frames(&body[..body.len() - 1]).is_none());
     let [first, ..] = frames(&body).unwrap();
-    assert!(decode_surface(first).is_none(), "one frame is not a body");
+    assert!(
+        decode_surface(first, true).is_none() && decode_surface(first, false).is_none(),
+        "one frame is not a body"
+    );
+    // Texts that do not pair one to one with the prompts are a miss, not
+    // texts under the wrong ids.
+    let [core, rest, heads, _] = frames(&body).unwrap();
+    let mut short = [core, rest, heads].concat();
+    short.extend(zstd::bulk::compress(br#"["only one"]"#, 3).unwrap());
+    assert!(decode(&short).is_none() && decode_surface(&short, true).is_none());
+    assert!(
+        decode_surface(&short, false).is_some(),
+        "the outline reads no text"
+    );
 }

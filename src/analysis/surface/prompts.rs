@@ -44,11 +44,62 @@ pub struct Prompt {
     /// The id of the assembled text this one is a piece of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part_of: Option<String>,
+    /// Empty in a stored surface read without its texts (an outline:
+    /// [`super::Surface::from_parts`]).
+    #[serde(default)]
     pub text: String,
     pub bytes: usize,
     pub tokens_estimate: usize,
     pub variables: Vec<Variable>,
     pub sites: Vec<Site>,
+}
+
+/// A prompt as stored, without its text (stored apart: see
+/// [`super::Surface::stored_parts`]); read back as a [`Prompt`] whose text
+/// is empty.
+#[derive(Serialize)]
+pub(super) struct StoredHead<'a> {
+    id: &'a str,
+    kind: &'a str,
+    title: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    part_of: Option<&'a str>,
+    bytes: usize,
+    tokens_estimate: usize,
+    variables: &'a [Variable],
+    sites: &'a [Site],
+}
+
+impl<'a> StoredHead<'a> {
+    pub(super) fn of(p: &'a Prompt) -> StoredHead<'a> {
+        // Every field named: one added to `Prompt` fails to compile here
+        // rather than going unstored.
+        let Prompt {
+            id,
+            kind,
+            title,
+            owner,
+            part_of,
+            text: _,
+            bytes,
+            tokens_estimate,
+            variables,
+            sites,
+        } = p;
+        StoredHead {
+            id,
+            kind,
+            title,
+            owner: owner.as_deref(),
+            part_of: part_of.as_deref(),
+            bytes: *bytes,
+            tokens_estimate: *tokens_estimate,
+            variables,
+            sites,
+        }
+    }
 }
 
 /// An interpolation in a prompt and the expression it comes from.
