@@ -44,18 +44,24 @@ fn push_escaped(out: &mut String, c: char) {
     }
 }
 
+/// `s` with the characters `escape` picks escaped. `escape` picks among
+/// the unsafe characters only ([`is_unsafe`]), so only those are looked
+/// at: a value of plain ASCII is passed over in windows, not decoded
+/// character by character (a table of ten thousand rows escapes every
+/// cell).
 fn escape_where(s: &str, escape: impl Fn(char) -> bool) -> Cow<'_, str> {
-    if !s.chars().any(&escape) {
+    let mut hits = unsafe_chars(s).filter(|&(_, c)| escape(c)).peekable();
+    if hits.peek().is_none() {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        if escape(c) {
-            push_escaped(&mut out, c);
-        } else {
-            out.push(c);
-        }
+    let mut from = 0;
+    for (i, c) in hits {
+        out.push_str(&s[from..i]);
+        push_escaped(&mut out, c);
+        from = i + c.len_utf8();
     }
+    out.push_str(&s[from..]);
     Cow::Owned(out)
 }
 
@@ -77,7 +83,7 @@ pub fn text(s: &str) -> Cow<'_, str> {
 
 /// Whether [`text`] would change `s`.
 pub fn needs_escape(s: &str) -> bool {
-    s.chars().any(|c| c != '\n' && c != '\t' && is_unsafe(c))
+    unsafe_chars(s).any(|(_, c)| c != '\n' && c != '\t')
 }
 
 /// Pretty JSON whose strings are safe to print: serde_json escapes C0
@@ -258,6 +264,39 @@ mod tests {
             assert_eq!(unsafe_chars(&s).collect::<Vec<_>>(), expected, "pad {pad}");
         }
         assert_eq!(unsafe_chars("plain — π, “quoted”").count(), 0);
+    }
+
+    /// `display` and `text` escape through the byte scan exactly what a
+    /// character-by-character pass would.
+    #[test]
+    fn escaping_by_the_byte_scan_equals_a_pass_over_every_character() {
+        let by_char = |s: &str, escape: &dyn Fn(char) -> bool| {
+            let mut out = String::new();
+            for c in s.chars() {
+                if escape(c) {
+                    push_escaped(&mut out, c);
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        };
+        let all: String = (0..=0x3000u32).filter_map(char::from_u32).collect();
+        for s in [
+            all.as_str(),
+            "plain ascii",
+            "",
+            "tab\there\nand\u{202e}evil\u{7f}.js",
+        ] {
+            assert_eq!(display(s), by_char(s, &is_unsafe));
+            let layout = |c: char| c != '\n' && c != '\t' && is_unsafe(c);
+            assert_eq!(text(s), by_char(s, &layout));
+            assert_eq!(needs_escape(s), s.chars().any(layout));
+            assert_eq!(
+                matches!(display(s), Cow::Borrowed(_)),
+                !s.chars().any(is_unsafe)
+            );
+        }
     }
 }
 

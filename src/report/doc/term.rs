@@ -1,6 +1,7 @@
 //! The terminal renderer: escaped, coloured when asked, fitted to a width.
 
 use super::*;
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// How the terminal renderer writes.
@@ -110,10 +111,17 @@ pub struct Paint(pub bool);
 
 impl Paint {
     pub fn sgr(&self, code: &str, s: &str) -> String {
+        let mut out = String::new();
+        self.push_sgr(&mut out, code, s);
+        out
+    }
+
+    /// [`Paint::sgr`] written at the end of `out`.
+    pub fn push_sgr(&self, out: &mut String, code: &str, s: &str) {
         if self.0 && !s.is_empty() {
-            format!("\x1b[{code}m{s}\x1b[0m")
+            let _ = write!(out, "\x1b[{code}m{s}\x1b[0m");
         } else {
-            s.to_string()
+            out.push_str(s);
         }
     }
 }
@@ -149,19 +157,21 @@ fn term_inline_sized(i: &Inline, p: &Paint, width: Option<usize>, total: usize) 
         }
         let escaped = escape::display(span.text());
         let mut w = cols(&escaped);
-        let mut t = escaped.into_owned();
+        // Copied only when cut: most cells are shown whole.
+        let mut t = escaped;
         if w > left {
-            t = elide(&t, left + 1);
-            t.pop();
-            w = cols(&t);
+            let mut cut = elide(&t, left + 1);
+            cut.pop();
+            w = cols(&cut);
+            t = Cow::Owned(cut);
         }
         left -= w;
         shown += w;
         match span {
             Span::Text(_) | Span::Link { code: false, .. } => out.push_str(&t),
-            Span::Code(_) | Span::Link { code: true, .. } => out.push_str(&p.sgr("36", &t)),
-            Span::Strong(_) => out.push_str(&p.sgr("1", &t)),
-            Span::Status(st, _) => out.push_str(&p.sgr(st.sgr(), &t)),
+            Span::Code(_) | Span::Link { code: true, .. } => p.push_sgr(&mut out, "36", &t),
+            Span::Strong(_) => p.push_sgr(&mut out, "1", &t),
+            Span::Status(st, _) => p.push_sgr(&mut out, st.sgr(), &t),
         }
     }
     if cut {
@@ -294,25 +304,30 @@ pub(super) fn term_table(o: &mut String, tb: &Table, p: &Paint, t: &Term, indent
         fit(&mut w, &mins, width.saturating_sub(indent));
     }
     // Each cell rendered with the columns it shows.
+    // Written straight into the output (a table of ten thousand rows made
+    // a string a line and one a pad).
+    let spaces = |o: &mut String, k: usize| o.extend(std::iter::repeat_n(' ', k));
     let line = |o: &mut String, cells: Vec<(String, usize)>| {
-        let mut s = " ".repeat(indent);
+        let start = o.len();
+        spaces(o, indent);
         for (i, (c, vis)) in cells.iter().enumerate() {
             let pad = w[i].saturating_sub(*vis);
             let last = i + 1 == n;
             if tb.columns[i].kind == Kind::Number {
-                s.push_str(&" ".repeat(pad));
-                s.push_str(c);
+                spaces(o, pad);
+                o.push_str(c);
             } else {
-                s.push_str(c);
+                o.push_str(c);
                 if !last {
-                    s.push_str(&" ".repeat(pad));
+                    spaces(o, pad);
                 }
             }
             if !last {
-                s.push_str("  ");
+                o.push_str("  ");
             }
         }
-        o.push_str(s.trim_end());
+        let kept = o[start..].trim_end().len();
+        o.truncate(start + kept);
         o.push('\n');
     };
     line(
