@@ -190,7 +190,7 @@ pub fn bundled(ci: &CodeIndex, roles: &Roles, locator: &Locator) -> Vec<Workflow
             levels,
             levels_note,
             builder: BuilderRef {
-                name: f.name.clone(),
+                name: f.name.as_deref().map(str::to_string),
                 module: m.name.clone(),
                 raw_start: m.raw_pos(f.lo).0,
                 raw_end: m.raw_pos(f.hi.saturating_sub(1)).0,

@@ -36,11 +36,12 @@ pub enum Flow {
     /// The initial value of a binding, or a value assigned to it.
     Bind(Atom),
     /// Unpacked into the names of a pattern (`const [a, {b}] = …`): some
-    /// part goes to each.
-    Unpack(Box<[Atom]>),
-    /// Assigned to a member: `o.name = …` is key `name` of `o` (`this`
-    /// for `this.name = …`; empty when the object is not a name).
-    Store { key: Atom, obj: Atom },
+    /// part goes to each. (Boxed, as `Store` is: with them inline a place
+    /// took 24 bytes instead of 16, and a cold analysis of 2.1.332 keeps
+    /// millions of places in its chains.)
+    Unpack(Box<Vec<Atom>>),
+    /// Assigned to a member (see [`Member`]).
+    Store(Box<Member>),
     /// Returned from the enclosing function (a `return`, or an arrow's
     /// expression body).
     Return,
@@ -52,6 +53,14 @@ pub enum Flow {
     Discard,
 }
 
+/// A member a value is assigned to: `o.name = …` is key `name` of `o`
+/// (`this` for `this.name = …`; empty when the object is not a name).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Member {
+    pub key: Atom,
+    pub obj: Atom,
+}
+
 impl Flow {
     /// The last place recorded in a chain: a value that reaches it leaves
     /// the expression (bound, returned, thrown, dropped).
@@ -61,7 +70,7 @@ impl Flow {
             Flow::Bind(_)
                 | Flow::Unpack(_)
                 | Flow::Into(_)
-                | Flow::Store { .. }
+                | Flow::Store(_)
                 | Flow::Return
                 | Flow::Throw
                 | Flow::Discard

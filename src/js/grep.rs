@@ -63,7 +63,7 @@ fn fn_ref(m: &IndexedModule, lo: u32, originals: &HashMap<(&str, &str), &str>) -
             .name
             .as_deref()
             .and_then(|n| originals.get(&(m.name.as_str(), n)).map(|o| o.to_string())),
-        name: f.name.clone(),
+        name: f.name.as_deref().map(str::to_string),
         raw_line: m.raw_pos(f.lo).0,
         pretty_line: m.pretty_line(f.lo),
     })

@@ -64,7 +64,7 @@ impl CodeFacts {
                         let set: std::collections::BTreeSet<&str> = ci
                             .modules
                             .iter()
-                            .flat_map(|m| m.index.strings.iter().map(|s| s.value.as_str()))
+                            .flat_map(|m| m.index.strings.iter().map(|s| &*s.value))
                             .filter(|s| !s.trim().is_empty())
                             .collect();
                         set.into_iter().map(str::to_string).collect()

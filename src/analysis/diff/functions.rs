@@ -192,7 +192,7 @@ fn units_of(
             slot.insert(i, units.len());
             units.push(Unit {
                 module: mi as u32,
-                name: f.name.clone(),
+                name: f.name.as_deref().map(str::to_string),
                 original,
                 raw_line: m.raw_pos(f.lo).0,
                 pretty_line,

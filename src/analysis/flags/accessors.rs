@@ -145,7 +145,7 @@ impl<'a> Classifier<'a> {
             .index
             .calls_within(f.lo, f.hi)
             .iter()
-            .filter(|c| c.arg0.as_ref().and_then(|a| a.ident.as_deref()) == Some(p))
+            .filter(|c| c.arg0.as_ref().and_then(|a| a.ident().map(|i| &**i)) == Some(p))
             .collect();
         let mut result = AccessorKind::Other;
         for call in callees {

@@ -190,8 +190,7 @@ fn installed_kinds(
                         let arg = crate::js::index::Arg {
                             lo: at(span.lo),
                             hi: at(span.hi),
-                            ident: None,
-                            string: None,
+                            value: crate::js::index::ArgValue::Other,
                         };
                         registered_kind(cls, m, &arg)
                     }

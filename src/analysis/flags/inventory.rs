@@ -111,7 +111,7 @@ impl<'m> Constants<'m> {
             .index
             .calls
             .iter()
-            .filter_map(|c| c.arg0.as_ref().and_then(|a| a.ident.as_deref()))
+            .filter_map(|c| c.arg0.as_ref().and_then(|a| a.ident().map(|i| &**i)))
             .filter(|i| values.contains_key(i))
             .collect();
         Constants { values, at, used }
@@ -151,15 +151,18 @@ impl SiteReader<'_, '_> {
             {
                 continue;
             }
-            self.sites.entry(s.value.clone()).or_default().push(site(
-                m,
-                s.lo,
-                FlagKind::Other,
-                None,
-                None,
-                None,
-                self.originals,
-            ));
+            self.sites
+                .entry(s.value.to_string())
+                .or_default()
+                .push(site(
+                    m,
+                    s.lo,
+                    FlagKind::Other,
+                    None,
+                    None,
+                    None,
+                    self.originals,
+                ));
         }
     }
 
@@ -175,8 +178,8 @@ impl SiteReader<'_, '_> {
         let mut at_call: HashMap<u32, usize> = HashMap::new();
         for (ci_, c) in m.index.calls.iter().enumerate() {
             let Some(a0) = &c.arg0 else { continue };
-            let (flag, constant) = match (&a0.string, &a0.ident) {
-                (Some(s), _) if is_read_name(s) => (s.clone(), None),
+            let (flag, constant) = match (a0.string(), a0.ident()) {
+                (Some(s), _) if is_read_name(s) => (s.to_string(), None),
                 (_, Some(id)) => match constants.values.get(id.as_str()) {
                     Some(f) => (f.to_string(), Some(id.to_string())),
                     None => continue,
@@ -216,7 +219,7 @@ impl SiteReader<'_, '_> {
             if !is_flag_name(&flag) && (kind != FlagKind::Feature || shadowing.is_some()) {
                 continue;
             }
-            if a0.string.is_some() {
+            if a0.string().is_some() {
                 at_call.insert(a0.lo, ci_);
             }
             if kind != FlagKind::Config {
@@ -295,8 +298,8 @@ fn accessor_rows(
                 Some(tid),
                 ci.modules[tm].index.functions[tid as usize]
                     .name
-                    .clone()
-                    .unwrap_or(name),
+                    .as_deref()
+                    .map_or(name, str::to_string),
             ),
             None => (mi, None, name),
         };
@@ -373,10 +376,12 @@ fn site(
     originals: &HashMap<(&str, &str), &str>,
 ) -> FlagSite {
     let (raw_line, raw_col) = m.raw_pos(lo);
-    let function = m
-        .index
-        .enclosing_function(lo)
-        .and_then(|f| m.index.functions[f as usize].name.clone());
+    let function = m.index.enclosing_function(lo).and_then(|f| {
+        m.index.functions[f as usize]
+            .name
+            .as_deref()
+            .map(str::to_string)
+    });
     FlagSite {
         kind,
         module: m.name.clone(),

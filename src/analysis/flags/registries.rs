@@ -270,9 +270,11 @@ fn registrations(
                 .enclosing_function(c.lo)
                 .map(|f| &m.index.functions[f as usize])
             {
-                Some(f) if f.first_param().is_some() && a.ident.as_deref() == f.first_param() => {
+                Some(f)
+                    if f.first_param().is_some() && a.ident().map(|i| &**i) == f.first_param() =>
+                {
                     if let Some(n) = &f.name {
-                        wrappers.insert((*mi, n.clone()), (*mi, inst.clone()));
+                        wrappers.insert((*mi, n.to_string()), (*mi, inst.clone()));
                     }
                 }
                 _ => {
@@ -371,7 +373,7 @@ pub(super) fn registered_kind(
     m: usize,
     a: &crate::js::index::Arg,
 ) -> AccessorKind {
-    if let Some(id) = &a.ident {
+    if let Some(id) = a.ident() {
         return cls.kind(m, id);
     }
     let module = &cls.ci.modules[m];
@@ -392,7 +394,7 @@ pub(super) fn registered_kind(
         .index
         .calls_within(f.lo, f.hi)
         .iter()
-        .filter(|c| !c.member && c.arg0.as_ref().and_then(|x| x.ident.as_deref()) == Some(p))
+        .filter(|c| !c.member && c.arg0.as_ref().and_then(|x| x.ident().map(|i| &**i)) == Some(p))
         .map(|c| c.name.to_string())
         .collect();
     let mut k = AccessorKind::Other;
@@ -471,7 +473,7 @@ fn forwarding_methods(m: &IndexedModule, src: &str, at: usize, field: &str) -> V
             let s = &src[f.lo as usize..f.hi as usize];
             s.contains(reads.as_str())
         })
-        .filter_map(|f| f.name.clone())
+        .filter_map(|f| f.name.as_deref().map(str::to_string))
         .filter(|n| n != "register")
         .collect()
 }

@@ -192,7 +192,7 @@ pub fn discover(
                         .get(&(module.name.as_str(), n))
                         .map(|s| s.to_string())
                 }),
-                function: f.name.clone(),
+                function: f.name.as_deref().map(str::to_string),
                 role,
                 module: module.name.clone(),
                 raw_line: module.raw_pos(f.lo).0,
@@ -247,7 +247,7 @@ pub fn discover(
                 let mut candidates: Vec<FnId> = Vec::new();
                 for c in &m.index.calls {
                     if let (Some(f), Some(a)) = (c.in_function, &c.arg0)
-                        && (a.string.as_deref().is_some_and(is_flag_name) || a.ident.is_some())
+                        && (a.string().is_some_and(is_flag_name) || a.ident().is_some())
                         && !c.member
                         && !candidates.contains(&f)
                         && (m.index.functions[f as usize].hi - m.index.functions[f as usize].lo)

@@ -336,7 +336,7 @@ impl<'a> GateReader<'a> {
             .cloned()
             .collect();
         for c in calls {
-            if let Some(p) = c.arg0.as_ref().and_then(|a| a.string.as_deref()) {
+            if let Some(p) = c.arg0.as_ref().and_then(|a| a.string()) {
                 if p.starts_with("allow_") {
                     r.policy.insert(p.to_string());
                     continue;

@@ -206,12 +206,12 @@ impl<'a> Locator<'a> {
         let f = &module.index.functions[id as usize];
         let original = f.name.as_ref().and_then(|n| {
             self.originals
-                .get(&(module.name.clone(), n.clone()))
+                .get(&(module.name.clone(), n.to_string()))
                 .cloned()
         });
         RoleFunction {
             role,
-            name: f.name.clone(),
+            name: f.name.as_deref().map(str::to_string),
             original,
             module: module.name.clone(),
             raw_start: module.raw_pos(f.lo).0,

@@ -52,7 +52,7 @@ impl<'a> Locator<'a> {
                 .index
                 .strings
                 .iter()
-                .filter(|s| s.value == "built-in" && s.kind == LitKind::String)
+                .filter(|s| &*s.value == "built-in" && s.kind == LitKind::String)
             {
                 let Some(id) = s.in_function else { continue };
                 let f = &m.index.functions[id as usize];
@@ -69,7 +69,7 @@ impl<'a> Locator<'a> {
                     out.push(Registrar {
                         module: i,
                         function: id,
-                        name: f.name.clone().unwrap_or_default(),
+                        name: f.name.as_deref().unwrap_or_default().to_string(),
                     });
                 }
             }

@@ -100,7 +100,7 @@ impl Locator<'_> {
         let mut by_function: HashMap<FnId, Vec<&str>> = HashMap::new();
         for s in &imod.index.strings {
             if let Some(f) = s.in_function {
-                by_function.entry(f).or_default().push(s.value.as_str());
+                by_function.entry(f).or_default().push(&*s.value);
             }
         }
         for (i, f) in imod.index.functions.iter().enumerate() {

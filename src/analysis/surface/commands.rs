@@ -76,7 +76,10 @@ pub fn find(ci: &CodeIndex) -> Vec<Command> {
             {
                 if has(o, "getPromptForCommand")
                     && let Some(id) = ci.modules[m].index.enclosing_function(off)
-                    && let Some(fname) = ci.modules[m].index.functions[id as usize].name.clone()
+                    && let Some(fname) = ci.modules[m].index.functions[id as usize]
+                        .name
+                        .as_deref()
+                        .map(str::to_string)
                 {
                     let workflow = matches!(member(o, "kind"),
                         Some(Member::Value(Expr::Lit(Lit::Str(k)))) if &*k.value == "workflow");

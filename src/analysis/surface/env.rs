@@ -644,8 +644,8 @@ fn helper_calls(
                 _ => None,
             };
             let Some(arg) = arg else { continue };
-            let name = match (&arg.string, &arg.ident) {
-                (Some(s), _) => Some(s.clone()),
+            let name = match (arg.string(), arg.ident()) {
+                (Some(s), _) => Some(s.to_string()),
                 (None, Some(id)) => {
                     let ev = ev.get_or_insert_with(|| Evaluator::new(ci));
                     match ev.eval_span(mi, arg.lo, arg.hi) {
@@ -747,7 +747,7 @@ fn spec_keys(ci: &CodeIndex, mi: usize, readers: &HashSet<Helper>) -> (Vec<Read>
             };
             let Some(arg) = arg else { continue };
             let mut seen = HashSet::new();
-            match arg.ident.as_deref() {
+            match arg.ident().map(|i| &**i) {
                 Some(id) => match keys::keys_origin(m, mi, arg.lo, id, None) {
                     // Passed on from a parameter: that function reads it.
                     keys::Origin::Spec(h) => more.push(h),

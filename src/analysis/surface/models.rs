@@ -172,7 +172,7 @@ pub fn find(ci: &CodeIndex) -> Vec<Model> {
             // (prose, a message); in a regular expression or a comment it
             // is neither.
             let k = strings.partition_point(|s| s.lo <= off);
-            let own = k > 0 && strings[k - 1].lo == off && strings[k - 1].value == id;
+            let own = k > 0 && strings[k - 1].lo == off && *strings[k - 1].value == *id;
             let inside = !own
                 && strings[k.saturating_sub(8)..k]
                     .iter()

@@ -406,7 +406,7 @@ fn key_value(m: &IndexedModule, object: u32, key: &str) -> Option<String> {
         .find(|s| {
             matches!(s.flow.first(), Some(Flow::Key { key: k, object: o }) if *o == object && k == key)
         })
-        .map(|s| s.value.clone())
+        .map(|s| s.value.to_string())
 }
 
 /// Whether an object has the shape of a tool: a name, and a prompt or an
@@ -996,7 +996,7 @@ fn composers(ci: &CodeIndex) -> Vec<(u32, Atom)> {
     let mut names: Vec<(usize, &str)> = Vec::new();
     for (mi, m) in ci.modules.iter().enumerate() {
         for s in &m.index.strings {
-            if s.value != PROMPT_BOUNDARY {
+            if &*s.value != PROMPT_BOUNDARY {
                 continue;
             }
             match s.flow.first() {
@@ -1085,13 +1085,13 @@ fn file_texts<'c>(ci: &'c CodeIndex, m: &IndexedModule) -> Vec<(StringLit, &'c s
         let (lo, hi) = def.value?;
         let i = m.index.strings.binary_search_by_key(&lo, |s| s.lo).ok()?;
         let s = &m.index.strings[i];
-        (s.hi == hi && s.kind == LitKind::String).then_some(s.value.as_str())
+        (s.hi == hi && s.kind == LitKind::String).then_some(&*s.value)
     };
     let mut out = Vec::new();
     for c in &m.index.calls {
         let Some(a) = &c.arg0 else { continue };
-        let path = match (&a.string, &a.ident) {
-            (Some(p), _) => p.as_str(),
+        let path = match (a.string(), a.ident()) {
+            (Some(p), _) => p,
             (None, Some(name)) if bound.contains(name.as_str()) => {
                 match bound_path(name, c.in_function) {
                     Some(p) => p,
@@ -1104,7 +1104,7 @@ fn file_texts<'c>(ci: &'c CodeIndex, m: &IndexedModule) -> Vec<(StringLit, &'c s
             continue;
         };
         let lit = StringLit {
-            value: String::new(),
+            value: Box::default(),
             kind: LitKind::String,
             lo: c.lo,
             hi: c.hi,

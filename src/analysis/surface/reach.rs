@@ -1041,7 +1041,8 @@ impl<'a> Tracer<'a> {
                         }
                     }
                 }
-                Flow::Store { key, obj } => {
+                Flow::Store(to) => {
+                    let (key, obj) = (&to.key, &to.obj);
                     add(&mut r, Mark::Store(key.clone()));
                     // Read back as `o.key` / `this.key`.
                     let holder = if obj == "this" {
@@ -1065,7 +1066,7 @@ impl<'a> Tracer<'a> {
                     r.passes |= b.passes && scope.0 == at;
                 }
                 Flow::Unpack(names) => {
-                    for name in names {
+                    for name in names.iter() {
                         let scope = self.scope_at(m, name, at, pos);
                         let b = self.binding(m, name, scope);
                         r.extend(&b, 1);

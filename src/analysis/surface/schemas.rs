@@ -66,7 +66,7 @@ pub fn find(ci: &CodeIndex, taken: &BTreeSet<&str>) -> Vec<SchemaText> {
             let Some(a) = &d.arg0 else { continue };
             // The text written in the call, or a name bound once in the
             // module to a literal (`const note = "…"; x.describe(note)`).
-            let at = match &a.ident {
+            let at = match a.ident() {
                 None => Some((a.lo, a.hi)),
                 Some(n) => match m.index.definitions.get(n.as_str()).map(Vec::as_slice) {
                     Some([def]) => def.value,
@@ -213,7 +213,7 @@ impl<'m> Calls<'m> {
             if let Some(Flow::Key { key, object }) = f
                 && let Some(k) = NAME_KEYS.iter().position(|n| key == n)
             {
-                parts.entry(*object).or_default()[k].get_or_insert(s.value.as_str());
+                parts.entry(*object).or_default()[k].get_or_insert(&*s.value);
             }
         }
         let names = parts

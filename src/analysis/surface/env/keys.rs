@@ -651,7 +651,7 @@ fn namespace<'m>(
 ) -> Option<Vec<&'m crate::js::index::ExportEntry>> {
     let (lo, hi) = module.index.calls.iter().find_map(|c| {
         let a1 = c.arg1.as_ref()?;
-        (!c.member && c.args == 2 && c.arg0.as_ref()?.ident.as_deref() == Some(name))
+        (!c.member && c.args == 2 && c.arg0.as_ref()?.ident().map(|i| &**i) == Some(name))
             .then_some((a1.lo, a1.hi))
     })?;
     let entries: Vec<_> = module

@@ -57,16 +57,13 @@ pub(super) fn find(ci: &CodeIndex, known: &HashSet<&str>) -> Vec<Read> {
                 if !closed || run.len() < MIN_LIST || !run.iter().all(|s| env_shaped(&s.value)) {
                     continue;
                 }
-                let read = run
-                    .iter()
-                    .filter(|s| known.contains(s.value.as_str()))
-                    .count();
+                let read = run.iter().filter(|s| known.contains(&*s.value)).count();
                 if read * 2 < run.len() {
                     continue;
                 }
                 for s in run {
                     out.push(Read {
-                        name: s.value.clone(),
+                        name: s.value.to_string(),
                         how: "list",
                         default: None,
                         site: Site::at(m, s.lo),
