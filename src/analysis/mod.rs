@@ -12,7 +12,7 @@ pub mod roles;
 pub mod simulate;
 pub mod surface;
 #[cfg(test)]
-mod testjs;
+pub(crate) mod testjs;
 pub mod workflows;
 
 /// What the binary asks to be told when a build's analyses start (its

@@ -92,15 +92,52 @@ pub fn needs_escape(s: &str) -> bool {
 /// the same character: the data is unchanged. Strings are escaped as they
 /// are written, so a twelve-megabyte answer is never built to be scanned
 /// again.
-pub struct SafeJson<'a>(serde_json::ser::PrettyFormatter<'a>);
+pub struct SafeJson {
+    /// How deep the value being written is: each level indents two spaces.
+    depth: usize,
+    /// Whether the container being written has a value yet (so whether its
+    /// end goes on a line of its own), as serde_json's pretty printer keeps.
+    has_value: bool,
+}
 
-impl Default for SafeJson<'_> {
+impl Default for SafeJson {
     fn default() -> Self {
-        SafeJson(serde_json::ser::PrettyFormatter::new())
+        SafeJson::at_depth(0)
     }
 }
 
-impl serde_json::ser::Formatter for SafeJson<'_> {
+impl SafeJson {
+    /// A formatter for a value that stands `depth` levels deep in a larger
+    /// document: its own lines are indented as they would be there, so
+    /// pieces written apart (on several cores) join into the document the
+    /// whole would have been.
+    pub fn at_depth(depth: usize) -> SafeJson {
+        SafeJson {
+            depth,
+            has_value: false,
+        }
+    }
+}
+
+/// A line break and the indentation of the levels below, in one write
+/// (serde_json's pretty printer writes each level apart).
+pub fn new_line<W: ?Sized + std::io::Write>(w: &mut W, depth: usize) -> std::io::Result<()> {
+    const LINE: &[u8] = b"\n                                                                ";
+    let mut spaces = 2 * depth;
+    let first = spaces.min(LINE.len() - 1);
+    w.write_all(&LINE[..1 + first])?;
+    spaces -= first;
+    while spaces > 0 {
+        let n = spaces.min(LINE.len() - 1);
+        w.write_all(&LINE[1..1 + n])?;
+        spaces -= n;
+    }
+    Ok(())
+}
+
+// The layout is serde_json's pretty printer's (two spaces a level, `": "`
+// after a key, a container's end on a line of its own unless empty).
+impl serde_json::ser::Formatter for SafeJson {
     fn write_string_fragment<W: ?Sized + std::io::Write>(
         &mut self,
         w: &mut W,
@@ -115,41 +152,60 @@ impl serde_json::ser::Formatter for SafeJson<'_> {
         w.write_all(&fragment.as_bytes()[from..])
     }
 
-    // The layout is the pretty printer's.
     fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.begin_array(w)
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"[")
     }
     fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.end_array(w)
+        self.depth -= 1;
+        if self.has_value {
+            new_line(w, self.depth)?;
+        }
+        w.write_all(b"]")
     }
     fn begin_array_value<W: ?Sized + std::io::Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        self.0.begin_array_value(w, first)
+        if !first {
+            w.write_all(b",")?;
+        }
+        new_line(w, self.depth)
     }
-    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.end_array_value(w)
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
     }
     fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.begin_object(w)
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"{")
     }
     fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.end_object(w)
+        self.depth -= 1;
+        if self.has_value {
+            new_line(w, self.depth)?;
+        }
+        w.write_all(b"}")
     }
     fn begin_object_key<W: ?Sized + std::io::Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        self.0.begin_object_key(w, first)
+        if !first {
+            w.write_all(b",")?;
+        }
+        new_line(w, self.depth)
     }
     fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.begin_object_value(w)
+        w.write_all(b": ")
     }
-    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.0.end_object_value(w)
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
     }
 }
 

@@ -4,6 +4,48 @@
 use super::doc::{Block, Doc, Inline, Kind as Col, Table, fmt};
 use super::emit::View;
 use crate::analysis::surface::{Kind, Site, Surface};
+use serde::Serialize;
+use std::io::Write;
+
+impl SurfaceView<'_> {
+    fn write_json_on_both_cores(&self, w: &mut dyn Write) -> Result<(), serde_json::Error> {
+        use super::emit::write_json_list;
+        use super::escape::{SafeJson, new_line};
+        let io = serde_json::Error::io;
+        let field = |w: &mut dyn Write, first: bool, key: &str| {
+            if !first {
+                w.write_all(b",").map_err(io)?;
+            }
+            new_line(w, 1).map_err(io)?;
+            write!(w, "\"{key}\": ").map_err(io)
+        };
+        w.write_all(b"{").map_err(io)?;
+        field(w, true, "target")?;
+        let at_one = || SafeJson::at_depth(1);
+        self.target
+            .serialize(&mut serde_json::Serializer::with_formatter(
+                &mut *w,
+                at_one(),
+            ))?;
+        field(w, false, "version")?;
+        self.version
+            .serialize(&mut serde_json::Serializer::with_formatter(
+                &mut *w,
+                at_one(),
+            ))?;
+        macro_rules! list {
+            ($($name:ident),*) => {$(
+                if let Some(l) = self.$name {
+                    field(w, false, stringify!($name))?;
+                    write_json_list(w, l, 1)?;
+                }
+            )*};
+        }
+        list!(tools, prompts, env, settings, commands, models, schemas);
+        new_line(w, 0).map_err(io)?;
+        w.write_all(b"}\n").map_err(io)
+    }
+}
 
 #[derive(serde::Serialize)]
 pub struct SurfaceView<'a> {
@@ -31,6 +73,12 @@ pub struct SurfaceView<'a> {
 }
 
 impl View for SurfaceView<'_> {
+    /// The fields as serde writes them (the same names, order and
+    /// omissions: a test holds the two equal), each list on both cores.
+    fn write_json(&self, w: &mut dyn Write) -> Option<Result<(), serde_json::Error>> {
+        Some(self.write_json_on_both_cores(w))
+    }
+
     fn doc(&self) -> Doc {
         let s = self.surface;
         let mut d = Doc::new(Inline::from("Surface of ").c(self.target.clone())).bare();
@@ -260,4 +308,87 @@ fn table<'a>(
         t.text_row(cells);
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SurfaceView;
+    use crate::analysis::surface::{self, Kind};
+    use crate::report::emit::{View, to_json};
+
+    /// The surface's own JSON writer (lists on all cores) writes the bytes
+    /// serde does, whatever is asked for: every list, some, none, empty
+    /// lists, a missing version, and texts with characters both escape.
+    #[test]
+    fn the_json_written_on_all_cores_is_serdes() {
+        let ci = crate::analysis::testjs::script(
+            r#"
+            const probe = {
+              name: "Probe",
+              async prompt() { return "Use this tool to probe the files you are asked about, and report what you find to the user."; },
+              inputSchema: { type: "object", properties: { path: { type: "string", description: "The file to probe" } } },
+              async call(e) { return process.env.CC_FIXTURE_PROBE_DEPTH; },
+            };
+            const model = "claude-fixture-4-5";
+            "#,
+        );
+        let mut s = surface::extract(&ci);
+        let mut odd = s.prompts.first().cloned().expect("a prompt");
+        for (i, text) in [
+            "quote \" backslash \\ line\nbreak\ttab \u{1b}[2J",
+            "bidi \u{202e}override\u{2066} del \u{7f} c1 \u{9b} sep \u{2028} — “typographic” …",
+            "",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            odd.id = format!("odd-{i}");
+            odd.text = text.to_string();
+            s.prompts.push(odd.clone());
+        }
+        // Enough prompts for several runs on the cores.
+        for i in 0..300 {
+            odd.id = format!("many-{i}");
+            s.prompts.push(odd.clone());
+        }
+        let view = |version: Option<&str>, kinds: &[Kind], s: &surface::Surface| {
+            let on = |k: Kind| kinds.contains(&k);
+            let v = SurfaceView {
+                target: "npm:0.0.0/\u{202e}fixture".to_string(),
+                version: version.map(str::to_string),
+                tools: on(Kind::Tools).then_some(&s.tools[..]),
+                prompts: on(Kind::Prompts).then_some(&s.prompts[..]),
+                env: on(Kind::Env).then_some(&s.env[..]),
+                settings: on(Kind::Settings).then_some(&s.settings[..]),
+                commands: on(Kind::Commands).then_some(&s.commands[..]),
+                models: on(Kind::Models).then_some(&s.models[..]),
+                schemas: on(Kind::Schemas).then_some(&s.schemas[..]),
+                kinds: kinds.to_vec(),
+                surface: s,
+            };
+            let mut ours = Vec::new();
+            v.write_json(&mut ours)
+                .expect("a writer of its own")
+                .expect("JSON");
+            (
+                String::from_utf8(ours).expect("UTF-8"),
+                to_json(&v).expect("JSON"),
+            )
+        };
+        let empty = surface::Surface::default();
+        for (version, kinds, s) in [
+            (Some("2.1.0"), Kind::ALL.to_vec(), &s),
+            (None, Kind::ALL.to_vec(), &s),
+            (Some("2.1.0"), vec![Kind::Prompts], &s),
+            (Some("2.1.0"), vec![Kind::Env, Kind::Models], &s),
+            (None, vec![], &s),
+            (Some("2.1.0"), Kind::ALL.to_vec(), &empty),
+        ] {
+            let (ours, serdes) = view(version, &kinds, s);
+            assert_eq!(ours, serdes, "{version:?} {kinds:?}");
+        }
+        assert!(s.prompts.len() > 300 && !s.tools.is_empty());
+        let (all, _) = view(Some("2.1.0"), &Kind::ALL, &s);
+        assert!(all.contains("\\u202e") && all.contains("\\u007f") && !all.contains('\u{202e}'));
+    }
 }
