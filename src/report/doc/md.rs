@@ -6,31 +6,40 @@ use std::fmt::Write;
 /// Plain text for Markdown: characters that would start markup are
 /// backslash-escaped, `<` and `>` too (raw HTML in Markdown).
 pub(super) fn md_text(s: &str) -> String {
-    let cs: Vec<char> = s.chars().collect();
-    let mut out = String::with_capacity(s.len());
-    let word = |i: Option<usize>| {
-        i.and_then(|i| cs.get(i))
-            .is_some_and(|c| c.is_alphanumeric())
-    };
-    for (i, &c) in cs.iter().enumerate() {
+    // Most texts (names, numbers, prose) have nothing to escape: one scan
+    // is all they cost, and only a text that needs escaping is rebuilt.
+    if s.chars().all(|c| !is_markup(c) && !escape::is_unsafe(c)) {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut prev: Option<char> = None;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
         if escape::is_unsafe(c) {
             // The visible escape (`\x1b`) as it is, not markup-escaped.
-            out.push_str(&escape::display(&c.to_string()));
-            continue;
+            out.push_str(&escape::display(c.encode_utf8(&mut [0; 4])));
+        } else {
+            // An underscore inside a word (tengu_x_y) is no emphasis in
+            // CommonMark: left as it is, names stay searchable.
+            let inner_underscore = c == '_'
+                && prev.is_some_and(char::is_alphanumeric)
+                && chars.peek().is_some_and(|n| n.is_alphanumeric());
+            if is_markup(c) && !inner_underscore {
+                out.push('\\');
+            }
+            out.push(c);
         }
-        // An underscore inside a word (tengu_x_y) is no emphasis in
-        // CommonMark: left as it is, names stay searchable.
-        let inner_underscore = c == '_' && word(i.checked_sub(1)) && word(Some(i + 1));
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~'
-        ) && !inner_underscore
-        {
-            out.push('\\');
-        }
-        out.push(c);
+        prev = Some(c);
     }
     out
+}
+
+/// A character that may start or end Markdown markup (or raw HTML).
+fn is_markup(c: char) -> bool {
+    matches!(
+        c,
+        '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~'
+    )
 }
 
 /// A code span whose fence is longer than any run of backticks inside.
@@ -55,32 +64,49 @@ pub(super) fn md_code(s: &str) -> String {
     format!("{fence}{pad}{s}{pad}{fence}")
 }
 
+/// One span as Markdown, added to `out`.
+fn md_span(out: &mut String, s: &Span) {
+    match s {
+        Span::Text(t) | Span::Status(_, t) => out.push_str(&md_text(t)),
+        Span::Code(t) => out.push_str(&md_code(t)),
+        Span::Strong(t) => {
+            out.push_str("**");
+            out.push_str(&md_text(t));
+            out.push_str("**");
+        }
+        // The address is the tool's own (a relative path of safe
+        // characters): only its text is from the build.
+        Span::Link { text, href, code } => {
+            let text = if *code { md_code(text) } else { md_text(text) };
+            let _ = write!(out, "[{text}]({})", href.replace([' ', '(', ')'], "_"));
+        }
+    }
+}
+
 /// An inline as Markdown pieces that must not be split.
 pub(super) fn md_pieces(i: &Inline) -> Vec<String> {
     let mut out = Vec::new();
     for s in &i.0 {
         match s {
             Span::Text(t) | Span::Status(_, t) => {
-                // Words stay whole; spaces are where lines may wrap.
+                // Words stay whole; spaces are where lines may wrap: each
+                // piece after the first keeps the space before it.
                 let e = md_text(t);
-                let mut cur = String::new();
-                for ch in e.chars() {
-                    if ch == ' ' {
-                        out.push(std::mem::take(&mut cur));
-                        cur.push(' ');
-                    } else {
-                        cur.push(ch);
-                    }
+                let mut words = e.split(' ');
+                if let Some(first) = words.next() {
+                    out.push(first.to_owned());
                 }
-                out.push(cur);
+                out.extend(words.map(|w| {
+                    let mut p = String::with_capacity(w.len() + 1);
+                    p.push(' ');
+                    p.push_str(w);
+                    p
+                }));
             }
-            Span::Code(t) => out.push(md_code(t)),
-            Span::Strong(t) => out.push(format!("**{}**", md_text(t))),
-            // The address is the tool's own (a relative path of safe
-            // characters): only its text is from the build.
-            Span::Link { text, href, code } => {
-                let text = if *code { md_code(text) } else { md_text(text) };
-                out.push(format!("[{text}]({})", href.replace([' ', '(', ')'], "_")));
+            s => {
+                let mut p = String::new();
+                md_span(&mut p, s);
+                out.push(p);
             }
         }
     }
@@ -88,8 +114,13 @@ pub(super) fn md_pieces(i: &Inline) -> Vec<String> {
     out
 }
 
+/// An inline as Markdown on one line: its pieces joined, built directly.
 pub(super) fn md_inline(i: &Inline) -> String {
-    md_pieces(i).concat()
+    let mut out = String::new();
+    for s in &i.0 {
+        md_span(&mut out, s);
+    }
+    out
 }
 
 /// An inline wrapped at `width` columns, continuation lines indented.
@@ -125,7 +156,8 @@ pub(super) const MD_ROW_MAX: usize = 240;
 /// readable: the wide cells are cut to one width (with `…`), the narrow
 /// ones kept whole, so that two compared values (A, B) keep as much each.
 pub(super) fn md_row_fitted(cells: &[Inline], max: usize) -> String {
-    let mut cells = cells.to_vec();
+    // Most rows fit: the cells are copied only to be cut.
+    let mut cells = std::borrow::Cow::Borrowed(cells);
     let width = |r: &[String]| 4 + r.iter().map(|c| c.chars().count() + 3).sum::<usize>() - 3;
     let mut rendered: Vec<String> = cells.iter().map(md_inline).collect();
     // Escaping may make a cut cell a little wider than planned: a few
@@ -144,7 +176,8 @@ pub(super) fn md_row_fitted(cells: &[Inline], max: usize) -> String {
             let plain = cols(&cells[i].plain());
             let keep = plain.saturating_sub(cw - cap).max(12);
             if keep < plain {
-                cells[i] = cells[i].elided(keep);
+                let cut = cells[i].elided(keep);
+                cells.to_mut()[i] = cut;
                 rendered[i] = md_inline(&cells[i]);
             }
         }

@@ -260,3 +260,36 @@ fn inline_elided_keeps_styles_up_to_the_cut() {
     assert!(matches!(e.0.as_slice(), [Span::Text(_), Span::Code(c)] if c == "abc…"));
     assert_eq!(i.elided(100), i);
 }
+
+#[test]
+fn md_text_escapes_markup_and_keeps_names_searchable() {
+    // Nothing to escape: the text as it is.
+    assert_eq!(md_text("plain words, 42 and é"), "plain words, 42 and é");
+    assert_eq!(md_text("tengu_x_y"), "tengu_x_y");
+    // Underscores at a word's edge, and every other markup character.
+    assert_eq!(md_text("_x y_"), "\\_x y\\_");
+    assert_eq!(
+        md_text("a*b* [c](d) <e> #f ~g |h `i\\"),
+        "a\\*b\\* \\[c\\](d) \\<e\\> \\#f \\~g \\|h \\`i\\\\"
+    );
+    // An underscore between letters of any script stays.
+    assert_eq!(md_text("é_ü *"), "é_ü \\*");
+    // Unsafe characters are shown escaped, not as markup.
+    assert_eq!(md_text("a\u{1b}_b"), "a\\x1b\\_b");
+    assert_eq!(md_text("x\u{202e}y"), "x\\u{202e}y");
+}
+
+#[test]
+fn md_pieces_split_at_spaces_and_join_back_to_the_inline() {
+    let i = Inline(vec![
+        Span::Text("one  two_3 *x*".into()),
+        Span::Code("a b".into()),
+        Span::Strong("s t".into()),
+    ]);
+    let pieces = md_pieces(&i);
+    assert_eq!(
+        pieces,
+        ["one", " ", " two_3", " \\*x\\*", "`a b`", "**s t**"]
+    );
+    assert_eq!(pieces.concat(), md_inline(&i));
+}
