@@ -187,7 +187,7 @@ fn registrations(
             }
             let name: &str = &call.name;
             let kind = *resolved.entry(name).or_insert_with(|| {
-                let (t, local) = if module.index.imports.iter().any(|i| i.local == name) {
+                let (t, local) = if ci.import_named(mi, name).is_some() {
                     ci.follow_import(mi, name)?
                 } else {
                     (mi, name)
