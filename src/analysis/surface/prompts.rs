@@ -148,7 +148,10 @@ const MIN_TEXT_WORDS: usize = 3;
 fn is_text(v: &str) -> bool {
     let words = v
         .split_whitespace()
-        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).nth(1).is_some())
+        // Counting stops at enough: about a million literals are asked,
+        // some of them books.
+        .take(MIN_TEXT_WORDS)
         .count();
     // A template's hole is a word of its sentence (`${name} hook
     // succeeded: ${output}`).
@@ -2065,6 +2068,19 @@ pub fn export_files(version: Option<&str>, prompts: &[Prompt]) -> Vec<(String, V
 mod tests {
     use super::*;
     use crate::analysis::testjs;
+
+    #[test]
+    fn a_text_is_three_words_of_two_letters_or_two_and_a_hole() {
+        assert!(is_text("read the file"));
+        assert!(!is_text("read a b c 1 2 x"));
+        assert!(!is_text("the_name"));
+        assert!(is_text("${name} hook succeeded"));
+        assert!(!is_text("hook ${x}"));
+        assert!(!is_text("hook and"));
+        // A long text counts its words only as far as it needs to.
+        assert!(is_text(&"many words of text ".repeat(100_000)));
+        assert!(is_text("é ü ok go on"));
+    }
 
     /// Every sink, and every way a text flows to one, in JavaScript written
     /// for these tests (minified-style names that mean nothing).
