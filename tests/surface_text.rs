@@ -501,3 +501,38 @@ fn real_tool_prompts_are_prompts() {
         assert!(checked >= 30, "{v}/{p}: {checked} tool prompts checked");
     }
 }
+
+/// The prose rule guesses only in modules where some text has a kind: on a
+/// code-split build (2.1.332) no `other` prompt sits in a chunk where every
+/// prompt is `other` (about 400 did before); a single bundle (2.1.240) is
+/// one module and keeps its guesses.
+#[test]
+#[cfg_attr(cc_offline, ignore = "CC_TEARDOWN_OFFLINE=1: downloads real builds")]
+fn real_prose_guesses_stay_in_chunks_with_placed_texts() {
+    for (v, at_least) in [("2.1.240", 100), ("2.1.332", 300)] {
+        let s = surface(fetch(v, "darwin-arm64").to_str().unwrap());
+        let prompts = s["prompts"].as_array().unwrap();
+        let modules = |p: &Value| -> Vec<String> {
+            p["sites"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["module"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let placed: BTreeSet<String> = prompts
+            .iter()
+            .filter(|p| p["kind"] != "other")
+            .flat_map(modules)
+            .collect();
+        let guesses: Vec<&Value> = prompts.iter().filter(|p| p["kind"] == "other").collect();
+        assert!(guesses.len() >= at_least, "{v}: {} guesses", guesses.len());
+        for p in guesses {
+            assert!(
+                modules(p).iter().any(|m| placed.contains(m)),
+                "{v}: {} guessed in a chunk where nothing is placed",
+                p["id"]
+            );
+        }
+    }
+}

@@ -248,6 +248,7 @@ pub fn extract(ci: &CodeIndex) -> Surface {
     if handed {
         prompts::add_setting_prompts(&mut prompts, &settings);
     }
+    prompts::drop_unplaced_guesses(&mut prompts);
     // A description the tools, settings or prompts show is theirs: each
     // text has one home.
     let mut taken = std::collections::BTreeSet::new();

@@ -1542,6 +1542,45 @@ pub fn place_tool_parameters(prompts: &mut [Prompt], tools: &[super::tools::Tool
     }
 }
 
+/// Drop the prose rule's guesses (`other`) made in a module where no text
+/// has a kind. A chunk of a code-split build is code the bundler found
+/// used together; where not one of its texts reaches a model-facing place
+/// or says by its form what it is — nor is a tool's parameter or piece —
+/// the chunk is the user's (sign-in, settings, diagnostics, a protocol's
+/// schemas, a runner's logs), and the guess there was wrong two times in
+/// three (docs/guide/surface.md). A single bundle is one module that always
+/// has placed texts: there the rule guesses as before. Run after the tools'
+/// and settings' passes, which give some guesses their kind.
+pub fn drop_unplaced_guesses(prompts: &mut Vec<Prompt>) {
+    let placed: HashSet<&str> = prompts
+        .iter()
+        .filter(|p| p.kind != kinds::OTHER)
+        .flat_map(|p| p.sites.iter().map(|s| s.module.as_str()))
+        .collect();
+    let keep: Vec<bool> = prompts
+        .iter()
+        .map(|p| {
+            p.kind != kinds::OTHER || p.sites.iter().any(|s| placed.contains(s.module.as_str()))
+        })
+        .collect();
+    if keep.iter().all(|&k| k) {
+        return;
+    }
+    let dropped: HashSet<String> = prompts
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| !**k)
+        .map(|(p, _)| p.id.clone())
+        .collect();
+    let mut keep = keep.into_iter();
+    prompts.retain(|_| keep.next().unwrap_or(true));
+    for p in prompts.iter_mut() {
+        if p.part_of.as_ref().is_some_and(|o| dropped.contains(o)) {
+            p.part_of = None;
+        }
+    }
+}
+
 /// Add each tool's assembled prompt — the text its `prompt()` (or
 /// `description`) gives, as `tools` evaluated it, with the parts computed at
 /// run time as holes — as the prompt `tool-description-NAME` (the tool's
@@ -2391,6 +2430,66 @@ export { Ha as a, Hc as c };
                 "{form}"
             );
         }
+    }
+
+    #[test]
+    fn the_prose_rule_does_not_guess_in_a_chunk_where_no_text_has_a_kind() {
+        // Prose addressed to "you", long enough for the prose rule, whose
+        // flow the tracer does not follow (an options bag's callback).
+        let prose = |what: &str| {
+            format!(
+                "You can {what} again after the network comes back: your session is kept on this machine, and nothing you wrote is lost while you wait for it to reconnect in a minute or two, or while you restart the program by hand."
+            )
+        };
+        let tool = r#"var Ta = { name: "Reader", inputSchema: Tb, async call(){ return 1; },
+  async prompt(){ return "Read one file the user names and quote the lines you use."; } };
+"#;
+        let placed = format!(
+            "{tool}Pa.on({{ onStatus: () => `{}` }});\nPa.on({{ onStatus: () => `{}` }});\nexport {{ Ta as a }};\n",
+            prose("read the file"),
+            prose("sign in")
+        );
+        // The "sign in" text is also a piece of a template of the chunk
+        // where nothing is placed (met first: the piece's `part_of`).
+        let unplaced = format!(
+            "Pb.on({{ onStatus: () => `{}` }});\nPb.on({{ onNotice: () => `Before that: ${{Pc ? `{}` : \"\"}} Then wait until the light on your router is green again, close every other window you opened for this, and keep your notes nearby so that you can pick up the work where you left it when the program starts.` }});\n",
+            prose("open the settings"),
+            prose("sign in")
+        );
+        let mut split = find(&testjs::chunks(&[
+            ("/$bunfs/root/chunk-b.js", &unplaced),
+            ("/$bunfs/root/chunk-a.js", &placed),
+        ]));
+        let before = split.len();
+        let outer = by_text(&split, "Before that:").map(|p| p.id.clone());
+        assert!(outer.is_some(), "{split:#?}");
+        assert_eq!(
+            by_text(&split, "can sign in again").and_then(|p| p.part_of.clone()),
+            outer
+        );
+        drop_unplaced_guesses(&mut split);
+        assert_eq!(split.len(), before - 2, "{split:#?}");
+        assert_eq!(
+            kind_of(&split, "can read the file").as_deref(),
+            Some(kinds::OTHER)
+        );
+        assert_eq!(kind_of(&split, "can open the settings"), None);
+        assert_eq!(kind_of(&split, "Before that:"), None);
+        // Kept for its site in the placed chunk; no longer a piece of a
+        // text that is gone.
+        let kept = by_text(&split, "can sign in again").expect("kept");
+        assert_eq!(kept.sites.len(), 2);
+        assert_eq!(kept.part_of, None);
+        // One bundle: one module with placed texts, where the rule guesses
+        // as before.
+        let mut one = find_in(&format!("{placed}{unplaced}").replace("export { Ta as a };", ""));
+        let n = one.len();
+        drop_unplaced_guesses(&mut one);
+        assert_eq!(one.len(), n);
+        assert_eq!(
+            kind_of(&one, "can open the settings").as_deref(),
+            Some(kinds::OTHER)
+        );
     }
 
     #[test]
