@@ -635,8 +635,14 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
                     "prompt" if near && has("cron") && !described => {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
-                    "prompt" if near && !described && (has("name") || keys.len() <= 3) => {
+                    "prompt" if near && !described && has("name") => {
                         return sink(kinds::OUTPUT_STYLE, owner("name"));
+                    }
+                    // A small bag's `prompt` with no name
+                    // (`model.fork({prompt})`, `{to, prompt}`): a task
+                    // handed to a model of its own, as a side request's.
+                    "prompt" if near && !described && keys.len() <= 3 => {
+                        return sink(kinds::AGENT, None);
                     }
                     "getSystemPrompt" | "systemPrompt" | "whenToUse" if has("agentType") => {
                         return sink(kinds::AGENT, owner("agentType"));
@@ -2140,6 +2146,7 @@ function Qi(Qj){ return Qk({ content: Qj, isMeta: !0 }); }
 Qi("The user changed the settings file since your last turn.");
 var Ql = { "docs/guide.md": "# Guide\n\nHow the parts fit together, in three short steps." };
 var Qm = { Concise: { name: "Concise", description: "Short answers", prompt: "Answer in as few words as the question allows." } };
+async function Qs2(){ return Qt2.model.fork({ prompt: "Say in one line what the session is doing now." }); }
 var Qn; var Qp = Qq(() => { Qn = "You are Testbot, an assistant of our own making."; });
 function Qr(){ return Qu.create({ model: Qv, system: [Qn], messages: Qw }); }
 function Qx(){ throw new Error("Could not read the settings file at all."); }
@@ -2203,6 +2210,9 @@ var Qz = "Some words that go nowhere at all.";
                 kinds::OUTPUT_STYLE,
                 Some("Concise"),
             ),
+            // A small bag's `prompt` with no name: a task handed to a
+            // fork of the model, not a style.
+            ("Say in one line what the session", kinds::AGENT, None),
             ("You are Testbot", kinds::SYSTEM, None),
         ];
         for (needle, kind, owner) in want {
