@@ -1553,8 +1553,8 @@ pub fn place_tool_parameters(prompts: &mut [Prompt], tools: &[super::tools::Tool
 /// used together; where not one of its texts reaches a model-facing place
 /// or says by its form what it is — nor is a tool's parameter or piece —
 /// the chunk is the user's (sign-in, settings, diagnostics, a protocol's
-/// schemas, a runner's logs), and the guess there was wrong two times in
-/// three (docs/guide/surface.md). A single bundle is one module that always
+/// schemas, a runner's logs), and the guess there was wrong three times in
+/// five (docs/guide/surface.md). A single bundle is one module that always
 /// has placed texts: there the rule guesses as before. Run after the tools'
 /// and settings' passes, which give some guesses their kind.
 pub fn drop_unplaced_guesses(prompts: &mut Vec<Prompt>) {
