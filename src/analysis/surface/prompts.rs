@@ -412,6 +412,34 @@ fn key_value(m: &IndexedModule, object: u32, key: &str) -> Option<String> {
         .map(|s| s.value.to_string())
 }
 
+/// Whether an object is a failed validation of a tool's input: `result`
+/// (the literal `false`, `!1` minified) and `message`, and at most an
+/// error code and metadata beside them.
+fn is_failed_validation(m: &IndexedModule, object: u32, keys: &[Atom]) -> bool {
+    let has = |k: &str| keys.iter().any(|x| x == k);
+    if !(has("result") && has("message"))
+        || keys
+            .iter()
+            .any(|k| !matches!(k.as_ref(), "result" | "message" | "errorCode" | "meta"))
+    {
+        return false;
+    }
+    // The object's own text up to its first value: `{result:!1,` (the
+    // key first, as the build writes it; a value of `result` that is not
+    // the literal is a different object).
+    let src = m.source().as_bytes();
+    let Some(rest) = src.get(object as usize..) else {
+        return false;
+    };
+    let mut words = rest
+        .strip_prefix(b"{")
+        .unwrap_or(&[])
+        .split(|b| matches!(b, b':' | b','))
+        .map(|w| w.trim_ascii());
+    words.next() == Some(b"result".as_slice())
+        && matches!(words.next(), Some(b"!1") | Some(b"false"))
+}
+
 /// Whether an object has the shape of a tool: a name, and a prompt or an
 /// input schema or a call.
 fn is_tool(keys: &[Atom]) -> bool {
@@ -738,6 +766,12 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
                     "message" | "feedback"
                         if near && owner("behavior").as_deref() == Some("deny") =>
                     {
+                        return sink(kinds::SYSTEM_REMINDER, None);
+                    }
+                    // A tool's input that failed its validation (`{result:
+                    // false, message, errorCode}`): the message is the
+                    // call's error, handed to the model in its result.
+                    "message" if near && is_failed_validation(m, *object, keys) => {
                         return sink(kinds::SYSTEM_REMINDER, None);
                     }
                     // (Not an assistant's message: one made here is a
@@ -2147,6 +2181,7 @@ Qi("The user changed the settings file since your last turn.");
 var Ql = { "docs/guide.md": "# Guide\n\nHow the parts fit together, in three short steps." };
 var Qm = { Concise: { name: "Concise", description: "Short answers", prompt: "Answer in as few words as the question allows." } };
 async function Qs2(){ return Qt2.model.fork({ prompt: "Say in one line what the session is doing now." }); }
+function Qv2(e){ if (!e.path) return {result:!1,message:"Give the path of the file you want written.",errorCode:2}; return { result: e.ok, message: "Checked the file you named just now." }; }
 var Qn; var Qp = Qq(() => { Qn = "You are Testbot, an assistant of our own making."; });
 function Qr(){ return Qu.create({ model: Qv, system: [Qn], messages: Qw }); }
 function Qx(){ throw new Error("Could not read the settings file at all."); }
@@ -2213,6 +2248,9 @@ var Qz = "Some words that go nowhere at all.";
             // A small bag's `prompt` with no name: a task handed to a
             // fork of the model, not a style.
             ("Say in one line what the session", kinds::AGENT, None),
+            // A failed validation's message: the call's error, which the
+            // model reads.
+            ("Give the path of the file", kinds::SYSTEM_REMINDER, None),
             ("You are Testbot", kinds::SYSTEM, None),
         ];
         for (needle, kind, owner) in want {
@@ -2240,6 +2278,9 @@ var Qz = "Some words that go nowhere at all.";
             "Tidy the files in a folder",
             // A tool with a prompt describes a call to the user.
             "Fetch one page of the web",
+            // A result that is not the literal `false` is no failed
+            // validation.
+            "Checked the file you named",
         ] {
             assert_eq!(kind_of(&v, needle), None, "{needle}");
         }
