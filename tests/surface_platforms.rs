@@ -260,6 +260,10 @@ fn one_version_on_three_platforms() {
     // Known gap, left visible: a text or two the other builds hold too
     // (in the stand-in they carry for the macOS-only computer-use module)
     // is found on macOS only, where the real module's flows reach a tool.
+    // And three guesses of the prose rule: on macOS their chunk (the
+    // computer-use executor's) has placed texts, elsewhere none, and the
+    // rule does not guess in a chunk where nothing is placed
+    // (docs/guide/surface.md) — there the native module is a stand-in.
     let mut elsewhere = Vec::new();
     let mut short = Vec::new();
     for p in &mac_only {
@@ -284,5 +288,5 @@ fn one_version_on_three_platforms() {
         short.len(),
         mac_only.len()
     );
-    assert!(elsewhere.len() <= 2, "{elsewhere:?}");
+    assert!(elsewhere.len() <= 5, "{elsewhere:?}");
 }
