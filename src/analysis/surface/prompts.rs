@@ -567,6 +567,42 @@ fn is_file_key(k: &str) -> bool {
         && (k.contains('/') || document)
 }
 
+/// Whether `reach` gets to the session's system prompt before it gets to
+/// the user: the call composing it, or the main loop's parameters
+/// (`{systemPrompt, messages, userContext…}`, or a `getSystemPrompt()`
+/// method) — not an agent's definition (`agentType`) nor a side request
+/// (`userPrompt`), whose prompts are a task of their own.
+fn reaches_session_prompt(ci: &CodeIndex, reach: &Reach) -> bool {
+    reach.marks.iter().any(|(mark, hops)| {
+        reach.user.is_none_or(|u| u >= *hops)
+            && match mark {
+                Mark::Call { .. } => true,
+                Mark::Key {
+                    key,
+                    module,
+                    object,
+                    method,
+                } if *hops <= FAR_HOPS
+                    && matches!(key.as_str(), "getSystemPrompt" | "systemPrompt") =>
+                {
+                    let keys = ci.modules[*module as usize].index.object_keys(*object);
+                    let has = |k: &str| keys.iter().any(|x| x == k);
+                    !has("agentType") && !has("userPrompt") && is_main_loop(*method, &has)
+                }
+                _ => false,
+            }
+    })
+}
+
+/// Whether an object whose `systemPrompt` (or method `getSystemPrompt`)
+/// is reached is the main loop's parameters (or a fork's, which shares
+/// its context): not a bag of a helper's arguments (`{systemPrompt,
+/// content, signal}`: handed on to the request that decides) nor the
+/// command line's options (every flag's value, whatever flows into it).
+fn is_main_loop(method: bool, has: &dyn Fn(&str) -> bool) -> bool {
+    method || has("messages") || has("userContext") || has("systemContext")
+}
+
 /// The model-facing place among `reach`, nearest first.
 fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink> {
     // A schema's `.describe(…)` is a tool parameter's description when the
@@ -680,18 +716,10 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
                     "systemPrompt" | "userPrompt" if hops <= FAR_HOPS && has("userPrompt") => {
                         return sink(kinds::AGENT, None);
                     }
-                    // The parameters of the main loop (or of a fork of it,
-                    // which shares its context): the session's system
-                    // prompt. Not a bag of a helper's arguments (`{systemPrompt,
-                    // content, signal}`: handed on to the request that
-                    // decides) nor the command line's options (every flag's
-                    // value, whatever flows into it).
+                    // The parameters of the main loop: the session's
+                    // system prompt.
                     "getSystemPrompt" | "systemPrompt"
-                        if hops <= FAR_HOPS
-                            && (*method
-                                || has("messages")
-                                || has("userContext")
-                                || has("systemContext")) =>
+                        if hops <= FAR_HOPS && is_main_loop(*method, &has) =>
                     {
                         return sink(kinds::SYSTEM, None);
                     }
@@ -1275,6 +1303,13 @@ fn sink_for<'a>(
         // run in an agent of its own hands it to that agent's messages.
         if sink.kind == kinds::AGENT && kind_by_form(text.value) == Some(kinds::SKILL) {
             sink.kind = kinds::SKILL;
+        }
+        // A text that is a skill's body and a section of the session's
+        // system prompt too (a taxonomy the prompt includes and a skill
+        // serves in full) is the system prompt's: that is in every
+        // request, the skill only when it is invoked.
+        if sink.kind == kinds::SKILL && reaches_session_prompt(ci, &reach) {
+            sink = Sink::of(kinds::SYSTEM);
         }
         return Some(sink);
     }
@@ -2263,6 +2298,38 @@ var Qz = "Some words that go nowhere at all.";
             want.len(),
             "{:#?}",
             v.iter().map(|p| &p.id).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_skills_body_that_is_also_in_the_system_prompt_is_the_system_prompts() {
+        let v = find_in(
+            r###"
+var Ra = ["## Kinds of notes", "Each note has a kind: a fact, a rule or a pointer elsewhere."];
+var Rb = { type: "prompt", name: "note-kinds", description: "The kinds of notes in full",
+  async getPromptForCommand(){ return [{ type: "text", text: Ra.join("\n") }]; } };
+function Rc(){ return ["You keep notes for the user across sessions.", ...Ra].join("\n"); }
+async function Rd(Re){ return Rf({ systemPrompt: [Rc()], messages: Re, userContext: {} }); }
+var Rg = "Check the notes before you answer a question about the user.";
+var Rh = { type: "prompt", name: "notes", async getPromptForCommand(){ return [{ type: "text", text: Rg }]; } };
+var Ri = "Read the notes of the project and sum them up in a list.";
+var Rj = { type: "prompt", name: "sum-notes", async getPromptForCommand(){ return [{ type: "text", text: Ri }]; } };
+var Rk = { agentType: "summer", getSystemPrompt: () => Ri };
+"###,
+        );
+        // Nearer to the skill, yet in every request: the system prompt's.
+        let p = by_text(&v, "Each note has a kind").expect("found");
+        assert_eq!((p.kind.as_str(), p.owner.as_deref()), (kinds::SYSTEM, None));
+        assert_eq!(kind_of(&v, "You keep notes"), Some(kinds::SYSTEM.into()));
+        // A skill's own body, and one an agent shares, stay the skill's.
+        let p = by_text(&v, "Check the notes before").expect("found");
+        assert_eq!(
+            (p.kind.as_str(), p.owner.as_deref()),
+            (kinds::SKILL, Some("notes"))
+        );
+        assert_eq!(
+            kind_of(&v, "Read the notes of the project"),
+            Some(kinds::SKILL.into())
         );
     }
 
