@@ -1681,9 +1681,10 @@ pub fn add_tool_prompts(prompts: &mut Vec<Prompt>, tools: &[super::tools::Tool])
             .collect();
         let id = format!("{}-{}", kinds::TOOL_DESCRIPTION, name_slug(&t.name));
         let mut sites = t.sites.clone();
-        // The piece that is the whole text is this prompt.
+        // The piece that is the whole text is this prompt, whatever place
+        // its trace met first (a factory's options bag is no tool).
         prompts.retain(|p| {
-            let whole = p.kind == kinds::TOOL_DESCRIPTION && p.text == text;
+            let whole = p.text == text;
             if whole {
                 sites.extend(p.sites.iter().cloned());
             }

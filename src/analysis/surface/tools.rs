@@ -121,7 +121,7 @@ pub fn find(ci: &CodeIndex) -> Vec<Tool> {
     let mut seen = std::collections::HashSet::new();
     // First the objects and their names (a constant holding a tool's name
     // becomes a named hole in every description).
-    let mut cands: Vec<(usize, u32, String)> = Vec::new();
+    let mut cands: Vec<(usize, u32, String, Option<Rc<FactoryCall>>)> = Vec::new();
     for (si, sn) in snippets.iter().enumerate() {
         objects::each_object(&sn.expr, &mut |o| {
             let off = sn.offset(o);
@@ -131,13 +131,28 @@ pub fn find(ci: &CodeIndex) -> Vec<Tool> {
             let shape = shape_of(&mut sch, &mut base_defs, sn.module, o);
             let Some(shape) = shape else { return };
             if let Some(name) = tool_name(&mut sch, sn, &shape) {
-                cands.push((si, off, name));
+                cands.push((si, off, name, None));
+                return;
+            }
+            // Built by a factory: one tool for each of its calls.
+            for call in factory_calls(ci, sn, &shape) {
+                let name = match prop(object_of(&call.arg.expr).unwrap_or(o), "name") {
+                    Some(Prop::KeyValue(kv)) => {
+                        sch.value(call.arg.module, &kv.value, call.arg.base)
+                    }
+                    _ => None,
+                };
+                if let Some(Value::Str(name)) =
+                    name.filter(|n| !matches!(n, Value::Str(s) if s.is_empty()))
+                {
+                    cands.push((si, off, name, Some(Rc::new(call))));
+                }
             }
         });
     }
     let tool_names: HashMap<String, String> = cands
         .iter()
-        .map(|(_, _, n)| (n.clone(), assemble::tool_name_hole(n)))
+        .map(|(_, _, n, _)| (n.clone(), assemble::tool_name_hole(n)))
         .collect();
     let mut globals = assemble::Globals::new();
     let mut by_name: BTreeMap<String, Tool> = BTreeMap::new();
@@ -146,20 +161,20 @@ pub fn find(ci: &CodeIndex) -> Vec<Tool> {
         let mut found = Vec::new();
         objects::each_object(&sn.expr, &mut |o| {
             let off = sn.offset(o);
-            if ix >= cands.len() || cands[ix].0 != si || cands[ix].1 != off {
-                return;
+            // A factory's object is several tools, one per call.
+            while ix < cands.len() && cands[ix].0 == si && cands[ix].1 == off {
+                let (name, call) = (cands[ix].2.clone(), cands[ix].3.clone());
+                ix += 1;
+                let Some(shape) = shape_of(&mut sch, &mut base_defs, sn.module, o) else {
+                    continue;
+                };
+                let mut cx = Cx {
+                    sch: &mut sch,
+                    globals: &mut globals,
+                    tool_names: &tool_names,
+                };
+                found.push(tool(&mut cx, sn, off, &shape, name, call.as_deref()));
             }
-            let name = cands[ix].2.clone();
-            ix += 1;
-            let Some(shape) = shape_of(&mut sch, &mut base_defs, sn.module, o) else {
-                return;
-            };
-            let mut cx = Cx {
-                sch: &mut sch,
-                globals: &mut globals,
-                tool_names: &tool_names,
-            };
-            found.push(tool(&mut cx, sn, off, &shape, name));
         });
         for t in found {
             match by_name.get_mut(&t.name) {
@@ -216,6 +231,93 @@ fn shape_of<'x>(
     let shape = Shape { o, bases };
     (shape.has("name") && (shape.has("prompt") || shape.has("call"))).then_some(shape)
 }
+/// A call of a tool factory: the factory's parameter the tool's members
+/// read (`name: options.name`) and the object literal the call hands it,
+/// parsed where it stands.
+struct FactoryCall {
+    param: String,
+    arg: Snippet,
+    /// The call's offset in its module: the tool's site.
+    at: u32,
+}
+
+/// When an object of tool shape takes its `name` from a parameter of the
+/// function it is built in (`function make(o) { return build({name:
+/// o.name, prompt: async () => o.prompt, …}) }`), that function is a
+/// factory: each of its calls in the module (by the name it is declared
+/// by, in that name's scope) that hands an object literal makes a tool.
+fn factory_calls(ci: &CodeIndex, sn: &Snippet, shape: &Shape) -> Vec<FactoryCall> {
+    let Some(Prop::KeyValue(kv)) = prop(shape.o, "name") else {
+        return Vec::new();
+    };
+    let Expr::Member(MemberExpr {
+        obj,
+        prop: MemberProp::Ident(key),
+        ..
+    }) = &*kv.value
+    else {
+        return Vec::new();
+    };
+    let (Expr::Ident(param), "name") = (&**obj, &*key.sym) else {
+        return Vec::new();
+    };
+    // The snippet is the factory's declaration (parsed in parentheses).
+    let f = match &*sn.expr {
+        Expr::Paren(p) => match &*p.expr {
+            Expr::Fn(f) => f,
+            _ => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    let Some(fname) = &f.ident else {
+        return Vec::new();
+    };
+    let index = f
+        .function
+        .params
+        .iter()
+        .position(|q| matches!(&q.pat, Pat::Ident(b) if b.id.sym == param.sym));
+    let m = &ci.modules[sn.module];
+    let ix = &m.index;
+    // The declaration among the functions of that name: the one the
+    // snippet is.
+    let lo = sn.offset(&f.function);
+    let Some((index, decl)) = index.filter(|&i| i < 2).zip(
+        ix.functions_named(&fname.sym)
+            .map(|(_, g)| g)
+            .find(|g| g.lo == lo),
+    ) else {
+        return Vec::new();
+    };
+    let src = m.source();
+    ix.calls
+        .iter()
+        .filter(|c| {
+            !c.member
+                && c.name == fname.sym
+                && ix.binding_scope(&c.name, c.in_function) == decl.parent
+        })
+        .filter_map(|c| {
+            let a = if index == 0 { &c.arg0 } else { &c.arg1 };
+            let a = a.as_ref()?;
+            let text = src.get(a.lo as usize..a.hi as usize)?;
+            if !text.starts_with('{') {
+                return None;
+            }
+            let expr = crate::analysis::eval::parse_snippet(&format!("({text})")).ok()?;
+            Some(FactoryCall {
+                param: param.sym.to_string(),
+                arg: Snippet {
+                    module: sn.module,
+                    base: a.lo.saturating_sub(1),
+                    expr,
+                },
+                at: c.lo,
+            })
+        })
+        .collect()
+}
+
 fn richness(t: &Tool) -> (usize, usize) {
     (
         t.input_schema["properties"]
@@ -246,9 +348,17 @@ fn tool_name(sch: &mut Schemas, sn: &Snippet, shape: &Shape) -> Option<String> {
 }
 
 /// The tool an object of tool shape defines.
-fn tool(cx: &mut Cx, sn: &Snippet, off: u32, shape: &Shape, name: String) -> Tool {
+fn tool(
+    cx: &mut Cx,
+    sn: &Snippet,
+    off: u32,
+    shape: &Shape,
+    name: String,
+    call: Option<&FactoryCall>,
+) -> Tool {
     let (m, base) = (sn.module, sn.base);
-    let site = Site::at(&cx.sch.ci.modules[m], off);
+    // A factory's tool is where the factory is called for it.
+    let site = Site::at(&cx.sch.ci.modules[m], call.map_or(off, |c| c.at));
     let mut runtime = Vec::new();
     let input_schema = match shape.member(m, base, "inputSchema") {
         Some((sm, sb, Prop::KeyValue(kv))) => cx.sch.schema(sm, &kv.value, sb, &[]),
@@ -267,8 +377,8 @@ fn tool(cx: &mut Cx, sn: &Snippet, off: u32, shape: &Shape, name: String) -> Too
             serde_json::json!({})
         }
     };
-    let prompt = text_of(cx, shape, m, base, "prompt", &site);
-    let summary = text_of(cx, shape, m, base, "description", &site);
+    let prompt = text_of(cx, shape, m, base, "prompt", &site, call);
+    let summary = text_of(cx, shape, m, base, "description", &site, call);
     let has_text = |a: &Option<Assembled>| a.as_ref().is_some_and(|a| static_bytes(&a.text) > 0);
     let chosen = if has_text(&prompt) {
         prompt
@@ -334,9 +444,13 @@ fn text_of(
     base: u32,
     key: &str,
     site: &Site,
+    call: Option<&FactoryCall>,
 ) -> Option<Assembled> {
     let (pm, pb, p) = shape.member(m, base, key)?;
-    let asm = Assembler::new(cx.sch, cx.globals, cx.tool_names);
+    let mut asm = Assembler::new(cx.sch, cx.globals, cx.tool_names);
+    if let Some(c) = call {
+        asm = asm.with_argument(&c.param, c.arg.module, c.arg.base, &c.arg.expr);
+    }
     match p {
         Prop::Method(mp) => {
             let params: Vec<&Pat> = mp.function.params.iter().map(|p| &p.pat).collect();
@@ -742,6 +856,43 @@ var T = mk({ name: "Loader", get inputSchema() { return S; },
         );
         let ts = find(&ci);
         assert_eq!(tool(&ts, "Loader").description, "Load the named thing.");
+    }
+
+    #[test]
+    fn a_factory_makes_a_tool_for_each_call() {
+        // A factory builds a tool from the options each call hands it; the
+        // name, prompt and summary are that call's. A wrapper that builds a
+        // tool from a name it is not handed as a literal makes none.
+        let ci = testjs::script(
+            r#"
+var S = { type: "object", properties: {} };
+var Kp = "ListPens";
+function Fm(e) { return mk({ name: e.name, get inputSchema() { return S; },
+  description: async () => `List the user's ${e.noun}s.`,
+  prompt: async () => e.prompt, async call(t) { return e.fetch(t); } }); }
+var Ta = Fm({ name: Kp, noun: "pen", async fetch() { return []; },
+  prompt: "List the pens the user owns. Pass a colour to narrow the list." });
+var Tb = Fm({ name: "ListInks", noun: "ink", async fetch() { return []; },
+  prompt: "List the inks the user owns." });
+function Wr(t) { return Fm(t); }
+function Fn2(e) { function Fm(x) { return x; } return Fm({ name: "NotATool", prompt: "Not a tool at all." }); }
+"#,
+        );
+        let ts = find(&ci);
+        let names: Vec<&str> = ts.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["ListInks", "ListPens"]);
+        let pens = tool(&ts, "ListPens");
+        assert_eq!(
+            pens.description,
+            "List the pens the user owns. Pass a colour to narrow the list."
+        );
+        assert_eq!(pens.summary.as_deref(), Some("List the user's pens."));
+        // Each tool's site is its call.
+        assert_ne!(pens.sites, tool(&ts, "ListInks").sites);
+        assert_eq!(
+            tool(&ts, "ListInks").description,
+            "List the inks the user owns."
+        );
     }
 
     #[test]

@@ -165,6 +165,9 @@ pub struct Assembler<'s, 'a> {
     literals: Vec<(Text, usize, u32)>,
     /// Global bindings being evaluated (cycles).
     active: Vec<(usize, String)>,
+    /// Names bound around the method: a factory's parameter (see
+    /// [`Assembler::with_argument`]).
+    outer: Env,
 }
 
 /// The hole name a tool name's constant gets: `Read` → `READ_TOOL_NAME`.
@@ -202,7 +205,18 @@ impl<'s, 'a> Assembler<'s, 'a> {
             test_limit: None,
             literals: Vec::new(),
             active: Vec::new(),
+            outer: Env::new(),
         }
+    }
+
+    /// Bind `param` around the method to `arg` evaluated where it stands
+    /// (module `m`, snippet `base`): a tool a factory builds for each of
+    /// its calls (`make({name, prompt})`, the tool's methods reading
+    /// `options.prompt`) reads that call's values.
+    pub fn with_argument(mut self, param: &str, m: usize, base: u32, arg: &Expr) -> Self {
+        let v = self.eval(m, base, arg, &Env::new());
+        self.outer.push((param.to_string(), v));
+        self
     }
 
     /// Assemble what a method body (or an arrow's expression) returns,
@@ -216,7 +230,7 @@ impl<'s, 'a> Assembler<'s, 'a> {
         body: Option<&FunctionBody>,
         expr: Option<&Expr>,
     ) -> Option<Assembled> {
-        let mut env = Env::new();
+        let mut env = std::mem::take(&mut self.outer);
         for (i, p) in params.iter().enumerate() {
             let hole = P::Hole(if i == 0 {
                 "options".into()
