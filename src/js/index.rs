@@ -208,22 +208,29 @@ pub struct Namespace {
     pub of: NamespaceOf,
     /// Where the alias is bound.
     pub in_function: Option<FnId>,
+    /// Declared there (a `let`, a callback's parameter): a read of the
+    /// name elsewhere is another binding's. Otherwise (an assignment, or
+    /// found from the namespace's uses) the name may be declared anywhere.
+    pub local: bool,
 }
 
 /// A name a lazily loaded module's export is taken into: `let {name:
-/// local} = await Promise.resolve().then(() => (init(), ns))` — the
-/// export `key` of namespace `ns` (an export table's object of this
-/// module), bound to `local` in `in_function`, then called or read as a
-/// plain name.
+/// local} = await Promise.resolve().then(() => (init(), ns))`, `let {name:
+/// local} = await import("…/chunk.js")`, an element of `await
+/// Promise.all([…])`, a `.then(({name: local}) => …)` callback's
+/// parameter, each also through a loader function (`function load(){
+/// return import("…") }`) — the export `key` of namespace `ns` (an export
+/// table's object of this module, or a chunk), bound to `local` in
+/// `in_function`, then called or read as a plain name.
 #[derive(Debug, Clone)]
 pub struct UnpackedExport {
     pub local: Atom,
     pub key: Atom,
-    pub ns: Atom,
+    pub ns: NamespaceOf,
     pub in_function: Option<FnId>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum NamespaceOf {
     /// `x = import.meta.require("…/chunk.js")`: a code-split build's chunk.
     Chunk(String),
@@ -267,8 +274,9 @@ pub struct ModuleIndex {
     pub logged: Vec<u32>,
     /// Names bound to a module's exports.
     pub namespaces: Vec<Namespace>,
-    /// Exports of this module's lazily loaded parts taken apart into
-    /// names (see [`UnpackedExport`]), those of a known export table only.
+    /// Exports of lazily loaded parts taken apart into names (see
+    /// [`UnpackedExport`]): a known export table's of this module, or a
+    /// chunk's.
     pub unpacked: Vec<UnpackedExport>,
     /// From export tables (`helper(ns, {name: () => local})`).
     pub export_table: Vec<ExportEntry>,
@@ -331,11 +339,19 @@ impl ModuleIndex {
             blocks: Vec::new(),
             objects: Vec::new(),
             held: Held::default(),
+            lazy: Vec::new(),
+            loaders: HashMap::default(),
         };
         // Recurses once per AST level (up to the limit): run where it fits.
         super::depth::with_stack(|| program.visit_with(&mut v));
         let mut out = v.out;
+        resolve_lazy(&mut out, v.lazy, &v.loaders);
         table_namespaces(&mut out);
+        // A name bound to a namespace is found both from its uses and from
+        // the expression it is bound to.
+        let mut seen = HashSet::new();
+        out.namespaces
+            .retain(|n| seen.insert((n.alias.clone(), n.in_function, n.of.clone())));
         prune_members(&mut out, &v.held);
         out.logged.sort_unstable();
         out.objects.sort_by_key(|o| o.lo);
@@ -502,6 +518,37 @@ struct Indexer {
     /// literal or added to (`xs.push(…)`), and class fields. Member reads
     /// of anything else are dropped once the module is walked.
     held: Held,
+    /// Lazily loaded modules bound to names, resolved once the module is
+    /// walked (see [`resolve_lazy`]).
+    lazy: Vec<LazyBinding>,
+    /// The loader functions (see [`loader_of`]) by where they start.
+    loaders: HashMap<u32, NamespaceOf>,
+}
+
+/// A lazily loaded module as an expression names it (see [`lazy_module`]).
+enum Lazy {
+    Of(NamespaceOf),
+    /// The result of a call of this name, a loader function's if the name
+    /// means one there.
+    Loader(Atom),
+}
+
+/// What a lazily loaded module is bound to.
+enum LazyTo {
+    /// A name: the whole namespace; declared there or not (see
+    /// [`Namespace::local`]).
+    Alias(Atom, bool),
+    /// (key, local) pairs of an object pattern.
+    Keys(Vec<(Atom, Atom)>),
+    /// The first parameter of the callback starting there
+    /// (`.then((ns) => …)`, `.then(({key: local}) => …)`).
+    Callback(u32),
+}
+
+struct LazyBinding {
+    of: Lazy,
+    to: LazyTo,
+    in_function: Option<FnId>,
 }
 
 /// Names are held with the function they were bound or stored in (`None`
@@ -558,34 +605,120 @@ fn called_name(e: &Expr) -> Option<Atom> {
     }
 }
 
-/// The namespace object a lazily loaded module's value is: `ns`, `(init(),
+/// A lazily loaded module as an expression names it: `ns`, `(init(),
 /// ns)`, `await Promise.resolve().then(() => (init(), ns))` (how a bundle
-/// waits for a module it loads late) — a name, not yet known to be one.
-fn lazy_namespace(e: &Expr) -> Option<&Atom> {
+/// waits for a module it loads late; a name, not yet known to be a
+/// namespace), `await import("…/chunk.js")` (how a code-split build does),
+/// or `await load()`, a call of what may be a loader function (known once
+/// the module is walked). The forms that give a promise count only
+/// `awaited` (or handed to `.then`).
+fn lazy_module(e: &Expr, awaited: bool) -> Option<Lazy> {
     match e {
-        Expr::Ident(i) => Some(&i.sym),
-        Expr::Await(a) => lazy_namespace(&a.arg),
-        Expr::Paren(p) => lazy_namespace(&p.expr),
-        Expr::Seq(q) => lazy_namespace(q.exprs.last()?),
-        Expr::Call(c) => {
-            let swc_ecma_ast::Callee::Expr(callee) = &c.callee else {
-                return None;
-            };
-            let Expr::Member(m) = &**callee else {
-                return None;
-            };
-            let is_then = matches!(&m.prop, swc_ecma_ast::MemberProp::Ident(p) if p.sym == "then");
-            let [arg] = c.args.as_slice() else {
-                return None;
-            };
-            match (&*arg.expr, is_then) {
-                (Expr::Arrow(a), true) if a.params.is_empty() => match &*a.body {
-                    ArrowFunctionBody::Expr(body) => lazy_namespace(body),
+        Expr::Ident(i) => Some(Lazy::Of(NamespaceOf::Table(i.sym.clone()))),
+        Expr::Await(a) => lazy_module(&a.arg, true),
+        Expr::Paren(p) => lazy_module(&p.expr, awaited),
+        Expr::Seq(q) => lazy_module(q.exprs.last()?, awaited),
+        Expr::Call(_) if !awaited => None,
+        Expr::Call(c) => match &c.callee {
+            Callee::Import(_) => match c.args.as_slice() {
+                [arg] if arg.spread.is_none() => match &*arg.expr {
+                    Expr::Lit(Lit::Str(src)) => Some(Lazy::Of(NamespaceOf::Chunk(
+                        src.value.to_string_lossy().into_owned(),
+                    ))),
                     _ => None,
                 },
                 _ => None,
-            }
+            },
+            Callee::Expr(callee) => match &**callee {
+                Expr::Ident(f) if c.args.is_empty() => Some(Lazy::Loader(f.sym.clone())),
+                Expr::Member(m) => {
+                    let is_then = matches!(&m.prop, MemberProp::Ident(p) if p.sym == "then");
+                    match (c.args.as_slice(), is_then) {
+                        ([arg], true) if arg.spread.is_none() => match &*arg.expr {
+                            Expr::Arrow(a) if a.params.is_empty() => match &*a.body {
+                                ArrowFunctionBody::Expr(body) => lazy_module(body, false),
+                                _ => None,
+                            },
+                            _ => None,
+                        },
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The elements of `await Promise.all([a, b, …])` (`None` for a hole or a
+/// spread).
+fn promise_all(e: &Expr) -> Option<Vec<Option<&Expr>>> {
+    let e = match e {
+        Expr::Await(a) => &*a.arg,
+        e => e,
+    };
+    let Expr::Call(c) = e else { return None };
+    let Callee::Expr(callee) = &c.callee else {
+        return None;
+    };
+    let Expr::Member(m) = &**callee else {
+        return None;
+    };
+    if !matches!(&*m.obj, Expr::Ident(o) if o.sym == "Promise")
+        || !matches!(&m.prop, MemberProp::Ident(p) if p.sym == "all")
+    {
+        return None;
+    }
+    let [arg] = c.args.as_slice() else {
+        return None;
+    };
+    let Expr::Array(a) = &*arg.expr else {
+        return None;
+    };
+    Some(
+        a.elems
+            .iter()
+            .map(|x| x.as_ref().filter(|x| x.spread.is_none()).map(|x| &*x.expr))
+            .collect(),
+    )
+}
+
+/// What a lazily loaded module bound to `pat` gives names to: the whole
+/// namespace (a name; a bare name's aliases are found from its uses, see
+/// [`table_namespaces`]) or some of its exports (an object pattern).
+fn lazy_target(pat: &Pat, init: &Expr) -> Option<LazyTo> {
+    match pat {
+        Pat::Ident(b) if !matches!(init, Expr::Ident(_)) => {
+            Some(LazyTo::Alias(b.id.sym.clone(), true))
         }
+        Pat::Object(o) => {
+            let keys = pattern_keys(o);
+            (!keys.is_empty()).then_some(LazyTo::Keys(keys))
+        }
+        _ => None,
+    }
+}
+
+/// What a loader function returns when its whole body is `return
+/// <lazily loaded module>` (or an arrow's expression): `function load(){
+/// return import("…") }`.
+fn loader_of(params: usize, body: Option<&Expr>) -> Option<NamespaceOf> {
+    if params != 0 {
+        return None;
+    }
+    // Its result is awaited where it is called.
+    match lazy_module(body?, true)? {
+        Lazy::Of(ns) => Some(ns),
+        Lazy::Loader(_) => None,
+    }
+}
+
+/// The expression a function's body is `return` of, alone.
+fn only_return(f: &swc_ecma_ast::Function) -> Option<&Expr> {
+    match f.body.as_ref()?.stmts.as_slice() {
+        [Stmt::Return(r)] => r.arg.as_deref(),
         _ => None,
     }
 }
@@ -703,6 +836,95 @@ impl Held {
     }
 }
 
+/// The lazily loaded modules bound to names, as namespaces' aliases and
+/// exports taken apart: a loader's call is its module where the name
+/// called means that loader (the nearest function declaring the name up
+/// from the call), a callback's parameter is bound in the callback.
+fn resolve_lazy(
+    out: &mut ModuleIndex,
+    lazy: Vec<LazyBinding>,
+    loaders: &HashMap<u32, NamespaceOf>,
+) {
+    for b in lazy {
+        let of = match b.of {
+            Lazy::Of(of) => of,
+            // Most modules have no loader, and most calls load nothing.
+            Lazy::Loader(_) if loaders.is_empty() => continue,
+            Lazy::Loader(f) => {
+                let Some(of) = loader_called(out, &f, b.in_function, loaders) else {
+                    continue;
+                };
+                of
+            }
+        };
+        match b.to {
+            LazyTo::Alias(alias, local) => out.namespaces.push(Namespace {
+                alias,
+                of,
+                in_function: b.in_function,
+                local,
+            }),
+            LazyTo::Keys(keys) => unpack(out, keys, &of, b.in_function),
+            LazyTo::Callback(lo) => {
+                let Ok(f) = out.functions.binary_search_by_key(&lo, |f| f.lo) else {
+                    continue;
+                };
+                let func = &out.functions[f];
+                let keys: Vec<(Atom, Atom)> = func
+                    .param_keys
+                    .iter()
+                    .filter(|(i, _, _)| *i == 0)
+                    .map(|(_, k, l)| (k.clone(), l.clone()))
+                    .collect();
+                let alias = func.param_names.first().filter(|p| !p.is_empty()).cloned();
+                let at = Some(f as FnId);
+                unpack(out, keys, &of, at);
+                if let Some(alias) = alias {
+                    out.namespaces.push(Namespace {
+                        alias,
+                        of,
+                        in_function: at,
+                        local: true,
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn unpack(out: &mut ModuleIndex, keys: Vec<(Atom, Atom)>, of: &NamespaceOf, at: Option<FnId>) {
+    out.unpacked
+        .extend(keys.into_iter().map(|(key, local)| UnpackedExport {
+            local,
+            key,
+            ns: of.clone(),
+            in_function: at,
+        }));
+}
+
+/// The module a call of `f` in `at` loads, when the declaration `f` means
+/// there is a loader function.
+fn loader_called(
+    out: &ModuleIndex,
+    f: &str,
+    at: Option<FnId>,
+    loaders: &HashMap<u32, NamespaceOf>,
+) -> Option<NamespaceOf> {
+    let defs = out.definitions.get(f)?;
+    let mut scope = at;
+    // As deep as functions nest (each step goes to a parent, which was
+    // entered before its child: no cycle).
+    loop {
+        if let Some(d) = defs
+            .iter()
+            .find(|d| d.in_function == scope && d.kind != DefKind::Assign)
+        {
+            return loaders.get(&d.value?.0).cloned();
+        }
+        scope = out.functions.get(scope? as usize)?.parent;
+    }
+}
+
 /// The names bound to an export table's namespace object: the object
 /// itself, and `x = ns` or `x = wrap(ns)` (a bundler's CommonJS view of
 /// it, often after its initialiser: `x = (init(), wrap(ns))`).
@@ -712,8 +934,16 @@ fn table_namespaces(out: &mut ModuleIndex) {
         .iter()
         .filter_map(|e| e.namespace.as_ref())
         .collect();
-    // Only a known table's exports: any object can be taken apart.
-    out.unpacked.retain(|u| tables.contains(&u.ns));
+    // Only a known table's exports: any object can be taken apart (and
+    // any name called).
+    out.unpacked.retain(|u| match &u.ns {
+        NamespaceOf::Table(t) => tables.contains(t),
+        NamespaceOf::Chunk(_) => true,
+    });
+    out.namespaces.retain(|n| match &n.of {
+        NamespaceOf::Table(t) => tables.contains(t),
+        NamespaceOf::Chunk(_) => true,
+    });
     if tables.is_empty() {
         return;
     }
@@ -728,6 +958,7 @@ fn table_namespaces(out: &mut ModuleIndex) {
             alias: (*ns).clone(),
             of: NamespaceOf::Table((*ns).clone()),
             in_function: at,
+            local: false,
         });
     }
     for u in &out.uses {
@@ -752,6 +983,7 @@ fn table_namespaces(out: &mut ModuleIndex) {
             alias: alias.clone(),
             of: NamespaceOf::Table(u.name.clone()),
             in_function: u.in_function,
+            local: false,
         });
     }
     // Sorted (the set above iterates in a hash's order): the same build
@@ -763,8 +995,19 @@ fn table_namespaces(out: &mut ModuleIndex) {
 /// Keeps the member reads `held` can give a value to, the member reads
 /// and calls of namespaces, and their chains.
 fn prune_members(out: &mut ModuleIndex, held: &Held) {
-    let aliases: std::collections::HashSet<Atom> =
-        out.namespaces.iter().map(|n| n.alias.clone()).collect();
+    // A name bound in a function (a callback's parameter, a `let`) is its
+    // namespace there only: minified code names every callback's first
+    // parameter `e`, and the reads of all the others are not kept.
+    let mut anywhere: HashSet<Atom> = HashSet::new();
+    let mut within: HashMap<Atom, Vec<FnId>> = HashMap::new();
+    for n in &out.namespaces {
+        match (n.local, n.in_function) {
+            (true, Some(f)) => within.entry(n.alias.clone()).or_default().push(f),
+            _ => {
+                anywhere.insert(n.alias.clone());
+            }
+        }
+    }
     let members = std::mem::take(&mut out.members);
     let calls = std::mem::take(&mut out.member_calls);
     let flows = std::mem::take(&mut out.member_flows);
@@ -784,9 +1027,24 @@ fn prune_members(out: &mut ModuleIndex, held: &Held) {
         .map(|i| i.local.as_str())
         .collect();
     let functions = std::mem::take(&mut out.functions);
+    let aliased = |u: &MemberUse| {
+        anywhere.contains(&u.obj)
+            || within.get(&u.obj).is_some_and(|fs| {
+                let mut at = u.in_function;
+                // Up the functions around the read (each parent entered
+                // before its child: no cycle).
+                while let Some(f) = at {
+                    if fs.contains(&f) {
+                        return true;
+                    }
+                    at = functions.get(f as usize).and_then(|g| g.parent);
+                }
+                false
+            })
+    };
     let returners = held.returner_names(&functions);
     for u in members {
-        if aliases.contains(&u.obj)
+        if aliased(&u)
             || imported.contains(u.obj.as_str())
             || held.holds(&u, &functions, &returners)
         {
@@ -794,7 +1052,7 @@ fn prune_members(out: &mut ModuleIndex, held: &Held) {
         }
     }
     for u in calls {
-        if aliases.contains(&u.obj) || held.calls_method(&u, &functions) {
+        if aliased(&u) || held.calls_method(&u, &functions) {
             keep(u, &mut out.member_calls, &mut out.member_flows);
         }
     }
@@ -894,6 +1152,112 @@ impl Indexer {
             None => {
                 self.out.definitions.insert(name.to_string(), vec![d]);
             }
+        }
+    }
+
+    // The lazily loaded modules' bindings are looked for out of the
+    // visitor's own frames (`inline(never)`): the walk recurses once per
+    // AST level, and every byte a visitor's frame grows by is paid at each
+    // level of the deepest nesting.
+
+    /// A declaration: a lazily loaded module bound (see
+    /// [`Self::lazy_binding`]), or a loader function (`var load = () =>
+    /// import("…")`).
+    #[inline(never)]
+    fn lazy_declared(&mut self, pat: &Pat, init: &Expr) {
+        self.lazy_binding(pat, init);
+        if let Pat::Ident(_) = pat {
+            let loads = match init {
+                Expr::Arrow(a) => match &*a.body {
+                    ArrowFunctionBody::Expr(b) => loader_of(a.params.len(), Some(b)),
+                    _ => None,
+                },
+                Expr::Fn(f) => loader_of(f.function.params.len(), only_return(&f.function)),
+                _ => None,
+            };
+            if let Some(ns) = loads {
+                let (lo, _) = self.span(init.span());
+                self.loaders.insert(lo, ns);
+            }
+        }
+    }
+
+    /// A function declared: a loader function's module.
+    #[inline(never)]
+    fn lazy_loader(&mut self, f: &swc_ecma_ast::Function) {
+        if let Some(ns) = loader_of(f.params.len(), only_return(f)) {
+            let (lo, _) = self.span(f.span);
+            self.loaders.insert(lo, ns);
+        }
+    }
+
+    /// `x = await import("…")`: an alias the name may be declared
+    /// anywhere for.
+    #[inline(never)]
+    fn lazy_assigned(&mut self, name: &Atom, right: &Expr) {
+        if matches!(right, Expr::Ident(_)) {
+            return;
+        }
+        if let Some(of) = lazy_module(right, false) {
+            let in_function = self.current();
+            self.lazy.push(LazyBinding {
+                of,
+                to: LazyTo::Alias(name.clone(), false),
+                in_function,
+            });
+        }
+    }
+
+    /// `import("…").then((ns) => …)`: the callback's parameter is the
+    /// module.
+    #[inline(never)]
+    fn lazy_callback(&mut self, n: &CallExpr) {
+        if let Callee::Expr(e) = &n.callee
+            && let Expr::Member(m) = &**e
+            && matches!(&m.prop, MemberProp::Ident(p) if p.sym == "then")
+            && !matches!(&*m.obj, Expr::Ident(_))
+            && let Some(first) = n.args.first()
+            && first.spread.is_none()
+            && let Some(lo) = match &*first.expr {
+                Expr::Arrow(a) if !a.params.is_empty() => Some(a.span.lo),
+                Expr::Fn(f) if !f.function.params.is_empty() => Some(f.function.span.lo),
+                _ => None,
+            }
+            && let Some(of) = lazy_module(&m.obj, true)
+        {
+            let lo = self.off(lo);
+            let in_function = self.current();
+            self.lazy.push(LazyBinding {
+                of,
+                to: LazyTo::Callback(lo),
+                in_function,
+            });
+        }
+    }
+
+    /// A lazily loaded module bound to `pat` (see [`lazy_module`]), or each
+    /// of the modules `await Promise.all([…])` gives an array pattern.
+    fn lazy_binding(&mut self, pat: &Pat, init: &Expr) {
+        let in_function = self.current();
+        if let (Pat::Array(ap), Some(items)) = (pat, promise_all(init)) {
+            for (p, e) in ap.elems.iter().zip(items) {
+                let (Some(p), Some(e)) = (p, e) else { continue };
+                if let (Some(of), Some(to)) = (lazy_module(e, true), lazy_target(p, e)) {
+                    self.lazy.push(LazyBinding {
+                        of,
+                        to,
+                        in_function,
+                    });
+                }
+            }
+            return;
+        }
+        if let (Some(of), Some(to)) = (lazy_module(init, false), lazy_target(pat, init)) {
+            self.lazy.push(LazyBinding {
+                of,
+                to,
+                in_function,
+            });
         }
     }
 
@@ -1454,6 +1818,7 @@ impl Visit for Indexer {
     }
 
     fn visit_fn_decl(&mut self, n: &FnDecl) {
+        self.lazy_loader(&n.function);
         self.define(
             &n.ident.sym,
             DefKind::Function,
@@ -1636,18 +2001,8 @@ impl Visit for Indexer {
                     v.push((callee, at));
                 }
             }
-            if let (Pat::Object(o), Some(init)) = (&d.name, &d.init)
-                && let Some(ns) = lazy_namespace(init)
-            {
-                let at = self.current();
-                for (key, local) in pattern_keys(o) {
-                    self.out.unpacked.push(UnpackedExport {
-                        local,
-                        key,
-                        ns: ns.clone(),
-                        in_function: at,
-                    });
-                }
+            if let Some(init) = &d.init {
+                self.lazy_declared(&d.name, init);
             }
             if let (Pat::Ident(b), Some(init)) = (&d.name, &d.init)
                 && matches!(&**init, Expr::Class(_))
@@ -1681,6 +2036,9 @@ impl Visit for Indexer {
                 self.held.class(b.id.sym.clone(), None);
             }
             self.define(&b.id.sym, DefKind::Assign, b.id.span, Some(n.right.span()));
+            if n.op == AssignOp::Assign {
+                self.lazy_assigned(&b.id.sym, &n.right);
+            }
             if is_fn_expr(&n.right) {
                 self.pending_name = Some(b.id.sym.to_string());
             }
@@ -1779,6 +2137,7 @@ impl Visit for Indexer {
         if let Callee::Expr(e) = &n.callee {
             self.record_call(n.span, e, &n.args);
         }
+        self.lazy_callback(n);
         // `x = import.meta.require("…/chunk.js")`: a chunk's namespace.
         if let Some(src) = meta_require(n)
             && let Some(Frame::Place(Flow::Bind(x))) = self.flow.last()
@@ -1787,6 +2146,7 @@ impl Visit for Indexer {
                 alias: x.clone(),
                 of: NamespaceOf::Chunk(src),
                 in_function: self.current(),
+                local: false,
             });
         }
         // helper(ns, { name: () => local, … })
@@ -1977,5 +2337,124 @@ mod sizes {
         for (what, size, most) in sizes {
             assert!(size <= most, "a {what} takes {size} bytes (at most {most})");
         }
+    }
+}
+
+#[cfg(test)]
+mod lazy {
+    use super::{ModuleIndex, NamespaceOf};
+    use crate::js::parse::{self, Goal};
+
+    fn index(src: &str) -> ModuleIndex {
+        let (p, _) = parse::parse("x.js", src.to_string(), Goal::Module).unwrap();
+        ModuleIndex::build(&p)
+    }
+
+    /// (local, key, chunk or table) of each export taken into a name.
+    fn unpacked(ix: &ModuleIndex) -> Vec<(String, String, String)> {
+        let mut v: Vec<_> = ix
+            .unpacked
+            .iter()
+            .map(|u| {
+                let of = match &u.ns {
+                    NamespaceOf::Chunk(s) => s.clone(),
+                    NamespaceOf::Table(t) => format!("table {t}"),
+                };
+                (u.local.to_string(), u.key.to_string(), of)
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn has_alias(ix: &ModuleIndex, alias: &str, of: &str) -> bool {
+        ix.namespaces.iter().any(|n| {
+            n.alias == alias
+                && match &n.of {
+                    NamespaceOf::Chunk(s) => s == of,
+                    NamespaceOf::Table(t) => format!("table {t}") == of,
+                }
+        })
+    }
+
+    #[test]
+    fn a_chunk_loaded_lazily_is_taken_apart_in_every_form() {
+        let ix = index(
+            r#"
+function load(){ return import("/$bunfs/root/chunk-a.js"); }
+var loadToo = () => import("/$bunfs/root/chunk-c.js");
+async function f(){
+  let { one: a, two } = await import("/$bunfs/root/chunk-a.js");
+  let [x, { three: b }] = await Promise.all([other(), load()]);
+  let whole = await import("/$bunfs/root/chunk-b.js");
+  let { four: c } = await loadToo();
+  import("/$bunfs/root/chunk-b.js").then(({ five: d }) => d());
+  load().then((ns) => ns.six);
+  return [a, two, b, whole.seven, c, x];
+}
+"#,
+        );
+        let a = "/$bunfs/root/chunk-a.js";
+        let b = "/$bunfs/root/chunk-b.js";
+        let want: Vec<(String, String, String)> = [
+            ("a", "one", a),
+            ("b", "three", a),
+            ("c", "four", "/$bunfs/root/chunk-c.js"),
+            ("d", "five", b),
+            ("two", "two", a),
+        ]
+        .iter()
+        .map(|(l, k, s)| (l.to_string(), k.to_string(), s.to_string()))
+        .collect();
+        assert_eq!(unpacked(&ix), want);
+        assert!(has_alias(&ix, "whole", b));
+        assert!(has_alias(&ix, "ns", a));
+        // The callback's parameter is kept as a namespace where it is
+        // bound: its read `ns.six` is kept.
+        assert!(ix.members.iter().any(|m| m.obj == "ns" && m.key == "six"));
+    }
+
+    #[test]
+    fn a_name_that_only_looks_like_a_loader_loads_nothing() {
+        // A loader's name called where a parameter shadows it, a function
+        // that does more than return the module, a promise not awaited, a
+        // callback's parameter read outside it.
+        let ix = index(
+            r#"
+function load(){ return import("/$bunfs/root/chunk-a.js"); }
+function busy(){ note(); return import("/$bunfs/root/chunk-a.js"); }
+async function f(load){ let { one: a } = await load(); return a; }
+async function g(){ let { two: b } = await busy(); return b; }
+function h(){ let { three: c } = import("/$bunfs/root/chunk-a.js"); return c; }
+function k(e){ load().then((e) => e.four); return e.five; }
+"#,
+        );
+        assert!(unpacked(&ix).is_empty(), "{:?}", unpacked(&ix));
+        assert!(ix.members.iter().any(|m| m.obj == "e" && m.key == "four"));
+        assert!(!ix.members.iter().any(|m| m.obj == "e" && m.key == "five"));
+    }
+
+    #[test]
+    fn a_tables_loader_is_followed_as_its_namespace() {
+        // One bundle's lazily initialised module: its export table's
+        // object, handed back by a loader after its initialiser.
+        let ix = index(
+            r#"
+var ns = {}; def(ns, { SKILL_MD: () => md });
+var md; var init = lazy(() => { md = "text"; });
+function load(){ return Promise.resolve().then(() => (init(), ns)); }
+async function f(){ let { SKILL_MD: t } = await load(); let all = await load(); return [t, all.SKILL_MD]; }
+async function g(){ let { SKILL_MD: u } = await notLoader(); return u; }
+"#,
+        );
+        assert_eq!(
+            unpacked(&ix),
+            vec![(
+                "t".to_string(),
+                "SKILL_MD".to_string(),
+                "table ns".to_string()
+            )]
+        );
+        assert!(has_alias(&ix, "all", "table ns"));
     }
 }

@@ -3091,6 +3091,70 @@ async function Ng(h){
     }
 
     #[test]
+    fn a_loaders_module_is_followed_into_the_names_it_is_taken_into() {
+        // `function load(){ return Promise.resolve().then(() => (init(),
+        // ns)) }`: a bundle loads a module late through a function, and
+        // takes its exports from the awaited call, from one element of
+        // `Promise.all`, or in a `.then` callback.
+        let src = r#"
+var Na = {}; Nb(Na, { SKILL_MD: () => Nc, buildNote: () => Nd, TICK: () => Nt });
+var Nc, Nt; var Ne = Nf(() => { Nc = "Tidy every file in the folder, one at a time, and say what changed."; Nt = "Run the scheduled check again and report only what is new since the last one."; });
+function Nd(e){ return ["Keep the settings file valid after each edit you make.", e].join("\n"); }
+function Ng(){ return Promise.resolve().then(() => (Ne(), Na)); }
+var Nh = { type: "prompt", name: "tidy", async getPromptForCommand(){ let { SKILL_MD: Ni } = await Ng(); return [{ type: "text", text: Ni }]; } };
+async function Nj(h){ let [Nk, { buildNote: Nl }] = await Promise.all([h.load(), Ng()]); h.enqueue({ value: Nl("Only the keys that are broken need a change."), mode: "prompt", isMeta: !0 }); }
+function Nm(h){ return Ng().then((Nn) => h.enqueue({ value: Nn.TICK, mode: "prompt", isMeta: !0 })); }
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "Tidy every file").as_deref(),
+            Some(kinds::SKILL)
+        );
+        for needle in [
+            "Keep the settings file valid",
+            "Only the keys that are broken",
+            "Run the scheduled check",
+        ] {
+            assert_eq!(
+                kind_of(&v, needle).as_deref(),
+                Some(kinds::SYSTEM_REMINDER),
+                "{needle}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_chunk_imported_lazily_is_followed_into_the_names_it_is_taken_into() {
+        // A code-split build loads a chunk with `import("…")`, directly or
+        // through a loader function, and takes its exports apart, binds it
+        // whole, or hands it to a `.then` callback: the same texts reach
+        // the same places as through a static import.
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-a.js",
+                "var Ra = \"Tidy every file in the folder, one at a time, and say what changed.\";\nfunction Rb(){ return \"Run the scheduled check again and report only what is new.\"; }\nvar Rc = \"Check the open files again before you answer this turn.\";\nvar Rd = \"Say which of the checks failed and why, in one short line each.\";\nvar Re = \"Keep the notes you write short and in the order they happened.\";\nexport { Ra as SKILL_PROMPT, Rb as tickPrompt, Rc as NOTE, Rd as HINT, Re as WARN };\n",
+            ),
+            (
+                "/$bunfs/root/chunk-b.js",
+                "function Rl(){ return import(\"/$bunfs/root/chunk-a.js\"); }\nvar Rm = { type: \"prompt\", name: \"tidy\", async getPromptForCommand(){ let [Rx, { SKILL_PROMPT: Rn }] = await Promise.all([Ry(), Rl()]); return [{ type: \"text\", text: Rn }]; } };\nasync function Ro(h){ let { tickPrompt: Rp } = await import(\"/$bunfs/root/chunk-a.js\"); h.enqueue({ value: Rp(), mode: \"prompt\", isMeta: !0 }); }\nasync function Rq(h){ let Rr = await import(\"/$bunfs/root/chunk-a.js\"); h.enqueue({ value: Rr.NOTE, mode: \"prompt\", isMeta: !0 }); }\nfunction Rs(h){ import(\"/$bunfs/root/chunk-a.js\").then(({ HINT: Rt }) => h.enqueue({ value: Rt, mode: \"prompt\", isMeta: !0 })); Rl().then((Ru) => h.enqueue({ value: Ru.WARN, mode: \"prompt\", isMeta: !0 })); }\n",
+            ),
+        ]);
+        let v = find(&ci);
+        tidy_is_a_skill_and_the_tick_a_reminder(&v);
+        for needle in [
+            "Check the open files",
+            "Say which of the checks",
+            "Keep the notes",
+        ] {
+            assert_eq!(
+                kind_of(&v, needle).as_deref(),
+                Some(kinds::SYSTEM_REMINDER),
+                "{needle}"
+            );
+        }
+    }
+
+    #[test]
     fn a_chunks_exports_are_read_through_a_name_bound_to_it() {
         // A code-split build's lazily loaded chunk: bound whole, then read
         // and called as `name.export`.

@@ -251,6 +251,10 @@ struct ModuleTables<'a> {
     /// The same, by local name: local → [(the binding behind the export,
     /// the function it is bound in)].
     unpacked_names: HashMap<&'a str, Vec<Bound<'a>>>,
+    /// The names other chunks' exports are taken into here when loaded
+    /// lazily: local → [(chunk, exported name, the function it is bound
+    /// in)].
+    lazy_imported: HashMap<&'a str, Vec<ChunkExport<'a>>>,
     /// The names objects and classes are bound to, by where they start: a
     /// class's methods are called through its name.
     holders: HashMap<u32, &'a str>,
@@ -261,6 +265,10 @@ struct ModuleTables<'a> {
 
 /// A name and the function it is bound in.
 type Bound<'a> = (&'a str, Option<FnId>);
+
+/// A module, a name there (a local, or an exported name), and the
+/// function the lazily loaded export's binding is in.
+type ChunkExport<'a> = (u32, &'a str, Option<FnId>);
 
 /// Member reads (or calls) by (object, key): their positions.
 fn by_object_and_key(uses: &[MemberUse]) -> Groups<(&str, &str)> {
@@ -541,6 +549,9 @@ pub struct Tracer<'a> {
     importers: HashMap<(u32, &'a str), Vec<(u32, &'a str)>>,
     /// The names bound to a module's namespace (see [`Aliases`]).
     aliases: Aliases<'a>,
+    /// The names a chunk's exports are taken into where it is loaded
+    /// lazily (see [`LazyImporters`]).
+    lazy_importers: LazyImporters<'a>,
     /// The scope each member read's object means, per module, found on
     /// first need (`UNSEEN` until then): a common minified name is read
     /// as `e.x` thousands of times, and every key of it asks again.
@@ -555,6 +566,11 @@ pub struct Tracer<'a> {
 /// function it is bound in)]: a lazily loaded module's exports are read
 /// and called as `alias.name`.
 type Aliases<'a> = HashMap<(u32, Option<&'a str>), Vec<(u32, &'a str, Option<FnId>)>>;
+
+/// The names a chunk's exports are taken into in the chunks that load it
+/// lazily (`let {name: local} = await import("…")`): (chunk, exported
+/// name) → [(module, local, the function it is bound in)].
+type LazyImporters<'a> = HashMap<(u32, &'a str), Vec<ChunkExport<'a>>>;
 
 /// A member read whose object's scope is not found yet.
 const UNSEEN: u32 = u32::MAX;
@@ -582,6 +598,7 @@ impl<'a> Tracer<'a> {
         let mut tables = Vec::with_capacity(ci.modules.len());
         let mut importers: HashMap<(u32, &str), Vec<(u32, &str)>> = HashMap::default();
         let mut aliases: Aliases<'a> = HashMap::default();
+        let mut lazy_importers: LazyImporters<'a> = HashMap::default();
         for (mi, m) in ci.modules.iter().enumerate() {
             let uses = Groups::new(
                 m.index
@@ -658,6 +675,7 @@ impl<'a> Tracer<'a> {
             }
             let mut unpacked: HashMap<(&str, &str), Vec<Bound>> = HashMap::default();
             let mut unpacked_names: HashMap<&str, Vec<Bound>> = HashMap::default();
+            let mut lazy_imported: HashMap<&str, Vec<ChunkExport>> = HashMap::default();
             if !m.index.unpacked.is_empty() {
                 // Each table's exports by (namespace, exported name).
                 let behind: HashMap<(&str, &str), &str> = m
@@ -670,7 +688,27 @@ impl<'a> Tracer<'a> {
                     })
                     .collect();
                 for u in &m.index.unpacked {
-                    let (ns, key) = (u.ns.as_str(), u.key.as_str());
+                    let key = u.key.as_str();
+                    let ns = match &u.ns {
+                        NamespaceOf::Table(ns) => ns.as_str(),
+                        // A chunk's: as an import bound in a function.
+                        NamespaceOf::Chunk(src) => {
+                            if let Some(from) = ci.resolve_import_position(m, src) {
+                                let from = from as u32;
+                                lazy_importers.entry((from, key)).or_default().push((
+                                    mi as u32,
+                                    u.local.as_str(),
+                                    u.in_function,
+                                ));
+                                lazy_imported.entry(u.local.as_str()).or_default().push((
+                                    from,
+                                    key,
+                                    u.in_function,
+                                ));
+                            }
+                            continue;
+                        }
+                    };
                     unpacked
                         .entry((ns, key))
                         .or_default()
@@ -694,6 +732,7 @@ impl<'a> Tracer<'a> {
                 member_calls,
                 unpacked,
                 unpacked_names,
+                lazy_imported,
                 holders,
                 top: module_top(m),
             });
@@ -715,6 +754,7 @@ impl<'a> Tracer<'a> {
             depth: 0,
             nothing: Rc::default(),
             importers,
+            lazy_importers,
             aliases,
             member_scopes: vec![Vec::new(); ci.modules.len()],
             watched: Default::default(),
@@ -804,24 +844,30 @@ impl<'a> Tracer<'a> {
     /// of module `m`) is taken apart into there: (module, local, its
     /// scope), as many as a binding's uses at most.
     fn unpacked_of(&mut self, m: u32, name: &str) -> Vec<(u32, &'a str, Scope)> {
-        let mut out: Vec<Bound<'a>> = Vec::new();
+        let mut out: Vec<(u32, &'a str, Option<FnId>)> = Vec::new();
         let Some(exports) = self.tables[m as usize].exports.get(name) else {
             return Vec::new();
         };
         for &(key, ns) in exports {
-            let Some(ns) = ns else { continue };
-            for &(local, at) in self.tables[m as usize]
-                .unpacked
-                .get(&(ns, key))
-                .into_iter()
-                .flatten()
-            {
-                out.push((local, at));
+            match ns {
+                Some(ns) => {
+                    for &(local, at) in self.tables[m as usize]
+                        .unpacked
+                        .get(&(ns, key))
+                        .into_iter()
+                        .flatten()
+                    {
+                        out.push((m, local, at));
+                    }
+                }
+                // A chunk's export, where a chunk loading it lazily takes
+                // it into a name.
+                None => out.extend(self.lazy_importers.get(&(m, key)).into_iter().flatten()),
             }
         }
         out.truncate(MAX_USES);
         out.into_iter()
-            .map(|(local, at)| (m, local, self.scope_of(m, local, at)))
+            .map(|(um, local, at)| (um, local, self.scope_of(um, local, at)))
             .collect()
     }
 
@@ -1454,6 +1500,21 @@ impl<'a> Tracer<'a> {
                 (self.scope_of(m, callee, bound).0 == scope.0).then_some(there)
             }) {
                 (callee, at, pos) = (there, None, ANYWHERE);
+                continue;
+            }
+            // The same, from a chunk loaded lazily: that chunk's function.
+            let lazy = self.tables[m as usize]
+                .lazy_imported
+                .get(callee)
+                .into_iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>();
+            if let Some((from, there)) = lazy.into_iter().find_map(|(from, key, bound)| {
+                let there = *self.tables[from as usize].exported.get(key)?;
+                (self.scope_of(m, callee, bound).0 == scope.0).then_some((from, there))
+            }) {
+                (m, callee, at, pos) = (from, there, None, ANYWHERE);
                 continue;
             }
             // A name declared in a function here is not the import.
