@@ -177,6 +177,15 @@ fn kind_by_form(text: &str) -> Option<&'static str> {
     (has("name:") && has("description:")).then_some(kinds::SKILL)
 }
 
+/// The `name:` of a skill file's front matter (see [`kind_by_form`]).
+fn front_matter_name(text: &str) -> Option<&str> {
+    let front = text.trim_start().strip_prefix("---\n")?;
+    let head = &front[..front.find("\n---")?];
+    let name = head.lines().find_map(|l| l.strip_prefix("name:"))?.trim();
+    let name = name.trim_matches(|c| c == '"' || c == '\'');
+    (!name.is_empty()).then_some(name)
+}
+
 /// Texts whose flow the tracer cannot follow to a model yet (through
 /// members of objects, classes' fields, stores read elsewhere) are taken
 /// by the earlier rule while it learns them: prose addressed to the model
@@ -558,7 +567,18 @@ fn is_file_key(k: &str) -> bool {
     // `theme.set` is an operation's name, not a file.
     let document = matches!(
         ext,
-        "md" | "txt" | "html" | "css" | "json" | "yaml" | "yml" | "js" | "ts" | "py" | "sh"
+        "md" | "txt"
+            | "html"
+            | "css"
+            | "json"
+            | "yaml"
+            | "yml"
+            | "js"
+            | "mjs"
+            | "cjs"
+            | "ts"
+            | "py"
+            | "sh"
     );
     !stem.is_empty()
         && (1..=5).contains(&ext.len())
@@ -1300,9 +1320,17 @@ fn sink_for<'a>(
     let reach = tracer.trace(mi, &s.flow, s.in_function, s.lo);
     if let Some(mut sink) = sink_of(ci, &reach, delivered) {
         // A skill file is a skill's body however it is delivered: a skill
-        // run in an agent of its own hands it to that agent's messages.
-        if sink.kind == kinds::AGENT && kind_by_form(text.value) == Some(kinds::SKILL) {
+        // run in an agent of its own hands it to that agent's messages, a
+        // skill's file table carries the files of its sub-skills (and a
+        // skill file's template) beside its reference documents.
+        if (sink.kind == kinds::AGENT || sink.kind == kinds::DATA)
+            && kind_by_form(text.value) == Some(kinds::SKILL)
+        {
             sink.kind = kinds::SKILL;
+            // The skill it is, not the path it is shipped under.
+            if let Some(name) = front_matter_name(text.value) {
+                sink.owner = Some(name.to_string());
+            }
         }
         // A text that is a skill's body and a section of the session's
         // system prompt too (a taxonomy the prompt includes and a skill
@@ -1314,7 +1342,11 @@ fn sink_for<'a>(
         return Some(sink);
     }
     if let Some(kind) = kind_by_form(text.value) {
-        return Some(Sink::of(kind));
+        let mut sink = Sink::of(kind);
+        if kind == kinds::SKILL {
+            sink.owner = front_matter_name(text.value).map(str::to_string);
+        }
+        return Some(sink);
     }
     if is_thrown(s) && runs_in(&ci.modules[mi as usize], s.in_function, tool_calls) {
         // An error a tool's call throws is the call's result: the model
@@ -3091,6 +3123,22 @@ async function Ng(h){
     }
 
     #[test]
+    fn file_keys_are_paths_or_documents_and_scripts() {
+        for k in [
+            "dir/notes.md",
+            "guide.md",
+            "artifact-publish.mjs",
+            "run.cjs",
+            "a/b.x",
+        ] {
+            assert!(is_file_key(k), "{k}");
+        }
+        for k in ["theme.set", "notes", ".md", "a b.md", "x.toolongext"] {
+            assert!(!is_file_key(k), "{k}");
+        }
+    }
+
+    #[test]
     fn a_loaders_module_is_followed_into_the_names_it_is_taken_into() {
         // `function load(){ return Promise.resolve().then(() => (init(),
         // ns)) }`: a bundle loads a module late through a function, and
@@ -3404,6 +3452,30 @@ async function Se(){ return Sd({ promptMessages: [Sb("Count the files in the fol
         assert_eq!(
             kind_of(&v, "Count the files").as_deref(),
             Some(kinds::AGENT)
+        );
+    }
+
+    #[test]
+    fn a_skill_file_in_a_skills_file_table_is_a_skill() {
+        // A skill's files: a reference document (data) beside a sub-skill's
+        // file (front matter with a name and a description).
+        let src = r##"
+var Ua = { "guide/steps.md": "# Steps\n\nHow the parts of the folder fit together, in three short steps.", "sub/SKILL.md": "---\nname: tidy-sub\ndescription: Tidy one sub-folder\n---\nTidy every file in the sub-folder, one at a time." };
+var Ub = { type: "prompt", name: "tidy", files: Ua, async getPromptForCommand(){ return [{ type: "text", text: Object.values(Ua).join("\n") }]; } };
+var Uc = "---\nname: lone\ndescription: A lone skill\n---\nSort the files in the folder by the date they last changed.";
+"##;
+        let v = find_in(src);
+        assert_eq!(kind_of(&v, "# Steps").as_deref(), Some(kinds::DATA));
+        let sub = by_text(&v, "---\nname: tidy-sub").expect("the sub-skill's file");
+        assert_eq!(
+            (sub.kind.as_str(), sub.owner.as_deref()),
+            (kinds::SKILL, Some("tidy-sub"))
+        );
+        // Its form alone says what a skill file reaching no place is.
+        let lone = by_text(&v, "---\nname: lone").expect("the lone skill file");
+        assert_eq!(
+            (lone.kind.as_str(), lone.owner.as_deref()),
+            (kinds::SKILL, Some("lone"))
         );
     }
 
