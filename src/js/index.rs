@@ -850,12 +850,10 @@ fn resolve_lazy(
             Lazy::Of(of) => of,
             // Most modules have no loader, and most calls load nothing.
             Lazy::Loader(_) if loaders.is_empty() => continue,
-            Lazy::Loader(f) => {
-                let Some(of) = loader_called(out, &f, b.in_function, loaders) else {
-                    continue;
-                };
-                of
-            }
+            Lazy::Loader(f) => match loader_called(out, &f, b.in_function, loaders) {
+                Some(of) => of,
+                None => continue,
+            },
         };
         match b.to {
             LazyTo::Alias(alias, local) => out.namespaces.push(Namespace {
@@ -936,14 +934,12 @@ fn table_namespaces(out: &mut ModuleIndex) {
         .collect();
     // Only a known table's exports: any object can be taken apart (and
     // any name called).
-    out.unpacked.retain(|u| match &u.ns {
+    let known = |of: &NamespaceOf| match of {
         NamespaceOf::Table(t) => tables.contains(t),
         NamespaceOf::Chunk(_) => true,
-    });
-    out.namespaces.retain(|n| match &n.of {
-        NamespaceOf::Table(t) => tables.contains(t),
-        NamespaceOf::Chunk(_) => true,
-    });
+    };
+    out.unpacked.retain(|u| known(&u.ns));
+    out.namespaces.retain(|n| known(&n.of));
     if tables.is_empty() {
         return;
     }

@@ -170,17 +170,20 @@ fn kind_by_form(text: &str) -> Option<&'static str> {
         let rest = rest.trim().trim_end_matches("</system-reminder>").trim();
         return is_text(rest).then_some(kinds::SYSTEM_REMINDER);
     }
-    let front = t.strip_prefix("---\n")?;
-    let end = front.find("\n---")?;
-    let head = &front[..end];
+    let head = front_matter(t)?;
     let has = |k: &str| head.lines().any(|l| l.starts_with(k));
     (has("name:") && has("description:")).then_some(kinds::SKILL)
 }
 
+/// The YAML front matter a text opens with (between `---` lines).
+fn front_matter(text: &str) -> Option<&str> {
+    let front = text.trim_start().strip_prefix("---\n")?;
+    Some(&front[..front.find("\n---")?])
+}
+
 /// The `name:` of a skill file's front matter (see [`kind_by_form`]).
 fn front_matter_name(text: &str) -> Option<&str> {
-    let front = text.trim_start().strip_prefix("---\n")?;
-    let head = &front[..front.find("\n---")?];
+    let head = front_matter(text)?;
     let name = head.lines().find_map(|l| l.strip_prefix("name:"))?.trim();
     let name = name.trim_matches(|c| c == '"' || c == '\'');
     (!name.is_empty()).then_some(name)
@@ -2262,6 +2265,13 @@ var Qz = "Some words that go nowhere at all.";
         find(&testjs::script(src))
     }
 
+    /// Each text holding one of `needles` is a prompt of `kind`.
+    fn assert_kinds(v: &[Prompt], needles: &[&str], kind: &str) {
+        for needle in needles {
+            assert_eq!(kind_of(v, needle).as_deref(), Some(kind), "{needle}");
+        }
+    }
+
     fn by_text<'a>(v: &'a [Prompt], needle: &str) -> Option<&'a Prompt> {
         v.iter().find(|p| p.text.contains(needle))
     }
@@ -3109,17 +3119,15 @@ async function Ng(h){
 }
 "#;
         let v = find_in(src);
-        for needle in [
-            "Help me fix the problems",
-            "Keep the settings file valid",
-            "Only the keys that are broken",
-        ] {
-            assert_eq!(
-                kind_of(&v, needle).as_deref(),
-                Some(kinds::SYSTEM_REMINDER),
-                "{needle}"
-            );
-        }
+        assert_kinds(
+            &v,
+            &[
+                "Help me fix the problems",
+                "Keep the settings file valid",
+                "Only the keys that are broken",
+            ],
+            kinds::SYSTEM_REMINDER,
+        );
     }
 
     #[test]
@@ -3158,17 +3166,15 @@ function Nm(h){ return Ng().then((Nn) => h.enqueue({ value: Nn.TICK, mode: "prom
             kind_of(&v, "Tidy every file").as_deref(),
             Some(kinds::SKILL)
         );
-        for needle in [
-            "Keep the settings file valid",
-            "Only the keys that are broken",
-            "Run the scheduled check",
-        ] {
-            assert_eq!(
-                kind_of(&v, needle).as_deref(),
-                Some(kinds::SYSTEM_REMINDER),
-                "{needle}"
-            );
-        }
+        assert_kinds(
+            &v,
+            &[
+                "Keep the settings file valid",
+                "Only the keys that are broken",
+                "Run the scheduled check",
+            ],
+            kinds::SYSTEM_REMINDER,
+        );
     }
 
     #[test]
@@ -3189,17 +3195,15 @@ function Nm(h){ return Ng().then((Nn) => h.enqueue({ value: Nn.TICK, mode: "prom
         ]);
         let v = find(&ci);
         tidy_is_a_skill_and_the_tick_a_reminder(&v);
-        for needle in [
-            "Check the open files",
-            "Say which of the checks",
-            "Keep the notes",
-        ] {
-            assert_eq!(
-                kind_of(&v, needle).as_deref(),
-                Some(kinds::SYSTEM_REMINDER),
-                "{needle}"
-            );
-        }
+        assert_kinds(
+            &v,
+            &[
+                "Check the open files",
+                "Say which of the checks",
+                "Keep the notes",
+            ],
+            kinds::SYSTEM_REMINDER,
+        );
     }
 
     #[test]
