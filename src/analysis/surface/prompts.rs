@@ -716,6 +716,13 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
                     "prompt" if *method && hops <= FAR_HOPS => {
                         return sink(kinds::TOOL_DESCRIPTION, owner("name"));
                     }
+                    // A tool's steer for an input its schema refused
+                    // (`validationErrorSteer(input, error)`): the runner
+                    // puts what it returns in the call's error, which the
+                    // model reads, as a failed validation's message.
+                    "validationErrorSteer" if *method && hops <= FAR_HOPS => {
+                        return sink(kinds::SYSTEM_REMINDER, None);
+                    }
                     // A scheduled task's prompt (`{cron, prompt, …}`): the
                     // session's next turn when it fires, as a queued
                     // prompt is.
@@ -731,7 +738,11 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
                     "prompt" if near && !described && keys.len() <= 3 => {
                         return sink(kinds::AGENT, None);
                     }
-                    "getSystemPrompt" | "systemPrompt" | "whenToUse" if has("agentType") => {
+                    // (`whenToUseLean`: the shorter listing line some
+                    // agents give the model instead.)
+                    "getSystemPrompt" | "systemPrompt" | "whenToUse" | "whenToUseLean"
+                        if has("agentType") =>
+                    {
                         return sink(kinds::AGENT, owner("agentType"));
                     }
                     // A side request (`{systemPrompt, userPrompt, options}`):
@@ -1020,8 +1031,10 @@ fn is_user_mark(ci: &CodeIndex, m: &Mark) -> bool {
 
 /// The keys whose values (or methods' results) reach a model, as
 /// `sink_of` reads them.
-const SINK_KEYS: [&str; 15] = [
+const SINK_KEYS: [&str; 17] = [
     "properties",
+    "whenToUseLean",
+    "validationErrorSteer",
     "metaMessages",
     "promptMessages",
     "userPrompt",
@@ -2240,9 +2253,11 @@ function Qb(){ return "Pages over one megabyte are cut short at the end."; }
 var Qs = Zo.object({ url: Zo.string().describe("The address of the page to fetch") });
 var Qt = { name: "Fetcher", inputSchema: Qs, async call(){ return 1; },
   async prompt(){ return [Qa, Qb(), Qc ? "Say which parts you skipped and why." : "Quote the page where it helps."].join("\n"); },
-  async description(){ return "Fetch one page of the web."; } };
+  async description(){ return "Fetch one page of the web."; },
+  validationErrorSteer(e){ if (!e.url) return "Give the address of one page, not a list of them."; return null; } };
 var Qo = { q: 1 };
 var Qd = { agentType: "helper", whenToUse: "Use this agent for small searches over many files.",
+  whenToUseLean: "Use it for a quick look over a few files.",
   getSystemPrompt: () => `You are a helper agent working for ${Qo.userName} in ${Qe()}. Keep answers short.` };
 var Qf = "Tidy every file the user names, one at a time, and report each change.";
 var Qg = { type: "prompt", name: "tidy", source: "builtin", description: "Tidy the files in a folder",
@@ -2307,6 +2322,10 @@ var Qz = "Some words that go nowhere at all.";
             ("The address of the page", kinds::TOOL_PARAMETER, None),
             ("Use this agent for small", kinds::AGENT, Some("helper")),
             ("You are a helper agent", kinds::AGENT, Some("helper")),
+            ("Use it for a quick look", kinds::AGENT, Some("helper")),
+            // A tool's steer for an input its schema refused: the call's
+            // error, which the model reads.
+            ("Give the address of one page", kinds::SYSTEM_REMINDER, None),
             ("Tidy every file the user", kinds::SKILL, Some("tidy")),
             (
                 "The user changed the settings",
