@@ -113,6 +113,61 @@ pub struct StringLit {
     pub flow: Box<[Flow]>,
 }
 
+/// A text written as a concatenation of literals only (`"a " + "b " +
+/// `c ${x}``): one text wrapped over lines of the source, as one literal
+/// whose span is the whole concatenation. Its parts stay in
+/// [`ModuleIndex::strings`] too (what the other analyses read); the
+/// surface takes the whole instead of the parts.
+#[derive(Debug, Clone, Serialize)]
+pub struct JoinedLit {
+    /// The parts' values joined; [`LitKind::Template`] when a part has a
+    /// hole.
+    pub lit: StringLit,
+    /// Where each part starts.
+    pub parts: Box<[u32]>,
+}
+
+/// The parts of a concatenation of string and template literals only,
+/// in order (`None` when any operand is something else: a name, a call,
+/// a parenthesised sum).
+pub fn literal_chain(b: &BinExpr) -> Option<Vec<&Expr>> {
+    let literal = |e: &Expr| matches!(e, Expr::Lit(Lit::Str(_)) | Expr::Tpl(_));
+    if b.op != BinaryOp::Add {
+        return None;
+    }
+    let mut parts = Vec::new();
+    let mut at = b;
+    loop {
+        if !literal(&at.right) {
+            return None;
+        }
+        parts.push(&*at.right);
+        match &*at.left {
+            Expr::Bin(l) if l.op == BinaryOp::Add => at = l,
+            l if literal(l) => {
+                parts.push(l);
+                break;
+            }
+            _ => return None,
+        }
+    }
+    parts.reverse();
+    Some(parts)
+}
+
+/// A template's cooked value, its holes written `${…}`.
+fn template_value(n: &Tpl) -> String {
+    n.quasis
+        .iter()
+        .map(|q| {
+            q.cooked
+                .as_ref()
+                .map_or_else(|| q.raw.to_string(), |c| c.to_string_lossy().into_owned())
+        })
+        .collect::<Vec<_>>()
+        .join("${…}")
+}
+
 /// An object literal's (or class's) start and the names of its keys.
 #[derive(Debug, Clone, Serialize)]
 pub struct ObjectShape {
@@ -254,6 +309,8 @@ pub struct ModuleIndex {
     pub functions: Vec<Function>,
     pub definitions: HashMap<String, Vec<Definition>>,
     pub strings: Vec<StringLit>,
+    /// Concatenations of literals only, in start order (see [`JoinedLit`]).
+    pub joined: Vec<JoinedLit>,
     pub calls: Vec<Call>,
     /// Object literals (and classes): where each starts and its keys, in
     /// start order.
@@ -1396,6 +1453,41 @@ fn param_keys(params: &[&Pat]) -> Box<[(u8, Atom, Atom)]> {
 }
 
 impl Indexer {
+    /// A concatenation of literals only, as one literal (see
+    /// [`JoinedLit`]); its parts are visited after it.
+    fn joined(&mut self, span: Span, parts: &[&Expr]) {
+        let mut value = String::new();
+        let mut holes = false;
+        let mut starts = Vec::with_capacity(parts.len());
+        for p in parts {
+            match p {
+                Expr::Lit(Lit::Str(s)) => value.push_str(&s.value.to_string_lossy()),
+                Expr::Tpl(t) => {
+                    holes |= !t.exprs.is_empty();
+                    value.push_str(&template_value(t));
+                }
+                _ => {}
+            }
+            starts.push(self.off(p.span().lo));
+        }
+        let (lo, hi) = self.span(span);
+        self.out.joined.push(JoinedLit {
+            lit: StringLit {
+                value: value.into(),
+                kind: if holes {
+                    LitKind::Template
+                } else {
+                    LitKind::String
+                },
+                lo,
+                hi,
+                in_function: self.current(),
+                flow: self.chain(),
+            },
+            parts: starts.into_boxed_slice(),
+        });
+    }
+
     /// An expression's children, each with the place its value goes.
     fn expr_flow(&mut self, e: &Expr) {
         match e {
@@ -1411,9 +1503,16 @@ impl Indexer {
                 }
             }
             Expr::Bin(b) => match b.op {
-                BinaryOp::Add | BinaryOp::LogicalOr | BinaryOp::NullishCoalescing => {
-                    e.visit_children_with(self)
-                }
+                BinaryOp::Add => match literal_chain(b) {
+                    Some(parts) => {
+                        self.joined(b.span, &parts);
+                        // The parts directly: the sums between them are
+                        // not chains of their own.
+                        parts.iter().for_each(|p| p.visit_with(self));
+                    }
+                    None => e.visit_children_with(self),
+                },
+                BinaryOp::LogicalOr | BinaryOp::NullishCoalescing => e.visit_children_with(self),
                 BinaryOp::LogicalAnd => {
                     self.place(Flow::Discard, |s| b.left.visit_with(s));
                     b.right.visit_with(self);
@@ -2096,18 +2195,8 @@ impl Visit for Indexer {
 
     fn visit_tpl(&mut self, n: &Tpl) {
         let (lo, hi) = self.span(n.span);
-        let value = n
-            .quasis
-            .iter()
-            .map(|q| {
-                q.cooked
-                    .as_ref()
-                    .map_or_else(|| q.raw.to_string(), |c| c.to_string_lossy().into_owned())
-            })
-            .collect::<Vec<_>>()
-            .join("${…}");
         self.out.strings.push(StringLit {
-            value: value.into(),
+            value: template_value(n).into(),
             kind: LitKind::Template,
             lo,
             hi,
@@ -2452,5 +2541,56 @@ async function g(){ let { SKILL_MD: u } = await notLoader(); return u; }
             )]
         );
         assert!(has_alias(&ix, "all", "table ns"));
+    }
+}
+
+#[cfg(test)]
+mod joined {
+    use super::{LitKind, ModuleIndex};
+    use crate::js::parse::{self, Goal};
+
+    fn index(src: &str) -> ModuleIndex {
+        let (p, _) = parse::parse("x.js", src.to_string(), Goal::Module).unwrap();
+        ModuleIndex::build(&p)
+    }
+
+    #[test]
+    fn a_concatenation_of_literals_only_is_one_literal() {
+        let src = "var a = \"One, \" + 'two, ' + `three ${b} four`;\nf(\"five \" + \"six\");";
+        let ix = index(src);
+        let v: Vec<(&str, LitKind)> = ix
+            .joined
+            .iter()
+            .map(|j| (&*j.lit.value, j.lit.kind))
+            .collect();
+        assert_eq!(
+            v,
+            [
+                ("One, two, three ${…} four", LitKind::Template),
+                ("five six", LitKind::String)
+            ]
+        );
+        let first = &ix.joined[0];
+        assert_eq!(
+            &src[first.lit.lo as usize..first.lit.hi as usize],
+            "\"One, \" + 'two, ' + `three ${b} four`"
+        );
+        // Each part is still a literal of its own, where it starts, with
+        // the same place as the whole.
+        assert_eq!(first.parts.len(), 3);
+        for start in &first.parts {
+            let s = ix.strings.iter().find(|s| s.lo == *start).expect("part");
+            assert_eq!(s.flow, first.lit.flow);
+        }
+    }
+
+    #[test]
+    fn a_sum_with_anything_but_literals_is_no_text_of_its_own() {
+        let ix = index(
+            "var a = \"One, \" + b + \" two\";\nvar c = \"three \" + (\"four \" + \"five\");\nvar d = 1 + 2;",
+        );
+        // Only the parenthesised literals inside are one.
+        let v: Vec<&str> = ix.joined.iter().map(|j| &*j.lit.value).collect();
+        assert_eq!(v, ["four five"]);
     }
 }

@@ -490,4 +490,52 @@ var T = build({ name: "Choose", async prompt() { return "Offer the user a choice
         assert_eq!(p.owner.as_deref(), Some("Choose.body.options.label"));
         assert_eq!(p.title, "Tool parameter: Choose.body.options.label");
     }
+
+    #[test]
+    fn a_text_wrapped_over_source_lines_is_one_text() {
+        // `"a " + "b"`: one text the source wraps, whatever place it
+        // reaches — a tool's prompt (assembled, and its piece) or a
+        // steer's return. A template among the parts keeps its hole.
+        let ci = crate::analysis::testjs::script(
+            r#"
+var z = {};
+var T = build({ name: "Pager",
+  async prompt() { return "Show one page of the file at a time, " + "and say how many pages are left " + `after it, for ${opts.user} to read.`; },
+  validationErrorSteer(e) { if ("all" in e) return "The pager shows one page at a time; " + "it does not take a list of pages to show."; return null; },
+  get inputSchema() { return z.object({ page: z.number() }); }, async call() {} });
+"#,
+        );
+        let s = extract(&ci);
+        let whole = "Show one page of the file at a time, and say how many pages are left after it, for ${user} to read.";
+        let t = s
+            .tools
+            .iter()
+            .find(|t| t.name == "Pager")
+            .expect("the tool");
+        assert_eq!(t.description, whole);
+        let p = s
+            .prompts
+            .iter()
+            .find(|p| p.id == "tool-description-pager")
+            .expect("the tool's prompt");
+        assert_eq!(p.text, whole);
+        let steer = s
+            .prompts
+            .iter()
+            .find(|p| p.text.starts_with("The pager shows"))
+            .expect("the steer");
+        assert_eq!(
+            steer.text,
+            "The pager shows one page at a time; it does not take a list of pages to show."
+        );
+        assert_eq!(steer.kind, "system-reminder");
+        // No part is a text of its own.
+        for part in ["and say how many", "after it, for", "it does not take"] {
+            assert!(
+                !s.prompts.iter().any(|p| p.text.starts_with(part)),
+                "{part}: {:#?}",
+                s.prompts
+            );
+        }
+    }
 }

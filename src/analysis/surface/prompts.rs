@@ -24,7 +24,7 @@ use crate::analysis::diff::lines::DiffBudget;
 use crate::analysis::eval::parse_snippet;
 use crate::js::code::{CodeIndex, IndexedModule};
 use crate::js::flow::Flow;
-use crate::js::index::{DefKind, FnId, LitKind, StringLit};
+use crate::js::index::{DefKind, FnId, LitKind, StringLit, literal_chain};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -1253,10 +1253,26 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
     let tool_calls = tool_call_functions(ci);
     for (mi, m) in ci.modules.iter().enumerate() {
         let tool_calls = &tool_calls[mi];
-        let texts: Vec<(&StringLit, Sink)> = m
+        // A text wrapped over source lines (`"a " + "b"`) is one text,
+        // not its parts.
+        let parts: HashSet<u32> = m
+            .index
+            .joined
+            .iter()
+            .flat_map(|j| j.parts.iter().copied())
+            .collect();
+        let mut lits: Vec<&StringLit> = m
             .index
             .strings
             .iter()
+            .filter(|s| !parts.contains(&s.lo))
+            .chain(m.index.joined.iter().map(|j| &j.lit))
+            .collect();
+        if !parts.is_empty() {
+            lits.sort_by_key(|s| s.lo);
+        }
+        let texts: Vec<(&StringLit, Sink)> = lits
+            .into_iter()
             .filter(|s| is_text(&s.value))
             .filter_map(|s| {
                 let text = Text {
@@ -2013,13 +2029,33 @@ fn hole_name(x: &Expr, n: usize, taken: &[Variable]) -> String {
 fn template(m: &IndexedModule, s: &StringLit) -> Option<(String, Vec<Variable>)> {
     let src = m.source().get(s.lo as usize..s.hi as usize)?;
     let e = parse_snippet(src).ok()?;
-    let t = match &*e {
-        Expr::Tpl(t) => t,
-        Expr::TaggedTpl(t) => &t.tpl,
+    // A template, or a concatenation of literals with templates among them
+    // (see `JoinedLit`).
+    let parts = match &*e {
+        Expr::Tpl(_) | Expr::TaggedTpl(_) => vec![&*e],
+        Expr::Bin(b) => literal_chain(b)?,
         _ => return None,
     };
     let mut text = String::new();
     let mut vars = Vec::new();
+    for part in parts {
+        let t = match part {
+            Expr::Tpl(t) => t,
+            Expr::TaggedTpl(t) => &t.tpl,
+            Expr::Lit(swc_ecma_ast::Lit::Str(s)) => {
+                text.push_str(&s.value.to_string_lossy());
+                continue;
+            }
+            _ => return None,
+        };
+        template_parts(src, t, &mut text, &mut vars);
+    }
+    Some((text, vars))
+}
+
+/// A template's text into `text`, each hole named (`${toolName}`, `${v2}`)
+/// and its expression into `vars`.
+fn template_parts(src: &str, t: &swc_ecma_ast::Tpl, text: &mut String, vars: &mut Vec<Variable>) {
     for (i, q) in t.quasis.iter().enumerate() {
         let cooked = q
             .cooked
@@ -2040,7 +2076,7 @@ fn template(m: &IndexedModule, s: &StringLit) -> Option<(String, Vec<Variable>)>
                 .chars()
                 .take(MAX_EXPR_CHARS)
                 .collect();
-            let name = hole_name(x, vars.len() + 1, &vars);
+            let name = hole_name(x, vars.len() + 1, vars);
             text.push_str(&format!("${{{name}}}"));
             vars.push(Variable {
                 name,
@@ -2048,7 +2084,6 @@ fn template(m: &IndexedModule, s: &StringLit) -> Option<(String, Vec<Variable>)>
             });
         }
     }
-    Some((text, vars))
 }
 
 /// A prompt whose text changed, by id.

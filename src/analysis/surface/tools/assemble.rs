@@ -21,6 +21,7 @@
 use super::schema::{Def, Schemas};
 use crate::analysis::eval::Value;
 use crate::analysis::surface::Site;
+use crate::js::index::literal_chain;
 use std::collections::HashMap;
 use std::rc::Rc;
 use swc_common::Spanned;
@@ -668,7 +669,10 @@ impl<'s, 'a> Assembler<'s, 'a> {
                 self.literal(m, base, e, out.clone());
                 text_value(out)
             }
-            Expr::Bin(b) => self.binary(m, base, e, b, env),
+            Expr::Bin(b) => match literal_chain(b) {
+                Some(parts) => self.joined(m, base, e, &parts, env),
+                None => self.binary(m, base, e, b, env),
+            },
             Expr::Unary(u) => {
                 let v = self.eval(m, base, &u.arg, env);
                 match (u.op, v) {
@@ -783,6 +787,33 @@ impl<'s, 'a> Assembler<'s, 'a> {
             Expr::Call(c) => self.call(m, base, e, c, env),
             _ => self.hole(m, base, e, None),
         }
+    }
+
+    /// A concatenation of literals only: one text wrapped over source
+    /// lines, one piece (as the surface takes it), not one per part.
+    fn joined(&mut self, m: usize, base: u32, e: &Expr, parts: &[&Expr], env: &Env) -> P {
+        let before = self.literals.len();
+        let mut t = Text::new();
+        for p in parts {
+            t.extend(to_text(&self.eval(m, base, p, env)));
+        }
+        let starts: Vec<u32> = parts
+            .iter()
+            .map(|p| base + p.span().lo.0.saturating_sub(1))
+            .collect();
+        // The parts' own records go; a literal in a part's hole stays.
+        let mut i = before;
+        while i < self.literals.len() {
+            let (_, lm, off) = &self.literals[i];
+            if *lm == m && starts.contains(off) {
+                self.literals.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        let t = normal(t);
+        self.literal(m, base, e, t.clone());
+        bounded(text_value(t))
     }
 
     fn literal(&mut self, m: usize, base: u32, e: &Expr, text: Text) {
