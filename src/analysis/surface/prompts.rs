@@ -738,6 +738,16 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
                     "prompt" if near && !described && keys.len() <= 3 => {
                         return sink(kinds::AGENT, None);
                     }
+                    // A tool's `whenToUse`: the line the listing of the
+                    // tools loaded on demand gives the model beside its
+                    // name.
+                    "whenToUse"
+                        if near
+                            && has("name")
+                            && (has("inputSchema") || has("input_schema") || has("call")) =>
+                    {
+                        return sink(kinds::TOOL_DESCRIPTION, owner("name"));
+                    }
                     // (`whenToUseLean`: the shorter listing line some
                     // agents give the model instead.)
                     "getSystemPrompt" | "systemPrompt" | "whenToUse" | "whenToUseLean"
@@ -2287,6 +2297,7 @@ var Qa = "Fetch a page from the web and read it with care before you answer.";
 function Qb(){ return "Pages over one megabyte are cut short at the end."; }
 var Qs = Zo.object({ url: Zo.string().describe("The address of the page to fetch") });
 var Qt = { name: "Fetcher", inputSchema: Qs, async call(){ return 1; },
+  whenToUse: "When a page of the web is needed to answer.",
   async prompt(){ return [Qa, Qb(), Qc ? "Say which parts you skipped and why." : "Quote the page where it helps."].join("\n"); },
   async description(){ return "Fetch one page of the web."; },
   validationErrorSteer(e){ if (!e.url) return "Give the address of one page, not a list of them."; return null; } };
@@ -2355,6 +2366,12 @@ var Qz = "Some words that go nowhere at all.";
                 Some("Fetcher"),
             ),
             ("The address of the page", kinds::TOOL_PARAMETER, None),
+            // Listed beside the tool's name when it is loaded on demand.
+            (
+                "When a page of the web is needed",
+                kinds::TOOL_DESCRIPTION,
+                Some("Fetcher"),
+            ),
             ("Use this agent for small", kinds::AGENT, Some("helper")),
             ("You are a helper agent", kinds::AGENT, Some("helper")),
             ("Use it for a quick look", kinds::AGENT, Some("helper")),
