@@ -415,13 +415,67 @@ struct Found {
 fn key_value(m: &IndexedModule, object: u32, key: &str) -> Option<String> {
     // Literals are in start order; the object's own keys come after it.
     let from = m.index.strings.partition_point(|s| s.lo < object);
-    m.index.strings[from..]
+    if let Some(s) = m.index.strings[from..]
         .iter()
         .take(4096)
-        .find(|s| {
-            matches!(s.flow.first(), Some(Flow::Key { key: k, object: o }) if *o == object && k == key)
-        })
-        .map(|s| s.value.to_string())
+        .find(|s| matches!(s.flow.first(), Some(Flow::Key { key: k, object: o }) if *o == object && k == key))
+    {
+        return Some(s.value.to_string());
+    }
+    // A name bound to a literal (`{name: TOOL_NAME}`, the constant the
+    // rest of the build refers to the tool by).
+    let (name, at) = key_name(m, object, key)?;
+    bound_string(m, name, at).map(str::to_string)
+}
+
+/// The name a key of an object is given as value (`{name: TOOL_NAME}`),
+/// with the function it is read in.
+fn key_name<'m>(m: &'m IndexedModule, object: u32, key: &str) -> Option<(&'m str, Option<FnId>)> {
+    let from = m.index.uses.partition_point(|u| u.lo < object);
+    m.index.uses[from..]
+        .iter()
+        .take(4096)
+        .find(|u| matches!(u.flow.first(), Some(Flow::Key { key: k, object: o }) if *o == object && k == key))
+        .map(|u| (u.name.as_str(), u.in_function))
+}
+
+/// [`key_value`], also through a name another chunk exports (a code-split
+/// build keeps its tools' names in a chunk of constants): what an owner is
+/// read with.
+fn key_value_across(ci: &CodeIndex, module: u32, object: u32, key: &str) -> Option<String> {
+    let m = &ci.modules[module as usize];
+    if let Some(v) = key_value(m, object, key) {
+        return Some(v);
+    }
+    let (name, _) = key_name(m, object, key)?;
+    // Through a few chunks that export it again at most.
+    let mut at = (module as usize, name);
+    for _ in 0..4 {
+        let (t, local) = ci.follow_import(at.0, at.1)?;
+        if let Some(v) = bound_string(&ci.modules[t], local, None) {
+            return Some(v.to_string());
+        }
+        at = (t, local);
+    }
+    None
+}
+
+/// The string literal `name` is bound to where it is read from `at`: the
+/// binding it means (minified names are reused at every level), when it
+/// is the only one in its scope.
+fn bound_string<'m>(m: &'m IndexedModule, name: &str, at: Option<FnId>) -> Option<&'m str> {
+    let scope = m.index.binding_scope(name, at);
+    let defs = m.index.definitions.get(name)?;
+    let mut own = defs
+        .iter()
+        .filter(|d| d.kind != DefKind::Assign && d.in_function == scope);
+    let (Some(def), None) = (own.next(), own.next()) else {
+        return None;
+    };
+    let (lo, hi) = def.value?;
+    let i = m.index.strings.binary_search_by_key(&lo, |s| s.lo).ok()?;
+    let s = &m.index.strings[i];
+    (s.hi == hi && s.kind == LitKind::String).then_some(&*s.value)
 }
 
 /// Whether an object is a failed validation of a tool's input: `result`
@@ -690,7 +744,7 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
                 let m = &ci.modules[*module as usize];
                 let keys = m.index.object_keys(*object);
                 let has = |k: &str| keys.iter().any(|x| x == k);
-                let owner = |k: &str| key_value(m, *object, k);
+                let owner = |k: &str| key_value_across(ci, *module, *object, k);
                 let sink = |kind, owner| {
                     Some(Sink {
                         kind,
@@ -1188,22 +1242,7 @@ fn file_texts<'c>(ci: &'c CodeIndex, m: &IndexedModule) -> Vec<(StringLit, &'c s
             _ => None,
         })
         .collect();
-    let bound_path = |name: &str, at: Option<FnId>| -> Option<&str> {
-        // The binding the call means (minified names are reused at every
-        // level), when it is the only one in its scope, to a literal.
-        let scope = m.index.binding_scope(name, at);
-        let defs = m.index.definitions.get(name)?;
-        let mut own = defs
-            .iter()
-            .filter(|d| d.kind != DefKind::Assign && d.in_function == scope);
-        let (Some(def), None) = (own.next(), own.next()) else {
-            return None;
-        };
-        let (lo, hi) = def.value?;
-        let i = m.index.strings.binary_search_by_key(&lo, |s| s.lo).ok()?;
-        let s = &m.index.strings[i];
-        (s.hi == hi && s.kind == LitKind::String).then_some(&*s.value)
-    };
+    let bound_path = |name: &str, at: Option<FnId>| bound_string(m, name, at);
     let mut out = Vec::new();
     for c in &m.index.calls {
         let Some(a) = &c.arg0 else { continue };
@@ -2296,7 +2335,8 @@ mod tests {
 var Qa = "Fetch a page from the web and read it with care before you answer.";
 function Qb(){ return "Pages over one megabyte are cut short at the end."; }
 var Qs = Zo.object({ url: Zo.string().describe("The address of the page to fetch") });
-var Qt = { name: "Fetcher", inputSchema: Qs, async call(){ return 1; },
+var Qn0 = "Fetcher";
+var Qt = { name: Qn0, inputSchema: Qs, async call(){ return 1; },
   whenToUse: "When a page of the web is needed to answer.",
   async prompt(){ return [Qa, Qb(), Qc ? "Say which parts you skipped and why." : "Quote the page where it helps."].join("\n"); },
   async description(){ return "Fetch one page of the web."; },
@@ -2661,6 +2701,48 @@ export { Ha as a, Hc as c };
                 None,
                 "{form}"
             );
+        }
+    }
+
+    #[test]
+    fn a_tools_name_kept_in_a_constant_names_its_texts_in_every_chunk() {
+        // A code-split build keeps its tools' names as constants in a chunk
+        // of their own; the tool object names the constant, imported, or
+        // re-exported on the way.
+        let tool = |name: &str| {
+            format!(
+                "var Tq = {{ name: {name}, inputSchema: Tr, async call(){{ return 1; }},\n  whenToUse: \"When the user asks for a page of the manual.\",\n  async prompt(){{ return \"Open the page of the manual the user names.\"; }} }};\n"
+            )
+        };
+        let ci = testjs::chunks(&[
+            (
+                "/$bunfs/root/chunk-n.js",
+                "var Na = \"Manual\";\nexport { Na as m };\n",
+            ),
+            (
+                "/$bunfs/root/chunk-r.js",
+                "import { m as Rb } from \"./chunk-n.js\";\nexport { Rb as r };\n",
+            ),
+            (
+                "/$bunfs/root/chunk-t.js",
+                &format!(
+                    "import {{ r as Tn }} from \"./chunk-r.js\";\n{}",
+                    tool("Tn")
+                ),
+            ),
+        ]);
+        let split = find(&ci);
+        let one = find_in(&format!("var Tn = \"Manual\";\n{}", tool("Tn")));
+        for (form, found) in [("one bundle", &one), ("chunks", &split)] {
+            for needle in [
+                "When the user asks for a page",
+                "Open the page of the manual",
+            ] {
+                let p = by_text(found, needle).unwrap_or_else(|| panic!("{form}: {needle}"));
+                assert_eq!(p.kind, kinds::TOOL_DESCRIPTION, "{form}: {needle}");
+                assert_eq!(p.owner.as_deref(), Some("Manual"), "{form}: {needle}");
+                assert_eq!(p.title, "Tool description: Manual", "{form}: {needle}");
+            }
         }
     }
 
