@@ -164,7 +164,10 @@ fn one_version_on_three_platforms() {
         let mut kind_only = 0;
         for c in d["prompts"]["changed"].as_array().unwrap() {
             let id = c["id"].as_str().unwrap();
-            if c["sha256_a"] == c["sha256_b"] && c["words"].as_str() == Some("skill → other") {
+            // (The skill named by its constant: `skill (computer-use)`.)
+            if c["sha256_a"] == c["sha256_b"]
+                && c["words"].as_str() == Some("skill (computer-use) → other")
+            {
                 kind_only += 1;
                 continue;
             }
