@@ -547,6 +547,21 @@ impl CodeIndex {
         Some((t, local.as_str()))
     }
 
+    /// Where an imported name of module `m` comes from, export after
+    /// export: the (module, local name) of each chunk on the way, through
+    /// `hops` of them at most (a chunk may export again what it imports).
+    pub fn import_chain<'s>(
+        &'s self,
+        m: usize,
+        name: &'s str,
+        hops: usize,
+    ) -> impl Iterator<Item = (usize, &'s str)> + 's {
+        std::iter::successors(self.follow_import(m, name), move |&(t, local)| {
+            self.follow_import(t, local)
+        })
+        .take(hops)
+    }
+
     /// The function `name` denotes in module `m`. An import binds the name
     /// for the whole module, so it wins over any same-named inner function
     /// (a method, a callback).

@@ -448,17 +448,14 @@ fn key_value_across(ci: &CodeIndex, module: u32, object: u32, key: &str) -> Opti
         return Some(v);
     }
     let (name, _) = key_name(m, object, key)?;
-    // Through a few chunks that export it again at most.
-    let mut at = (module as usize, name);
-    for _ in 0..4 {
-        let (t, local) = ci.follow_import(at.0, at.1)?;
-        if let Some(v) = bound_string(&ci.modules[t], local, None) {
-            return Some(v.to_string());
-        }
-        at = (t, local);
-    }
-    None
+    ci.import_chain(module as usize, name, REEXPORT_HOPS)
+        .find_map(|(t, local)| bound_string(&ci.modules[t], local, None))
+        .map(str::to_string)
 }
+
+/// How many chunks that export again what they import a name is followed
+/// through.
+const REEXPORT_HOPS: usize = 4;
 
 /// The string literal `name` is bound to where it is read from `at`: the
 /// binding it means (minified names are reused at every level), when it
@@ -1186,16 +1183,11 @@ fn composers(ci: &CodeIndex) -> Vec<(u32, Atom)> {
         for (mi, m) in ci.modules.iter().enumerate() {
             for im in &m.index.imports {
                 // Through a few chunks that export it again at most.
-                let mut at = (mi, im.local.as_str());
-                for _ in 0..4 {
-                    let Some(next) = ci.follow_import(at.0, at.1) else {
-                        break;
-                    };
-                    if names.contains(&next) {
-                        names.push((mi, im.local.as_str()));
-                        break;
-                    }
-                    at = next;
+                if ci
+                    .import_chain(mi, &im.local, REEXPORT_HOPS)
+                    .any(|next| names.contains(&next))
+                {
+                    names.push((mi, im.local.as_str()));
                 }
             }
         }
@@ -1242,14 +1234,13 @@ fn file_texts<'c>(ci: &'c CodeIndex, m: &IndexedModule) -> Vec<(StringLit, &'c s
             _ => None,
         })
         .collect();
-    let bound_path = |name: &str, at: Option<FnId>| bound_string(m, name, at);
     let mut out = Vec::new();
     for c in &m.index.calls {
         let Some(a) = &c.arg0 else { continue };
         let path = match (a.string(), a.ident()) {
             (Some(p), _) => p,
             (None, Some(name)) if bound.contains(name.as_str()) => {
-                match bound_path(name, c.in_function) {
+                match bound_string(m, name, c.in_function) {
                     Some(p) => p,
                     None => continue,
                 }

@@ -802,15 +802,12 @@ impl<'s, 'a> Assembler<'s, 'a> {
             .map(|p| base + p.span().lo.0.saturating_sub(1))
             .collect();
         // The parts' own records go; a literal in a part's hole stays.
-        let mut i = before;
-        while i < self.literals.len() {
-            let (_, lm, off) = &self.literals[i];
-            if *lm == m && starts.contains(off) {
-                self.literals.remove(i);
-            } else {
-                i += 1;
-            }
-        }
+        // (`starts` is in source order.)
+        let tail = self.literals.split_off(before);
+        self.literals.extend(
+            tail.into_iter()
+                .filter(|(_, lm, off)| *lm != m || starts.binary_search(off).is_err()),
+        );
         let t = normal(t);
         self.literal(m, base, e, t.clone());
         bounded(text_value(t))
