@@ -39,7 +39,7 @@ pub enum Flow {
     /// part goes to each. (Boxed, as `Store` is: with them inline a place
     /// took 24 bytes instead of 16, and a cold analysis of 2.1.332 keeps
     /// millions of places in its chains.)
-    Unpack(Box<Vec<Atom>>),
+    Unpack(Box<Vec<PatName>>),
     /// Assigned to a member (see [`Member`]).
     Store(Box<Member>),
     /// Returned from the enclosing function (a `return`, or an arrow's
@@ -51,6 +51,16 @@ pub enum Flow {
     /// own, a test, a comparison, an operand of an operator other than `+`,
     /// an object whose member is read, a callee.
     Discard,
+}
+
+/// A name a pattern binds, with the property it takes when the pattern is
+/// an object's at the top (`{key: name}`, `{name}`, `{name = d}`): which
+/// field of an object handed back by a call goes to which name. `None`
+/// inside an array or a nested pattern, and for a rest (`{...rest}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PatName {
+    pub name: Atom,
+    pub key: Option<Atom>,
 }
 
 /// A member a value is assigned to: `o.name = …` is key `name` of `o`
@@ -161,22 +171,67 @@ pub(super) fn adds_to_receiver(method: &str) -> bool {
 }
 
 /// The names a pattern binds.
-pub(super) fn pattern_names(p: &swc_ecma_ast::Pat, out: &mut Vec<Atom>) {
-    use swc_ecma_ast::{ObjectPatProp, Pat};
+pub(super) fn pattern_names(p: &swc_ecma_ast::Pat, out: &mut Vec<PatName>) {
+    use swc_ecma_ast::{ObjectPatProp, Pat, PropName};
     match p {
-        Pat::Ident(b) => out.push(b.id.sym.clone()),
-        Pat::Array(a) => a.elems.iter().flatten().for_each(|e| pattern_names(e, out)),
         Pat::Object(o) => {
             for prop in &o.props {
                 match prop {
-                    ObjectPatProp::KeyValue(kv) => pattern_names(&kv.value, out),
-                    ObjectPatProp::Assign(a) => out.push(a.key.sym.clone()),
-                    ObjectPatProp::Rest(r) => pattern_names(&r.arg, out),
+                    ObjectPatProp::KeyValue(kv) => {
+                        let key = match &kv.key {
+                            PropName::Ident(i) => Some(i.sym.clone()),
+                            PropName::Str(s) => Some(Atom::from(&*s.value.to_string_lossy())),
+                            _ => None,
+                        };
+                        // `{key: name}` or `{key: name = fallback}`.
+                        let named = match &*kv.value {
+                            Pat::Ident(b) => Some(b),
+                            Pat::Assign(a) => a.left.as_ident(),
+                            _ => None,
+                        };
+                        match named {
+                            Some(b) => out.push(PatName {
+                                name: b.id.sym.clone(),
+                                key,
+                            }),
+                            None => nested_names(&kv.value, out),
+                        }
+                    }
+                    ObjectPatProp::Assign(a) => out.push(PatName {
+                        name: a.key.sym.clone(),
+                        key: Some(a.key.sym.clone()),
+                    }),
+                    ObjectPatProp::Rest(r) => nested_names(&r.arg, out),
                 }
             }
         }
-        Pat::Rest(r) => pattern_names(&r.arg, out),
-        Pat::Assign(a) => pattern_names(&a.left, out),
+        p => nested_names(p, out),
+    }
+}
+
+/// The names of a pattern below the top, with no key of their own.
+fn nested_names(p: &swc_ecma_ast::Pat, out: &mut Vec<PatName>) {
+    use swc_ecma_ast::{ObjectPatProp, Pat};
+    match p {
+        Pat::Ident(b) => out.push(PatName {
+            name: b.id.sym.clone(),
+            key: None,
+        }),
+        Pat::Array(a) => a.elems.iter().flatten().for_each(|e| nested_names(e, out)),
+        Pat::Object(o) => {
+            for prop in &o.props {
+                match prop {
+                    ObjectPatProp::KeyValue(kv) => nested_names(&kv.value, out),
+                    ObjectPatProp::Assign(a) => out.push(PatName {
+                        name: a.key.sym.clone(),
+                        key: None,
+                    }),
+                    ObjectPatProp::Rest(r) => nested_names(&r.arg, out),
+                }
+            }
+        }
+        Pat::Rest(r) => nested_names(&r.arg, out),
+        Pat::Assign(a) => nested_names(&a.left, out),
         _ => {}
     }
 }

@@ -3774,6 +3774,24 @@ function Rh(){ let c = Rg(); Rj({ content: c.text }); }
     }
 
     #[test]
+    fn a_field_of_a_returned_object_taken_apart_goes_where_its_name_goes() {
+        // `let {first: n, second: o} = f()`: each field goes where the name
+        // its key is unpacked into goes, and no further.
+        let src = r#"
+function Pa(){ let e = Pq(), o = e ? `### Phase one\nGoal: Read the code that the request touches and ask about what is unclear.` : `### Phase one\nGoal: Ask the user first and read only the code they point at.`, i = `### Phase two\nGoal: Design the change and weigh the approaches against each other.`; return { first: o, second: i, label: "Shown in the planning panel header for the reader only." }; }
+function Pb(){ let { first: n, second: o } = Pa(), a = `Plan mode is active, edit nothing yet.\n\n${n}\n\n${o}`; return [Pc({ content: a, isMeta: !0 })]; }
+function Pd(){ let { label: l } = Pa(); Pe(l); }
+"#;
+        let v = find_in(src);
+        assert_kinds(
+            &v,
+            &["Goal: Read the code", "Goal: Ask the user", "### Phase two"],
+            kinds::SYSTEM_REMINDER,
+        );
+        assert_eq!(kind_of(&v, "Shown in the planning panel"), None);
+    }
+
+    #[test]
     fn each_branch_inside_a_templates_hole_is_a_piece_of_it() {
         let src = r#"
 function Pa(p){ return { name: "report", getPromptForCommand: async () => [{ type: "text", text: `## Summary of the week\n\n${p.ok ? `**Going well:** ${p.ok} See the list of wins below.` : ""}\n\n${p.bad ? "**Going badly:** see the list of failures below." : ""}` }] }; }

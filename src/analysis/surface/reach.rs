@@ -529,7 +529,7 @@ pub struct Tracer<'a> {
     /// sorted.
     declared: HashMap<(u32, &'a str), Vec<Declaration>>,
     bindings: HashMap<(u32, &'a str, Scope), u32>,
-    returns: HashMap<(u32, FnId), u32>,
+    returns: HashMap<(u32, FnId, bool), u32>,
     /// A returned object's field, read where the call's result is kept.
     fields: HashMap<(u32, FnId, &'a str), u32>,
     members: HashMap<(u32, &'a str, &'a str, Holder), u32>,
@@ -1169,7 +1169,7 @@ impl<'a> Tracer<'a> {
                     r.passes |= b.passes && scope.0 == at;
                 }
                 Flow::Unpack(names) => {
-                    for name in names.iter() {
+                    for name in names.iter().map(|p| &p.name) {
                         let scope = self.scope_at(m, name, at, pos);
                         let b = self.binding(m, name, scope);
                         r.extend(&b, 1);
@@ -1180,11 +1180,15 @@ impl<'a> Tracer<'a> {
                     r.passes = true;
                     // Not when it came in by this function's parameter: it
                     // is handed back to the call that passed it (the
-                    // caller's chain goes on from there).
+                    // caller's chain goes on from there). A field of the
+                    // object returned is not in each name the result is
+                    // taken apart into, only in its key's
+                    // ([`Self::returned_field`]).
+                    let field = i > 0 && matches!(chain[i - 1], Flow::Key { .. });
                     if let Some(f) = at
                         && callee != Some(f)
                     {
-                        hop!(r, self.returned(m, f));
+                        hop!(r, self.returned(m, f, field));
                     }
                 }
             }
@@ -1608,8 +1612,8 @@ impl<'a> Tracer<'a> {
     /// module `m`) in the chunks that import it, and through namespaces
     /// (`alias.name(…)`), go — also under the names of the chunks that
     /// export it again (see [`Self::exported_again`]). At most `left`
-    /// calls in all.
-    fn imported_calls(&mut self, m: u32, name: &'a str, mut left: usize) -> Reach {
+    /// calls in all; `field` as for [`Self::returned`].
+    fn imported_calls(&mut self, m: u32, name: &'a str, mut left: usize, field: bool) -> Reach {
         let mut r = Reach::default();
         for (fm, fname) in self.exported_again(m, name) {
             for (am, alias, scope, key) in self.namespace_uses(fm, fname) {
@@ -1650,6 +1654,9 @@ impl<'a> Tracer<'a> {
                     }
                     left -= 1;
                     let c = &module.index.calls[i as usize];
+                    if field && matches!(c.flow.first(), Some(Flow::Unpack(_))) {
+                        continue;
+                    }
                     let sub = self.chain(im, &c.flow, c.in_function, None, c.lo);
                     r.extend(&sub, 0);
                 }
@@ -1734,6 +1741,17 @@ impl<'a> Tracer<'a> {
                             r.extend(&sub, 0);
                         }
                     }
+                    // Taken apart where it is kept (`let {text: t} =
+                    // f()`): the field goes to the name its key is
+                    // unpacked into, as `r.text` would.
+                    Some(Flow::Unpack(names)) => {
+                        for p in names.iter().filter(|p| p.key.as_deref() == Some(key)) {
+                            let name = p.name.as_str();
+                            let scope = self.scope_at(cm, name, c.in_function, c.lo);
+                            let sub = self.binding(cm, name, scope);
+                            r.extend(&sub, 0);
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -1741,15 +1759,18 @@ impl<'a> Tracer<'a> {
         self.close(n, r)
     }
 
-    /// Where the values function `f` returns go.
-    fn returned(&mut self, m: u32, f: FnId) -> Rc<Reach> {
-        if let Some(&n) = self.returns.get(&(m, f)) {
+    /// Where the values function `f` returns go; with `field`, where a
+    /// field of them goes but for the calls whose result is taken apart
+    /// (`let {a, b} = f()`: [`Self::returned_field`] follows the field into
+    /// its own name).
+    fn returned(&mut self, m: u32, f: FnId, field: bool) -> Rc<Reach> {
+        if let Some(&n) = self.returns.get(&(m, f, field)) {
             return self.recall(n);
         }
         let Some(n) = self.open() else {
             return self.nothing.clone();
         };
-        self.returns.insert((m, f), n);
+        self.returns.insert((m, f, field), n);
         let ci = self.ci;
         let module = &ci.modules[m as usize];
         let func = &module.index.functions[f as usize];
@@ -1796,15 +1817,18 @@ impl<'a> Tracer<'a> {
                 let mut calls = 0;
                 for i in in_scope(&scoped.calls, scope).take(MAX_USES) {
                     let c = &module.index.calls[i as usize];
+                    calls += 1;
+                    if field && matches!(c.flow.first(), Some(Flow::Unpack(_))) {
+                        continue;
+                    }
                     let sub = self.chain(m, &c.flow, c.in_function, None, c.lo);
                     r.extend(&sub, 0);
-                    calls += 1;
                 }
                 // Called from other chunks under the names they import it
                 // by (an import is no hop, as for its arguments; the calls
                 // counted together, as in one bundle).
                 if scope == self.tables[m as usize].top {
-                    let sub = self.imported_calls(m, name, MAX_USES - calls);
+                    let sub = self.imported_calls(m, name, MAX_USES - calls, field);
                     r.extend(&sub, 0);
                 }
                 let b = self.binding(m, name, scope);
