@@ -164,9 +164,8 @@ fn is_text(v: &str) -> bool {
 /// file (YAML front matter with `name:` and `description:`, the format
 /// skills are written in).
 fn kind_by_form(text: &str) -> Option<&'static str> {
-    const TAG: &str = "<system-reminder>";
     let t = text.trim_start();
-    if let Some(rest) = t.strip_prefix(TAG) {
+    if let Some(rest) = t.strip_prefix(REMINDER_TAG) {
         let rest = rest.trim().trim_end_matches("</system-reminder>").trim();
         return is_text(rest).then_some(kinds::SYSTEM_REMINDER);
     }
@@ -918,9 +917,25 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
             // Handed to the call that composes the session's system
             // prompt: a section of it, however far the section engine
             // made it (specific enough to be believed at any distance).
-            Mark::Call { .. } => {
+            // Handed to a function that wraps it in the reminder tag: a
+            // reminder (the tag is the protocol's marker for a text the
+            // model reads and the user does not).
+            Mark::Call {
+                module,
+                callee,
+                index,
+            } => {
+                let kind = match (delivered.wraps(*module, callee), *index) {
+                    // Believed near the text only: far off, the trace has
+                    // passed through helpers (a notification's hooks, a
+                    // message's formatter) that reach the wrapper with
+                    // other texts.
+                    (true, 0) if near => kinds::SYSTEM_REMINDER,
+                    (true, _) => continue,
+                    (false, _) => kinds::SYSTEM,
+                };
                 return Some(Sink {
-                    kind: kinds::SYSTEM,
+                    kind,
                     owner: None,
                     tool: None,
                 });
@@ -939,8 +954,13 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
 /// "sandbox_instructions", content}`) and reaches it through the
 /// conversation's list, which no trace follows; its type names the
 /// handler, as a protocol's name does.
+///
+/// And the functions that wrap what they are handed in the reminder tag
+/// (`function w(e) { return `<system-reminder>\n${e}\n</system-reminder>` }`):
+/// a text handed to one is a reminder wherever the wrapped text goes on
+/// to, as (module, the name it is called by there).
 #[derive(Default)]
-struct Delivered(BTreeSet<String>);
+struct Delivered(BTreeSet<String>, BTreeSet<(u32, Atom)>);
 
 /// How many handlers of meta messages make a table the converter.
 const CONVERTER_HANDLERS: usize = 3;
@@ -973,11 +993,17 @@ impl Delivered {
                 }
             }
         }
-        Delivered(out)
+        Delivered(out, reminder_wrappers(ci).into_iter().collect())
     }
 
     fn contains(&self, kind: Option<&str>) -> bool {
         kind.is_some_and(|k| self.0.contains(k))
+    }
+
+    /// Whether `callee`, called in `module`, is a reminder wrapper (which
+    /// wraps its first argument only).
+    fn wraps(&self, module: u32, callee: &Atom) -> bool {
+        self.1.contains(&(module, callee.clone()))
     }
 }
 
@@ -1179,19 +1205,7 @@ fn composers(ci: &CodeIndex) -> Vec<(u32, Atom)> {
             }
         }
     }
-    if ci.modules.len() > 1 && !names.is_empty() {
-        for (mi, m) in ci.modules.iter().enumerate() {
-            for im in &m.index.imports {
-                // Through a few chunks that export it again at most.
-                if ci
-                    .import_chain(mi, &im.local, REEXPORT_HOPS)
-                    .any(|next| names.contains(&next))
-                {
-                    names.push((mi, im.local.as_str()));
-                }
-            }
-        }
-    }
+    with_importers(ci, &mut names);
     for &(mi, name) in &names {
         for u in &ci.modules[mi].index.uses {
             if u.name == name
@@ -1206,6 +1220,77 @@ fn composers(ci: &CodeIndex) -> Vec<(u32, Atom)> {
             }
         }
     }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `names` (module, a top-level name there) and the names other chunks
+/// import them by, through a few chunks that export them again at most.
+fn with_importers<'a>(ci: &'a CodeIndex, names: &mut Vec<(usize, &'a str)>) {
+    if ci.modules.len() < 2 || names.is_empty() {
+        return;
+    }
+    for (mi, m) in ci.modules.iter().enumerate() {
+        for im in &m.index.imports {
+            if ci
+                .import_chain(mi, &im.local, REEXPORT_HOPS)
+                .any(|next| names.contains(&next))
+            {
+                names.push((mi, im.local.as_str()));
+            }
+        }
+    }
+}
+
+/// The tag that opens a system reminder.
+const REMINDER_TAG: &str = "<system-reminder>";
+
+/// The functions that return their first parameter wrapped in the
+/// reminder tag (a template that opens with the tag and holds the
+/// parameter as it is), known by that template, never by their names:
+/// each as (module, the name it is called by there), in the chunks that
+/// import it too. The module's own functions only (at its top, or in
+/// Bun's CommonJS wrapper): a call is matched by name, and a nested
+/// function's name may mean another binding elsewhere in its module.
+fn reminder_wrappers(ci: &CodeIndex) -> Vec<(u32, Atom)> {
+    let mut names: Vec<(usize, &str)> = Vec::new();
+    for (mi, m) in ci.modules.iter().enumerate() {
+        let ix = &m.index;
+        // The module's own scope: Bun's CommonJS wrapper, when it wraps it.
+        let top = super::reach::module_top(m).0;
+        for s in &ix.strings {
+            if s.kind != LitKind::Template
+                || !s.value.trim_start().starts_with(REMINDER_TAG)
+                || !matches!(s.flow.first(), Some(Flow::Return))
+            {
+                continue;
+            }
+            let Some(f) = s.in_function else { continue };
+            let func = &ix.functions[f as usize];
+            let (Some(Flow::Bind(name)), Some(param)) = (func.flow.first(), func.first_param())
+            else {
+                continue;
+            };
+            if func.parent != top {
+                continue;
+            }
+            let from = ix.uses.partition_point(|u| u.lo < s.lo);
+            let holds = ix.uses[from..].iter().take_while(|u| u.lo < s.hi).any(|u| {
+                u.name == param
+                    && u.in_function == Some(f)
+                    && matches!(u.flow.first(), Some(Flow::Return))
+            });
+            if holds {
+                names.push((mi, name.as_str()));
+            }
+        }
+    }
+    with_importers(ci, &mut names);
+    let mut out: Vec<(u32, Atom)> = names
+        .into_iter()
+        .map(|(mi, n)| (mi as u32, Atom::from(n)))
+        .collect();
     out.sort();
     out.dedup();
     out
@@ -1285,10 +1370,11 @@ pub fn find(ci: &CodeIndex) -> Vec<Prompt> {
     // Before the tracer, which borrows them as it borrows the index.
     let loaded: Vec<Vec<(StringLit, &str, bool)>> =
         ci.modules.iter().map(|m| file_texts(ci, m)).collect();
+    let delivered = Delivered::find(ci);
     let mut tracer = Tracer::with_user(ci, is_sink_mark, is_user_mark)
         .with_generic(is_text_block_mark)
-        .watching(composers(ci));
-    let delivered = Delivered::find(ci);
+        .watching(composers(ci))
+        .watching_own(delivered.1.iter().cloned());
     let mut found: Vec<Found> = Vec::new();
     let tool_calls = tool_call_functions(ci);
     for (mi, m) in ci.modules.iter().enumerate() {
@@ -3718,6 +3804,50 @@ var Kd = Ke({ cron: Kf().describe("Five fields in the local time zone of the hos
         );
         // A schema's field of that name describes it: not the prompt.
         assert_eq!(kind_of(&v, "The words handed over"), None);
+    }
+
+    #[test]
+    fn a_text_handed_to_the_reminder_wrapper_is_a_reminder() {
+        // The wrapper is known by the template it returns (the tag, and
+        // its first parameter as it is), wherever the wrapped text then
+        // goes; a function that formats its parameter first, one that
+        // wraps in another tag, and a second parameter are not it.
+        let src = r#"
+function Wa(e){ return `<system-reminder>\n${e}\n</system-reminder>`; }
+function Wb(e){ let t = Wq(e); return `<system-reminder>${t}</system-reminder>`; }
+function Wc(e){ return `<note>\n${e}\n</note>`; }
+function Wd(e, t){ return `<system-reminder>\n${e}\n</system-reminder>`; }
+function We(s){ switch (s.state) {
+  case "lost": return Wa(`This session lost its link to ${s.name}; say so before relying on its tools.`);
+  case "odd": return Wb("The shared store answered in a form this session cannot read.");
+  case "slow": return Wc("The shared store is slow to answer at the moment, wait a while.");
+  default: return Wd(s.text, "Shown as the label of the store in the status line.");
+} }
+function Wf(e){ let n = We(e); return { outcome: e.state, ...n !== null && { modelMessage: n } }; }
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "This session lost its link").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+        for t in [
+            "The shared store answered",
+            "The shared store is slow",
+            "Shown as the label",
+        ] {
+            assert_eq!(kind_of(&v, t), None, "{t}");
+        }
+        // In Bun's CommonJS wrapper the module's own functions are in it;
+        // a function nested in another is not the module's wrapper.
+        let wrapped = format!(
+            "(function(exports, require, module, __filename, __dirname) {{{src}\nfunction Wg(){{ function Wa(e){{ return e; }} return Wa(\"Nested and named as the wrapper, but another binding.\"); }}\nfunction Wh(){{ let t = Wg(); return {{ note: t }}; }}\n}})"
+        );
+        let v = find_in(&wrapped);
+        assert_eq!(
+            kind_of(&v, "This session lost its link").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+        assert_eq!(kind_of(&v, "Nested and named"), None);
     }
 
     #[test]

@@ -336,7 +336,7 @@ impl<K: std::hash::Hash + Eq + Copy> Groups<K> {
 /// CommonJS wrapper (`(function(exports, require, module, …) {…})`) when
 /// it wraps the module — not any function at the top of a chunk, whose
 /// locals are its own.
-fn module_top(m: &crate::js::code::IndexedModule) -> Scope {
+pub(super) fn module_top(m: &crate::js::code::IndexedModule) -> Scope {
     let Some(f) = m.index.functions.first() else {
         return (None, 0);
     };
@@ -557,8 +557,9 @@ pub struct Tracer<'a> {
     /// as `e.x` thousands of times, and every key of it asks again.
     member_scopes: Vec<Vec<(u32, u32)>>,
     /// The calls whose arguments are places of their own: (module, the
-    /// name called there).
-    watched: rustc_hash::FxHashSet<(u32, Atom)>,
+    /// name called there) → whether only the module's own binding of that
+    /// name is meant (a nested function may have the same short name).
+    watched: HashMap<(u32, Atom), bool>,
 }
 
 /// The names bound to each namespace — (module, export table's namespace
@@ -764,7 +765,14 @@ impl<'a> Tracer<'a> {
     /// The tracer, also marking the arguments of the calls of each
     /// (module, name) in `calls` as places ([`Mark::Call`]).
     pub fn watching(mut self, calls: impl IntoIterator<Item = (u32, Atom)>) -> Tracer<'a> {
-        self.watched.extend(calls);
+        self.watched.extend(calls.into_iter().map(|c| (c, false)));
+        self
+    }
+
+    /// [`Self::watching`], for calls of the module's own bindings of those
+    /// names only (what a chunk imports is its own binding too).
+    pub fn watching_own(mut self, calls: impl IntoIterator<Item = (u32, Atom)>) -> Tracer<'a> {
+        self.watched.extend(calls.into_iter().map(|c| (c, true)));
         self
     }
 
@@ -1108,10 +1116,14 @@ impl<'a> Tracer<'a> {
                             new: *new,
                         },
                     );
-                    if !*member
-                        && !*new
-                        && !self.watched.is_empty()
-                        && self.watched.contains(&(m, callee.clone()))
+                    let watched = match (*member || *new, self.watched.is_empty()) {
+                        (false, false) => self.watched.get(&(m, callee.clone())).copied(),
+                        _ => None,
+                    };
+                    if let Some(own) = watched
+                        && (!own
+                            || self.scope_at(m, callee.as_str(), at, pos)
+                                == self.tables[m as usize].top)
                     {
                         add(
                             &mut r,
