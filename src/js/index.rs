@@ -645,6 +645,22 @@ fn is_log_level(e: &Expr) -> bool {
     })
 }
 
+/// The name handed to a bundler's wrapper of a namespace, after its
+/// initialiser or not: `wrap(ns)`, `(init(), wrap(ns))`.
+fn wrapped_namespace(e: &Expr) -> Option<Atom> {
+    match e {
+        Expr::Paren(p) => wrapped_namespace(&p.expr),
+        Expr::Seq(q) => wrapped_namespace(q.exprs.last()?),
+        Expr::Call(c) => match (&c.callee, c.args.as_slice()) {
+            (Callee::Expr(f), [arg]) if f.is_ident() && arg.spread.is_none() => {
+                arg.expr.as_ident().map(|i| i.sym.clone())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The function a call calls by name, through `await` and parentheses
 /// (`f(…)`, `await f(…)`).
 fn called_name(e: &Expr) -> Option<Atom> {
@@ -2312,6 +2328,20 @@ impl Visit for Indexer {
                 lo: self.off(prop.span.lo),
             });
         }
+        // `x = (init(), wrap(ns)).key`: one bundle's lazily initialised
+        // module's export read at once into a name, as if taken apart
+        // (kept when `ns` is an export table's namespace).
+        if let MemberProp::Ident(prop) = &n.prop
+            && let Some(Frame::Place(Flow::Bind(x))) = self.flow.last()
+            && let Some(ns) = wrapped_namespace(&n.obj)
+        {
+            self.out.unpacked.push(UnpackedExport {
+                local: x.clone(),
+                key: prop.sym.clone(),
+                ns: NamespaceOf::Table(ns),
+                in_function: self.current(),
+            });
+        }
         // `o.key`, `this.key`, `o[…]` read as a value: where it goes, for
         // the value stored there (`o.key = text`, `{key: text}` bound to
         // `o`, a class field) to follow.
@@ -2541,6 +2571,28 @@ async function g(){ let { SKILL_MD: u } = await notLoader(); return u; }
             )]
         );
         assert!(has_alias(&ix, "all", "table ns"));
+    }
+
+    #[test]
+    fn a_tables_export_read_at_once_is_taken_into_its_name() {
+        // `x = (init(), wrap(ns)).KEY`, in a lazy initialiser or a
+        // declaration; not of an object that is no export table, nor a
+        // call's result with other arguments.
+        let ix = index(
+            r#"
+var ns = {}; def(ns, { SECTION: () => md, NAME: () => nm });
+var md, nm; var init = lazy(() => { md = "text"; nm = "Tool"; });
+var a; var init2 = lazy(() => { a = (init(), wrap(ns)).SECTION; });
+var b = wrap(ns).NAME;
+var other = {}; var c = (init(), wrap(other)).SECTION;
+var d = (init(), wrap(ns, 1)).SECTION;
+"#,
+        );
+        let want: Vec<(String, String, String)> = [("a", "SECTION"), ("b", "NAME")]
+            .iter()
+            .map(|(l, k)| (l.to_string(), k.to_string(), "table ns".to_string()))
+            .collect();
+        assert_eq!(unpacked(&ix), want);
     }
 }
 

@@ -3851,6 +3851,26 @@ function Wf(e){ let n = We(e); return { outcome: e.state, ...n !== null && { mod
     }
 
     #[test]
+    fn a_tables_export_read_at_once_into_a_name_goes_where_the_name_goes() {
+        // One bundle's lazily initialised module exports a section; another
+        // reads it at once (`x = (init(), wrap(ns)).KEY`) and hands it on.
+        let src = r#"
+var Xa; var Xi = lazy(() => { Xa = `## Talking to the user\n\nEvery reply the user must see goes through the message tool, not plain text.`; });
+var Xn = {}; def(Xn, { PROACTIVE_SECTION: () => Xa, LABEL: () => Xl });
+var Xl = "Shown as the label of the panel header for the reader only.";
+var Xb, Xc; var Xj = lazy(() => { Xb = (Xi(), wrap(Xn)).PROACTIVE_SECTION; Xc = (Xi(), wrap(Xn)).LABEL; });
+function Xd(){ return [Xe({ content: Xb, isMeta: !0 })]; }
+function Xf(){ Xg(Xc); }
+"#;
+        let v = find_in(src);
+        assert_eq!(
+            kind_of(&v, "Talking to the user").as_deref(),
+            Some(kinds::SYSTEM_REMINDER)
+        );
+        assert_eq!(kind_of(&v, "Shown as the label"), None);
+    }
+
+    #[test]
     fn a_tasks_notification_is_queued_for_the_model() {
         // A notification queued with `mode: "task-notification"` is the
         // model's next message (a hook's blocking error here, wrapped on
