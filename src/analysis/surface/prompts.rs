@@ -3942,6 +3942,28 @@ function Pd(){ let { label: l } = Pa(); Pe(l); }
     }
 
     #[test]
+    fn a_function_called_under_a_name_it_is_bound_to_returns_there() {
+        // A lazy initialiser binds the function to the name the rest of
+        // the bundle calls (`Rb = Ra`): the calls of `Rb` are `Ra`'s.
+        let src = r#"
+var Ra = (e) => `## Careful review mode\nRead each changed hunk closely and report every defect with a failure scenario for ${e}.`, Rb;
+function Rc(){ Rb = Ra; }
+function Rd(t, e){ switch (t) { case "deep": return Rb(e); default: return "Skim the diff once and list what looks wrong."; } }
+function Re(){ return { name: "review", getPromptForCommand: async (a) => [{ type: "text", text: Rd(a.mode, a.path) }] }; }
+var Sa = (e) => `Review finished for the branch named ${e}, see the summary below.`, Sb;
+function Sc(){ Sb = Sa; }
+function Sd(x){ console.log(Sb(x)); }
+"#;
+        let v = find_in(src);
+        assert_kinds(
+            &v,
+            &["## Careful review mode", "Skim the diff once"],
+            kinds::SKILL,
+        );
+        assert_eq!(kind_of(&v, "Review finished for the branch"), None);
+    }
+
+    #[test]
     fn each_branch_inside_a_templates_hole_is_a_piece_of_it() {
         let src = r#"
 function Pa(p){ return { name: "report", getPromptForCommand: async () => [{ type: "text", text: `## Summary of the week\n\n${p.ok ? `**Going well:** ${p.ok} See the list of wins below.` : ""}\n\n${p.bad ? "**Going badly:** see the list of failures below." : ""}` }] }; }

@@ -1677,6 +1677,49 @@ impl<'a> Tracer<'a> {
         r
     }
 
+    /// Where the results of calls of a function go when it is called under
+    /// another name it is bound to as it is (`g = f`, `let g = f`: a
+    /// bundle's lazy initialiser binds a module's function to the name the
+    /// rest of the build calls), in this module and, for a module-level
+    /// name, in the chunks that import it. No hop, as for the function's
+    /// own calls: the value called is the same function.
+    fn alias_calls(&mut self, m: u32, name: &'a str, scope: Scope, field: bool) -> Reach {
+        let mut r = Reach::default();
+        let ci = self.ci;
+        let module = &ci.modules[m as usize];
+        let scoped = self.scoped(m, name);
+        let mut left = MAX_USES;
+        for i in in_scope(&scoped.uses, scope).take(MAX_USES) {
+            let u = &module.index.uses[i as usize];
+            let [Flow::Bind(alias)] = &*u.flow else {
+                continue;
+            };
+            let alias: &'a str = alias.as_str();
+            if alias == name {
+                continue;
+            }
+            let at = self.scope_at(m, alias, u.in_function, u.lo);
+            let aliased = self.scoped(m, alias);
+            for j in in_scope(&aliased.calls, at) {
+                if left == 0 {
+                    return r;
+                }
+                left -= 1;
+                let c = &module.index.calls[j as usize];
+                if field && matches!(c.flow.first(), Some(Flow::Unpack(_))) {
+                    continue;
+                }
+                let sub = self.chain(m, &c.flow, c.in_function, None, c.lo);
+                r.extend(&sub, 0);
+            }
+            if at == self.tables[m as usize].top {
+                let sub = self.imported_calls(m, alias, left, field);
+                r.extend(&sub, 0);
+            }
+        }
+        r
+    }
+
     /// Where the results of calls `name.key(…)` go, `name` meaning the
     /// binding seen from `at` at byte `pos`.
     fn method_calls(
@@ -1843,6 +1886,8 @@ impl<'a> Tracer<'a> {
                     let sub = self.imported_calls(m, name, MAX_USES - calls, field);
                     r.extend(&sub, 0);
                 }
+                let sub = self.alias_calls(m, name, scope, field);
+                r.extend(&sub, 0);
                 let b = self.binding(m, name, scope);
                 r.extend(&b, 1);
             }
