@@ -1321,7 +1321,14 @@ impl Indexer {
             }
             return;
         }
-        if let (Some(of), Some(to)) = (lazy_module(init, false), lazy_target(pat, init)) {
+        // `let {key: local} = (init(), wrap(ns))`: a bundle's CommonJS view
+        // of a namespace taken apart where it is needed (as read at once,
+        // `(init(), wrap(ns)).key`, in `visit_member_expr`).
+        let of = lazy_module(init, false).or_else(|| match pat {
+            Pat::Object(_) => wrapped_namespace(init).map(|ns| Lazy::Of(NamespaceOf::Table(ns))),
+            _ => None,
+        });
+        if let (Some(of), Some(to)) = (of, lazy_target(pat, init)) {
             self.lazy.push(LazyBinding {
                 of,
                 to,
@@ -2589,6 +2596,27 @@ var d = (init(), wrap(ns, 1)).SECTION;
 "#,
         );
         let want: Vec<(String, String, String)> = [("a", "SECTION"), ("b", "NAME")]
+            .iter()
+            .map(|(l, k)| (l.to_string(), k.to_string(), "table ns".to_string()))
+            .collect();
+        assert_eq!(unpacked(&ix), want);
+    }
+
+    #[test]
+    fn a_tables_exports_taken_apart_where_needed_are_taken_into_their_names() {
+        // `let {KEY: local} = (init(), wrap(ns))` in a function, and
+        // `wrap(ns)` alone; not of an object that is no export table, nor
+        // into a name (the whole namespace: an alias, found elsewhere).
+        let ix = index(
+            r#"
+var ns = {}; def(ns, { getPrompt: () => gp, isOn: () => io });
+function gp(){ return "text"; } function io(){ return !0; }
+var init = lazy(() => {});
+function f(){ let { getPrompt: a } = (init(), wrap(ns)), { isOn: b } = wrap(ns); return a(b()); }
+function g(){ var other = {}; let { getPrompt: c } = (init(), wrap(other)); let d = (init(), wrap(ns)); return c(d); }
+"#,
+        );
+        let want: Vec<(String, String, String)> = [("a", "getPrompt"), ("b", "isOn")]
             .iter()
             .map(|(l, k)| (l.to_string(), k.to_string(), "table ns".to_string()))
             .collect();
