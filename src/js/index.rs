@@ -173,6 +173,9 @@ fn template_value(n: &Tpl) -> String {
 pub struct ObjectShape {
     pub lo: u32,
     pub keys: Vec<Atom>,
+    /// Returned as it is by its function (`return {…}`, an arrow's `({…})`):
+    /// its fields are read back where the call's result is kept.
+    pub returned: bool,
 }
 
 impl ModuleIndex {
@@ -181,6 +184,14 @@ impl ModuleIndex {
         match self.objects.binary_search_by_key(&lo, |o| o.lo) {
             Ok(i) => &self.objects[i].keys,
             Err(_) => &[],
+        }
+    }
+
+    /// Whether the object starting at `lo` is returned as it is.
+    pub fn object_returned(&self, lo: u32) -> bool {
+        match self.objects.binary_search_by_key(&lo, |o| o.lo) {
+            Ok(i) => self.objects[i].returned,
+            Err(_) => false,
         }
     }
 }
@@ -1575,7 +1586,8 @@ impl Indexer {
                 self.within(Frame::Body, |s| e.visit_children_with(s))
             }
             Expr::Object(o) => {
-                if matches!(self.flow.last(), Some(Frame::Place(Flow::Return))) {
+                let returned = matches!(self.flow.last(), Some(Frame::Place(Flow::Return)));
+                if returned {
                     let at = self.current();
                     self.held.returners.insert(at);
                 }
@@ -1594,7 +1606,7 @@ impl Indexer {
                         PropOrSpread::Spread(_) => None,
                     })
                     .collect();
-                self.out.objects.push(ObjectShape { lo, keys });
+                self.out.objects.push(ObjectShape { lo, keys, returned });
                 self.objects.push(lo);
                 e.visit_children_with(self);
                 self.objects.pop();
@@ -1990,7 +2002,11 @@ impl Visit for Indexer {
                 _ => None,
             })
             .collect();
-        self.out.objects.push(ObjectShape { lo, keys });
+        self.out.objects.push(ObjectShape {
+            lo,
+            keys,
+            returned: false,
+        });
         self.objects.push(lo);
         self.within(Frame::Body, |s| n.visit_children_with(s));
         self.objects.pop();

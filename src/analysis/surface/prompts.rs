@@ -785,8 +785,17 @@ fn sink_of(ci: &CodeIndex, reach: &Reach, delivered: &Delivered) -> Option<Sink>
                     // A small bag's `prompt` with no name
                     // (`model.fork({prompt})`, `{to, prompt}`): a task
                     // handed to a model of its own, as a side request's.
+                    // A bag a function returns is read back by its caller
+                    // (`r.prompt`): a more specific place reached from
+                    // there decides (the session's system prompt, a
+                    // reminder), as for an API message.
                     "prompt" if near && !described && keys.len() <= 3 => {
-                        return sink(kinds::AGENT, None);
+                        if !m.index.object_returned(*object) {
+                            return sink(kinds::AGENT, None);
+                        }
+                        if api_message.is_none() {
+                            api_message = sink(kinds::AGENT, None);
+                        }
                     }
                     // A tool's `whenToUse`: the line the listing of the
                     // tools loaded on demand gives the model beside its
@@ -3868,6 +3877,37 @@ function Xf(){ Xg(Xc); }
             Some(kinds::SYSTEM_REMINDER)
         );
         assert_eq!(kind_of(&v, "Shown as the label"), None);
+    }
+
+    #[test]
+    fn a_tables_export_taken_apart_in_a_function_and_a_returned_bags_prompt() {
+        // A table's export is taken apart where it is needed (`let {KEY: d}
+        // = (init(), wrap(ns))`) and called; its result leaves in a bag the
+        // function returns (`{prompt, servesDefault}`), read back by the
+        // caller into the main loop's system prompt: a section of it, not a
+        // small bag's task. A returned bag nothing reads further keeps the
+        // bag's kind.
+        let src = r#"
+var Ya = {}; def(Ya, { getLeadPrompt: () => Yb });
+function Yb(e){ let s = e ? `- **Peers** (if available) - Other sessions appear as peers you can message by name.` : ""; return `You lead a team of workers and plan their work for the user.\n${s}\nRead every worker's result before you answer.`; }
+var Yi = lazy(() => {});
+function Yc(t){ if (t.lead) { let { getLeadPrompt: d } = (Yi(), wrap(Ya)), f = d(t.peers); return { prompt: f, servesDefault: !1 }; } return { prompt: "", servesDefault: !0 }; }
+function Yd(t, m){ let r = Yc(t); return query({ messages: m, systemPrompt: r.prompt, userContext: {} }); }
+function Ye(){ return { type: "query", prompt: `Summarise what the scan found in your own words, then ask the user how to go on.` }; }
+"#;
+        let v = find_in(src);
+        assert_kinds(
+            &v,
+            &[
+                "You lead a team of workers",
+                "Other sessions appear as peers",
+            ],
+            kinds::SYSTEM,
+        );
+        assert_eq!(
+            kind_of(&v, "Summarise what the scan found").as_deref(),
+            Some(kinds::AGENT)
+        );
     }
 
     #[test]
