@@ -2488,6 +2488,15 @@ mod lazy {
         ModuleIndex::build(&p)
     }
 
+    /// Each (local, key) as taken from the export table `ns`, as
+    /// [`unpacked`] lists them.
+    fn from_table_ns(pairs: &[(&str, &str)]) -> Vec<(String, String, String)> {
+        pairs
+            .iter()
+            .map(|(l, k)| (l.to_string(), k.to_string(), "table ns".to_string()))
+            .collect()
+    }
+
     /// (local, key, chunk or table) of each export taken into a name.
     fn unpacked(ix: &ModuleIndex) -> Vec<(String, String, String)> {
         let mut v: Vec<_> = ix
@@ -2585,14 +2594,7 @@ async function f(){ let { SKILL_MD: t } = await load(); let all = await load(); 
 async function g(){ let { SKILL_MD: u } = await notLoader(); return u; }
 "#,
         );
-        assert_eq!(
-            unpacked(&ix),
-            vec![(
-                "t".to_string(),
-                "SKILL_MD".to_string(),
-                "table ns".to_string()
-            )]
-        );
+        assert_eq!(unpacked(&ix), from_table_ns(&[("t", "SKILL_MD")]));
         assert!(has_alias(&ix, "all", "table ns"));
     }
 
@@ -2611,11 +2613,10 @@ var other = {}; var c = (init(), wrap(other)).SECTION;
 var d = (init(), wrap(ns, 1)).SECTION;
 "#,
         );
-        let want: Vec<(String, String, String)> = [("a", "SECTION"), ("b", "NAME")]
-            .iter()
-            .map(|(l, k)| (l.to_string(), k.to_string(), "table ns".to_string()))
-            .collect();
-        assert_eq!(unpacked(&ix), want);
+        assert_eq!(
+            unpacked(&ix),
+            from_table_ns(&[("a", "SECTION"), ("b", "NAME")])
+        );
     }
 
     #[test]
@@ -2632,11 +2633,10 @@ function f(){ let { getPrompt: a } = (init(), wrap(ns)), { isOn: b } = wrap(ns);
 function g(){ var other = {}; let { getPrompt: c } = (init(), wrap(other)); let d = (init(), wrap(ns)); return c(d); }
 "#,
         );
-        let want: Vec<(String, String, String)> = [("a", "getPrompt"), ("b", "isOn")]
-            .iter()
-            .map(|(l, k)| (l.to_string(), k.to_string(), "table ns".to_string()))
-            .collect();
-        assert_eq!(unpacked(&ix), want);
+        assert_eq!(
+            unpacked(&ix),
+            from_table_ns(&[("a", "getPrompt"), ("b", "isOn")])
+        );
     }
 }
 

@@ -1658,23 +1658,42 @@ impl<'a> Tracer<'a> {
                 .into_iter()
                 .chain(self.unpacked_of(fm, fname));
             for (im, local, top) in other.collect::<Vec<_>>() {
-                let module = &self.ci.modules[im as usize];
-                let scoped = self.scoped(im, local);
-                for i in in_scope(&scoped.calls, top) {
-                    if left == 0 {
-                        return r;
-                    }
-                    left -= 1;
-                    let c = &module.index.calls[i as usize];
-                    if field && matches!(c.flow.first(), Some(Flow::Unpack(_))) {
-                        continue;
-                    }
-                    let sub = self.chain(im, &c.flow, c.in_function, None, c.lo);
-                    r.extend(&sub, 0);
+                if !self.calls_in_scope(im, local, top, field, &mut left, &mut r) {
+                    return r;
                 }
             }
         }
         r
+    }
+
+    /// Adds to `r` where the results of the calls of `name` in `scope` go,
+    /// at most `left` of them (counted down); false once that budget is
+    /// spent. With `field`, a call whose result is taken apart is skipped
+    /// (a field goes into its own name: see [`Tracer::returned_field`]).
+    fn calls_in_scope(
+        &mut self,
+        m: u32,
+        name: &'a str,
+        scope: Scope,
+        field: bool,
+        left: &mut usize,
+        r: &mut Reach,
+    ) -> bool {
+        let module = &self.ci.modules[m as usize];
+        let scoped = self.scoped(m, name);
+        for i in in_scope(&scoped.calls, scope) {
+            if *left == 0 {
+                return false;
+            }
+            *left -= 1;
+            let c = &module.index.calls[i as usize];
+            if field && matches!(c.flow.first(), Some(Flow::Unpack(_))) {
+                continue;
+            }
+            let sub = self.chain(m, &c.flow, c.in_function, None, c.lo);
+            r.extend(&sub, 0);
+        }
+        true
     }
 
     /// Where the results of calls of a function go when it is called under
@@ -1699,18 +1718,8 @@ impl<'a> Tracer<'a> {
                 continue;
             }
             let at = self.scope_at(m, alias, u.in_function, u.lo);
-            let aliased = self.scoped(m, alias);
-            for j in in_scope(&aliased.calls, at) {
-                if left == 0 {
-                    return r;
-                }
-                left -= 1;
-                let c = &module.index.calls[j as usize];
-                if field && matches!(c.flow.first(), Some(Flow::Unpack(_))) {
-                    continue;
-                }
-                let sub = self.chain(m, &c.flow, c.in_function, None, c.lo);
-                r.extend(&sub, 0);
+            if !self.calls_in_scope(m, alias, at, field, &mut left, &mut r) {
+                return r;
             }
             if at == self.tables[m as usize].top {
                 let sub = self.imported_calls(m, alias, left, field);
