@@ -28,11 +28,24 @@ fn main() {
     if std::env::var_os("CC_TEARDOWN_OFFLINE").is_some_and(|v| v == "1") {
         println!("cargo:rustc-cfg=cc_offline");
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // The package's folder as cargo gives it to this run, not as it was
+    // when this script was compiled (`env!`): cargo may reuse a compiled
+    // build script across checkouts sharing a target folder (a worktree),
+    // and one baked-in path, once gone, fingerprinted no files at all —
+    // the same constant for every version of the analysis, so a store
+    // handed back facts an older analysis made.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest).join("src");
     let mut files = Vec::new();
     for layer in ["bun", "js", "analysis"] {
         println!("cargo:rerun-if-changed=src/{layer}");
+        let before = files.len();
         visit(&root.join(layer), &mut files);
+        assert!(
+            files.len() > before,
+            "no source found under {}: the analysis fingerprint would not change with the code",
+            root.join(layer).display()
+        );
     }
     files.sort();
     // FNV-1a, 64 bits: a fingerprint, not a security boundary.
